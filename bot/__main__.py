@@ -1,0 +1,4 @@
+"""``python -m bot`` runs the command line."""
+from bot.cli import entry
+
+entry()

@@ -1,0 +1,74 @@
+"""Exception hierarchy of the bot, and the exit codes it maps to.
+
+Exit codes are part of the interface (DESIGN.md): 0 done or nothing to do,
+1 a check failed, 2 bad usage or bad input.  Every error that reaches the
+command line is a :class:`BotError`; the CLI prints ``str(error)`` (which
+names the file and line when known) and exits with ``error.exit_code``.
+No traceback is ever shown for a ``BotError``.
+
+Each role has one base class that implementations subclass for context
+(the pip-audit pattern): :class:`TemplateError` for the template managers,
+:class:`UpstreamError` for the upstream datasources, :class:`PackError`
+for pack building and verification, :class:`PlatformError` for GitHub.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class BotError(Exception):
+    """An error with a message fit for a user, and optionally a file and line.
+
+    Args:
+        message: what went wrong, naming the package and version involved.
+        path: the file concerned (repository-relative POSIX path when it is
+            inside the template checkout), or None.
+        line: 1-based line number inside ``path``, or None.
+
+    ``str(error)`` is ``"PATH:LINE: message"`` (or ``"PATH: message"``, or
+    just the message).  ``exit_code`` is 2 (bad input) unless a subclass says
+    otherwise.
+    """
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path:
+            where = self.path + (f":{self.line}" if self.line else "") + ": "
+        return where + self.message
+
+
+class UsageError(BotError):
+    """Bad command-line usage (exit 2)."""
+
+
+class TemplateError(BotError):
+    """A template file cannot be read, parsed or safely rewritten (exit 2)."""
+
+
+class UpstreamError(BotError):
+    """Upstream ExecuTorch cannot be read at a tag, or a tag does not exist (exit 2)."""
+
+
+class PackError(BotError):
+    """A pack cannot be read, built or fetched (exit 2; a failed *check* is exit 1)."""
+
+
+class PlatformError(BotError):
+    """GitHub (or the package index) refused or failed a request (exit 2)."""
+
+
+class CheckFailed(BotError):
+    """A check ran and failed: pins disagree, a pack failed verification, a pin is flagged (exit 1)."""
+
+    exit_code = EXIT_CHECK_FAILED

@@ -1,0 +1,1 @@
+"""Upstream "datasources": which ExecuTorch releases exist and what each one pins."""
