@@ -1,0 +1,83 @@
+"""The upgrade engine's result: a :class:`Plan` (what a bump changes), made by :mod:`bot.engine`.
+
+CONTRACT (implemented in bot/engine.py by the engine's owner):
+
+    bot.engine.plan(repo: Path, source: UpstreamSource, *, to: str | None = None,
+                    sets: dict[str, str] | None = None, allow_prerelease: bool = False) -> Plan
+        Scans the template at ``repo``, resolves the target and current pin
+        sets from ``source``, asks every manager for edits, validates the
+        resulting contents in memory.  Writes nothing.  Raises BotError
+        subclasses for bad input (exit 2).
+
+    bot.engine.apply(plan: Plan) -> None
+        Writes ``plan.contents`` all-or-nothing (bot.textfile.write_all).
+
+    bot.engine.audit(repo: Path) -> Audit   (see bot/engine.py)
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from bot.model import Bump, Edit, Finding, Flag
+
+
+@dataclass(frozen=True)
+class PinRow:
+    """One row of the pin table a reviewer reads: name, old, new, where the new value came from.
+
+    ``name`` is ``"PyTorch::ExecuTorch"`` for the pack or a PEP 503 package name;
+    ``old`` is the value the template has now (None if it does not pin it).
+    """
+
+    name: str
+    old: Optional[str]
+    new: Optional[str]
+    source: str
+
+
+@dataclass
+class Plan:
+    """Everything one bump changes, computed without writing.
+
+    Attributes:
+        repo: the template checkout.
+        bump: the version change (None when the template already is on the target).
+        rows: the pin table.
+        edits: every span edit, sorted by (path, start).
+        flags: items for the reviewer; ``blocking_flags`` stop ``update`` unless allowed.
+        findings: what the scan found (pins and mentions), for the report.
+        contents: path -> new bytes for every file that changes.
+        originals: path -> original bytes of the same files.
+    """
+
+    repo: Path
+    bump: Optional[Bump]
+    rows: list[PinRow] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    contents: dict[str, bytes] = field(default_factory=dict)
+    originals: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        """True when no file would change."""
+        return not self.contents
+
+    @property
+    def blocking_flags(self) -> list[Flag]:
+        return [f for f in self.flags if f.blocking]
+
+    def diff(self) -> str:
+        """A unified diff (``a/PATH`` / ``b/PATH``) of every changed file, in path order."""
+        out: list[str] = []
+        for path in sorted(self.contents):
+            old = self.originals[path].decode("utf-8", "replace").splitlines(keepends=True)
+            new = self.contents[path].decode("utf-8", "replace").splitlines(keepends=True)
+            for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"):
+                out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
