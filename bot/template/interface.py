@@ -16,7 +16,7 @@ import abc
 import fnmatch
 
 from bot.errors import TemplateError
-from bot.model import Bump, Finding, ManagerResult
+from bot.model import Bump, Edit, Finding, ManagerResult
 from bot.textfile import TextDocument
 
 
@@ -51,4 +51,13 @@ class Manager(abc.ABC):
         Must be deterministic: the same document and bump give the same edits
         in the same order.  Raises :class:`ManagerError` when the file cannot
         be rewritten safely (for example a hash-pinned requirement).
+        """
+
+    def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
+        """Re-read the edited file with its real parser and assert the only change is the planned one.
+
+        ``edits`` are all the edits made to this file (by any manager).
+        Raises :class:`ManagerError` when the new content does not parse or
+        differs semantically from ``before`` in any other way.  The default
+        does nothing (prose has no parser beyond the text itself).
         """
