@@ -18,6 +18,7 @@ CONTRACT (implemented in bot/engine.py by the engine's owner):
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -81,3 +82,37 @@ class Plan:
             for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"):
                 out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
         return "".join(out)
+
+    def fingerprint(self) -> str:
+        """sha256 hex of the target pin set (``name=new`` lines of the pin table, sorted).
+
+        Two plans proposing the same pins have the same fingerprint; the PR body
+        carries it hidden so a later run can tell "already proposed" (or
+        "closed unmerged") from "new".
+        """
+        lines = sorted(f"{r.name}={r.new}" for r in self.rows if r.new is not None)
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+    def to_json(self) -> dict:
+        """The plan as JSON-ready data.  Stable keys (documented in README.md):
+
+        ``schema`` (1), ``repo``, ``current`` and ``target`` (each
+        ``{"executorch", "pack", "tag"}`` or null), ``nothing_to_do``,
+        ``pins`` (``[{"name", "old", "new", "source"}]``), ``edits``
+        (``[{"path", "line", "kind", "old", "new", "why"}]``), ``flags``
+        (``[{"code", "message", "path", "line", "blocking"}]``), ``files``
+        (changed paths), ``fingerprint``.
+        """
+        b = self.bump
+        return {
+            "schema": 1,
+            "repo": str(self.repo),
+            "current": None if b is None else {"executorch": b.old_executorch, "pack": b.old_pack, "tag": b.old_tag},
+            "target": None if b is None else {"executorch": b.new_executorch, "pack": b.new_pack, "tag": b.new_tag},
+            "nothing_to_do": self.nothing_to_do,
+            "pins": [{"name": r.name, "old": r.old, "new": r.new, "source": r.source} for r in self.rows],
+            "edits": [e.to_json() for e in self.edits],
+            "flags": [f.to_json() for f in self.flags],
+            "files": sorted(self.contents),
+            "fingerprint": self.fingerprint(),
+        }
