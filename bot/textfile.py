@@ -141,10 +141,12 @@ def write_all(root: Path, contents: dict[str, bytes]) -> None:
             real = target.resolve()
             if root not in real.parents:
                 raise TemplateError("resolves outside the repository; refusing to write", path=rel)
-            if not os.access(real, os.W_OK) or not os.access(real.parent, os.W_OK):
+            mode = stat.S_IMODE(real.stat().st_mode)
+            # The owner write bit is checked as well as access(): root may write
+            # anything, but a file its owner marked read-only is not ours to change.
+            if not mode & stat.S_IWUSR or not os.access(real, os.W_OK) or not os.access(real.parent, os.W_OK):
                 raise TemplateError("is read-only; make it writable or leave it out of the bump", path=rel)
             original = real.read_bytes()
-            mode = stat.S_IMODE(real.stat().st_mode)
             fd, tmp = tempfile.mkstemp(prefix=".epb-", dir=str(real.parent))
             try:
                 with os.fdopen(fd, "wb") as fh:
