@@ -1,0 +1,43 @@
+"""``audit``: do all of the template's ExecuTorch pins agree?  Which prose names another version?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+NAME = "audit"
+ORDER = 20
+HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree)"
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    p.add_argument("--json", action="store_true", help="print the audit as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot import engine
+    from bot.textreport import flag_lines, table
+
+    result = engine.audit(args.repo)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0 if result.agree else 1
+    rows = [[f"{p.path}:{p.line}", p.kind, p.text or p.version or ""] for p in result.pins]
+    print(table(["where", "kind", "pin"], rows) if rows else "No ExecuTorch pin found.")
+    print()
+    if result.agree:
+        print(f"OK: every ExecuTorch pin is {result.versions[0]}.")
+    elif result.pins:
+        print(f"FAIL: the ExecuTorch pins disagree ({', '.join(result.versions)}).")
+    else:
+        print("FAIL: no exact ExecuTorch pin found.")
+    if result.stale_mentions:
+        print("\nProse mentioning another ExecuTorch version (history, or left behind):")
+        for f in result.stale_mentions:
+            print(f"  {f.path}:{f.line}: {f.text or f.version}")
+    if result.flags:
+        print("\nFlagged items:")
+        print("\n".join(flag_lines(result.flags)))
+    return 0 if result.agree else 1

@@ -1,0 +1,77 @@
+"""``update``: plan the bump of a template to an ExecuTorch release, and write it (or only show it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+NAME = "update"
+ORDER = 10
+HELP = "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"
+DESCRIPTION = (
+    "Plan every edit that moves the template to the target ExecuTorch release and write them "
+    "all-or-nothing. Exit 0 when done or nothing to do, 1 when an item is flagged (nothing is "
+    "written unless --allow-flagged), 2 for bad usage or bad input.")
+
+
+def add_source_arguments(p: argparse.ArgumentParser) -> None:
+    """``--upstream``, ``--to``, ``--allow-prerelease``: shared by the commands that pick a target."""
+    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="SOURCE",
+                   help="a local ExecuTorch git repository (clone or bare), a folder with one "
+                        "sub-folder per tag, or github:OWNER/NAME (default: %(default)s)")
+    p.add_argument("--to", metavar="VERSION",
+                   help="target release (X.Y.Z or vX.Y.Z; default: the newest stable vX.Y.Z tag)")
+    p.add_argument("--allow-prerelease", action="store_true",
+                   help="accept a release candidate (X.Y.Z-rcN) as --to")
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    add_source_arguments(p)
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
+                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
+    p.add_argument("--dry-run", action="store_true", help="print the diff and the summary; write nothing")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
+    p.add_argument("--allow-flagged", action="store_true",
+                   help="write even when an item is flagged (the flags stay in the report)")
+    p.add_argument("--plan-file", type=Path, metavar="FILE",
+                   help="also write the plan as JSON to FILE (for `publish`)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot import engine
+    from bot.textreport import plan_summary
+    from bot.upstream.source import open_source
+
+    def progress(msg: str) -> None:
+        if not args.json:
+            print(f"# {msg}", file=sys.stderr)
+
+    source = open_source(args.upstream)
+    plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                       allow_prerelease=args.allow_prerelease, progress=progress)
+    blocked = bool(plan.blocking_flags) and not args.allow_flagged
+    write = not args.dry_run and not blocked and not plan.nothing_to_do
+    if write:
+        engine.apply(plan)
+    data = plan.to_json()
+    data["written"] = write
+    if args.plan_file:
+        args.plan_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        if args.dry_run:
+            sys.stdout.write(plan.diff())
+            print()
+        sys.stdout.write(plan_summary(plan))
+        if blocked:
+            print(f"\nNothing written: {len(plan.blocking_flags)} blocking item(s) above; fix them, supply "
+                  "values with --set NAME=VERSION, or pass --allow-flagged.")
+        elif write:
+            print(f"\nWrote {len(plan.contents)} files.")
+        elif args.dry_run and not plan.nothing_to_do:
+            print("\nDry run: nothing written.")
+    return 1 if blocked else 0

@@ -1,0 +1,366 @@
+"""The upgrade engine: scan a template, resolve the bump, plan every edit, validate, apply.
+
+``plan()`` is a pure computation over the checkout and an
+:class:`~bot.upstream.source.UpstreamSource`: it writes nothing.  ``apply()``
+writes the planned contents all-or-nothing.  ``audit()`` reports whether the
+template's ExecuTorch pins agree and which prose mentions another version.
+
+Where the facts come from: FORMATS.md section 1 (which template files pin
+what) and section 2 (which upstream file pins what at a tag), through the
+managers in :mod:`bot.template` and the datasources in :mod:`bot.upstream`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from bot.errors import TemplateError, UsageError
+from bot.model import Bump, Edit, Finding, Flag, PinSet, norm
+from bot.plan import PinRow, Plan
+from bot.template import scan as scanmod
+from bot.template.interface import Manager
+from bot.textfile import TextDocument, write_all
+from bot.upstream.source import UpstreamSource
+from bot.versions import to_semver, version_to_tag
+
+PACK = "PyTorch::ExecuTorch"
+#: Finding kinds that pin the ExecuTorch version (prose only mentions it).
+PIN_KINDS = ("pack-pin", "lock", "requirement")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Loaded:
+    """A template file read for planning: its document and the managers that handle it."""
+
+    doc: TextDocument
+    managers: list[Manager]
+
+
+@dataclass
+class Template:
+    """What a scan of the checkout found: loaded files, every finding, and scan flags."""
+
+    repo: Path
+    files: list[Loaded] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+
+    def executorch_pins(self) -> list[Finding]:
+        """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements."""
+        out = []
+        for f in self.findings:
+            if f.kind in ("pack-pin", "lock") and f.name == PACK and f.version and f.exact:
+                out.append(f)
+            elif f.kind == "requirement" and norm(f.name) == "executorch" and f.version and f.exact:
+                out.append(f)
+        return out
+
+
+def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
+    """Scan ``repo`` and extract every finding.
+
+    Raises :class:`UsageError` when ``repo`` is not a directory and
+    :class:`TemplateError` (file and line) for a file that cannot be decoded
+    or parsed.  A file that is not UTF-8 but cannot hold an ExecuTorch mention
+    (no ``executorch`` in its bytes, any case) is skipped rather than refused.
+    """
+    repo = Path(repo)
+    if not repo.is_dir():
+        raise UsageError(f"--repo {repo}: not a directory")
+    sc = scanmod.discover(repo)
+    tpl = Template(repo=repo, flags=list(sc.flags))
+    if progress:
+        progress(f"scanned {len(sc.files)} candidate files ({sc.skipped} others skipped)")
+    for rel, mgrs in sc.files:
+        try:
+            raw = (repo / rel).read_bytes()
+        except OSError as exc:
+            raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
+        if scanmod.is_binary(raw):
+            continue
+        try:
+            doc = TextDocument.from_bytes(rel, raw)
+        except TemplateError:
+            if b"executorch" not in raw.lower():
+                continue
+            raise
+        tpl.files.append(Loaded(doc, mgrs))
+        for m in mgrs:
+            tpl.findings.extend(m.extract(doc))
+    return tpl
+
+
+def current_version(tpl: Template) -> Version:
+    """The ExecuTorch version the template pins now.
+
+    Every exact pin (csolution, cprojects, versioned clayers, the cbuild-pack
+    lock, ``executorch==`` requirements) must agree.  Raises
+    :class:`TemplateError` listing every pin with its file and line when
+    they disagree, or when there is none.
+    """
+    pins = tpl.executorch_pins()
+    if not pins:
+        raise TemplateError(f"no exact {PACK} pack pin or executorch== requirement found in "
+                            f"{tpl.repo}; nothing to bump", path=str(tpl.repo))
+    versions: dict[Version, list[Finding]] = {}
+    for f in pins:
+        try:
+            versions.setdefault(Version(f.version), []).append(f)
+        except InvalidVersion:
+            raise TemplateError(f"{f.text or f.version!r} is not a version", path=f.path, line=f.line) from None
+    if len(versions) > 1:
+        listing = "; ".join(f"{f.path}:{f.line} {f.text or f.version}" for f in pins)
+        first = pins[0]
+        raise TemplateError(
+            f"the template's ExecuTorch pins disagree ({listing}); make them equal "
+            "(see `executorch-pack-bot audit`) before bumping", path=first.path, line=first.line)
+    return next(iter(versions))
+
+
+def _template_values(tpl: Template, name: str) -> list[str]:
+    """Distinct exact versions the template's requirement files pin for a package, in file order."""
+    out: list[str] = []
+    for f in tpl.findings:
+        if f.kind == "requirement" and norm(f.name) == norm(name) and f.exact and f.version:
+            if f.version not in out:
+                out.append(f.version)
+    return out
+
+
+def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
+         sets: Optional[dict[str, str]] = None, allow_prerelease: bool = False,
+         progress: Optional[Progress] = None) -> Plan:
+    """Compute the bump of the template at ``repo`` to ``to`` (default: newest stable release).
+
+    Args:
+        repo: the template checkout.
+        source: where upstream tags and files come from.
+        to: target version (``"1.5.1"``, ``"v1.5.1"``, ``"1.5.1-rc1"``) or None.
+        sets: ``{package: version}`` supplied by the user for pins upstream
+            does not resolve (``--set``).
+        allow_prerelease: accept an rc ``to``.
+        progress: called with one-line progress messages.
+
+    Returns a :class:`~bot.plan.Plan` (nothing written).  Raises
+    :class:`~bot.errors.BotError` subclasses (exit 2) for bad input: an
+    unreadable or unparsable template file, disagreeing pins, an unknown or
+    refused target, an upstream without the pin files, a file that cannot be
+    rewritten safely.
+    """
+    from bot.upstream.pins import plan_changes, resolve_pinset
+    from bot.upstream.releases import select_target
+
+    tpl = read_template(repo, progress)
+    current = current_version(tpl)
+    target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    if progress:
+        progress(f"template pins ExecuTorch {current}; target tag {target_tag} ({source.describe()})")
+    target = resolve_pinset(source, target_tag)
+    current_tag = version_to_tag(current)
+    current_set: Optional[PinSet] = None
+    flags: list[Flag] = list(tpl.flags)
+    if current_tag in set(source.tags()):
+        current_set = resolve_pinset(source, current_tag)
+    changes, change_flags = plan_changes(current_set, target, sets)
+    flags.extend(change_flags)
+    bump = Bump(
+        old_executorch=str(current), new_executorch=target.executorch,
+        old_pack=to_semver(current), new_pack=target.pack,
+        old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
+    result = Plan(repo=Path(repo), bump=bump)
+    # Even when the template already is on the target, the managers run: a
+    # Python pin left behind (a hand-made partial bump) is still moved.
+    edits_by_file: dict[str, list[Edit]] = {}
+    for loaded in tpl.files:
+        for m in loaded.managers:
+            res = m.update(loaded.doc, bump)
+            flags.extend(res.flags)
+            if res.edits:
+                edits_by_file.setdefault(loaded.doc.path, []).extend(res.edits)
+
+    for loaded in tpl.files:
+        edits = _merge(edits_by_file.get(loaded.doc.path, []))
+        if not edits:
+            continue
+        new_bytes = loaded.doc.apply(edits)
+        if new_bytes == loaded.doc.raw:
+            continue
+        after = TextDocument.from_bytes(loaded.doc.path, new_bytes)
+        for m in loaded.managers:
+            m.check(loaded.doc, after, edits)
+        result.contents[loaded.doc.path] = new_bytes
+        result.originals[loaded.doc.path] = loaded.doc.raw
+        result.edits.extend(edits)
+
+    flags.extend(_downgrades(tpl, bump))
+    flags.extend(_python_range(current_set, target))
+    result.rows = _rows(tpl, bump)
+    result.flags = _dedupe(flags)
+    result.findings = tpl.findings
+    return result
+
+
+def _merge(edits: list[Edit]) -> list[Edit]:
+    """Sort edits and drop exact duplicates (two managers proposing the same replacement)."""
+    seen = set()
+    out = []
+    for e in sorted(edits, key=lambda e: (e.start, e.end, e.new)):
+        key = (e.start, e.end, e.new)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(e)
+    return out
+
+
+def _rows(tpl: Template, bump: Bump) -> list[PinRow]:
+    """The pin table: the pack first, then every Python pin the bump writes."""
+    rows = [PinRow(PACK, bump.old_pack, bump.new_pack, f"release tag {bump.new_tag}")]
+    for c in bump.changes:
+        have = _template_values(tpl, c.name)
+        old = ", ".join(have) if have else None
+        rows.append(PinRow(c.name, old, c.new, c.source))
+    return rows
+
+
+def _downgrades(tpl: Template, bump: Bump) -> list[Flag]:
+    """Informational flags for pins that go down because upstream pins an older version (CASES.md C19)."""
+    out = []
+    for c in bump.changes:
+        for have in _template_values(tpl, c.name):
+            try:
+                if Version(c.new) < Version(have):
+                    out.append(Flag("downgrade",
+                                    f"{c.name} goes DOWN from {have} to {c.new}: upstream pins {c.new} "
+                                    f"at {bump.new_tag} ({c.source})", blocking=False))
+            except InvalidVersion:
+                continue
+    return out
+
+
+def _python_range(current: Optional[PinSet], target: PinSet) -> list[Flag]:
+    """Report a changed upstream ``requires-python`` (the template's venv may need another Python)."""
+    if current is None or not target.requires_python:
+        return []
+    if current.requires_python != target.requires_python:
+        return [Flag("requires-python",
+                     f"executorch {target.executorch} declares requires-python "
+                     f"{target.requires_python!r} (was {current.requires_python!r} at {current.tag}); "
+                     "check the template's Python version", blocking=False)]
+    return []
+
+
+def _dedupe(flags: list[Flag]) -> list[Flag]:
+    seen = set()
+    out = []
+    for f in flags:
+        if f in seen:
+            continue
+        seen.add(f)
+        out.append(f)
+    return out
+
+
+def apply(plan: Plan) -> None:
+    """Write ``plan.contents`` all-or-nothing.
+
+    Raises :class:`TemplateError` when a file changed on disk since the plan
+    was made, or when a file cannot be replaced (read-only, a link): in every
+    case nothing is written.
+    """
+    for path, original in plan.originals.items():
+        try:
+            now = (Path(plan.repo) / path).read_bytes()
+        except OSError as exc:
+            raise TemplateError(f"cannot read: {exc.strerror}", path=path) from None
+        if now != original:
+            raise TemplateError("changed on disk since the plan was made; run again", path=path)
+    write_all(Path(plan.repo), plan.contents)
+
+
+@dataclass
+class Audit:
+    """The consistency audit of a template.
+
+    Attributes:
+        pins: every exact ExecuTorch pin found (pack entries, lock, requirements).
+        versions: the distinct versions among them, as written.
+        agree: True when all pins name the same version (and there is at least one).
+        stale_mentions: prose findings naming an ExecuTorch version other than the pinned one.
+        flags: range pins and similar items.
+    """
+
+    pins: list[Finding]
+    versions: list[str]
+    agree: bool
+    stale_mentions: list[Finding]
+    flags: list[Flag]
+
+    def to_json(self) -> dict:
+        def f(x: Finding) -> dict:
+            return {"path": x.path, "line": x.line, "kind": x.kind, "name": x.name,
+                    "version": x.version, "text": x.text}
+        return {"agree": self.agree, "versions": self.versions,
+                "pins": [f(p) for p in self.pins],
+                "stale_mentions": [f(p) for p in self.stale_mentions],
+                "flags": [x.to_json() for x in self.flags]}
+
+
+def audit(repo: Path) -> Audit:
+    """Check that every ExecuTorch pin of the template agrees; list prose naming another version.
+
+    Versions are compared as PEP 440 versions (pack ``1.0.0-rc1`` equals
+    ``executorch==1.0.0rc1``).  Raises the errors of :func:`read_template`.
+    """
+    tpl = read_template(repo)
+    pins = tpl.executorch_pins()
+    parsed: dict[Version, str] = {}
+    for p in pins:
+        try:
+            parsed.setdefault(Version(p.version), p.version)
+        except InvalidVersion:
+            parsed.setdefault(Version("0"), p.version)
+    agree = len(parsed) == 1
+    flags = list(tpl.flags)
+    for f in tpl.findings:
+        if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):
+            flags.append(Flag("range-pin", f"{f.text or f.version} is a range; the ExecuTorch pin must be exact",
+                              path=f.path, line=f.line))
+    stale: list[Finding] = []
+    if agree:
+        pinned = next(iter(parsed))
+        for f in tpl.findings:
+            if f.kind != "prose" or not f.version:
+                continue
+            try:
+                v = Version(f.version)
+            except InvalidVersion:
+                continue
+            if len(v.release) == 2:  # "ExecuTorch 1.4", "release/1.4": compare major.minor
+                if (v.major, v.minor) != (pinned.major, pinned.minor):
+                    stale.append(f)
+            elif v != pinned:
+                stale.append(f)
+    return Audit(pins=pins, versions=list(parsed.values()), agree=agree, stale_mentions=stale, flags=flags)
+
+
+def parse_sets(items: list[str]) -> dict[str, str]:
+    """``["torchao=0.19.0"]`` -> ``{"torchao": "0.19.0"}``; raises :class:`UsageError` on bad items."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, version = item.partition("=")
+        name, version = name.strip(), version.strip().lstrip("=")
+        if not sep or not name or not version:
+            raise UsageError(f"--set {item!r}: expected NAME=VERSION, e.g. --set torchao=0.19.0")
+        try:
+            Version(version)
+        except InvalidVersion:
+            raise UsageError(f"--set {item!r}: {version!r} is not a version") from None
+        out[norm(name)] = version
+    return out

@@ -1,0 +1,2 @@
+// Sample application entry point (the demo never edits C++ sources).
+int main() { return 0; }

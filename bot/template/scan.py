@@ -1,0 +1,137 @@
+"""Discovery: which files of a template checkout each manager handles.
+
+Files are found by pattern, never by a fixed name (FORMATS.md section 1:
+names vary between forks, and a repository may hold several solutions,
+projects and layers).  The walk never follows a symbolic link; it skips
+version-control, build, vendored and generated-header trees without
+descending into them, and files that are large or binary without decoding
+them, so a tree of thousands of vendored headers and multi-MB model binaries
+costs little more than listing it.
+
+A symbolic link whose target lies outside the repository, and that a
+manager would read, is reported as a blocking :class:`~bot.model.Flag`
+("symlink-outside-repo"): the bot neither reads nor writes through it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.model import Flag
+from bot.template.interface import Manager
+
+#: Directory names never descended into (anywhere in the tree).
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+    ".mypy_cache", ".pytest_cache", "vendor", "third_party", "third-party",
+    "RTE", "tmp", "out", "build", "dist",
+})
+#: Directory name prefixes never descended into (CMake build trees: ``cmake-out-arm``).
+SKIP_DIR_PREFIXES = ("cmake-out", "cmake-build", ".cmsis")
+#: Repository-relative directories never descended into: generated engine trees of the AI layer.
+SKIP_SUBTREES = ("ai_layer/engine",)
+#: Files larger than this (bytes) are never read: no pin file is that large.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+def managers() -> list[Manager]:
+    """One instance of every manager, in a fixed order (pins first, prose last)."""
+    from bot.template.cmsis import CmsisManager
+    from bot.template.lockfile import LockfileManager
+    from bot.template.prose import ProseManager
+    from bot.template.requirements import RequirementsManager
+    from bot.template.scripts import ScriptsManager
+    return [CmsisManager(), LockfileManager(), RequirementsManager(), ScriptsManager(), ProseManager()]
+
+
+@dataclass
+class Scan:
+    """The result of a walk.
+
+    Attributes:
+        files: ``[(relpath, [managers...]), ...]`` in path order; relpath is POSIX.
+        flags: links refused and similar items for the report.
+        skipped: count of files not handed to any manager (for progress output).
+    """
+
+    files: list[tuple[str, list[Manager]]] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    skipped: int = 0
+
+
+def discover(repo: Path, mgrs: list[Manager] | None = None) -> Scan:
+    """Walk ``repo`` and pair every file with the managers that handle it.
+
+    Args:
+        repo: the template checkout (a directory).
+        mgrs: managers to match (default :func:`managers`).
+
+    Returns a :class:`Scan`.  Raises nothing for unreadable sub-directories
+    (they are skipped); the caller checks that ``repo`` is a directory.
+    """
+    mgrs = managers() if mgrs is None else mgrs
+    root = Path(repo).resolve()
+    scan = Scan()
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            entries = sorted(os.scandir(root / rel_dir if rel_dir else root), key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_symlink():
+                _check_link(root, rel, entry, mgrs, scan)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if _skip_dir(entry.name, rel):
+                    continue
+                subdirs.append(rel)
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            handlers = [m for m in mgrs if m.matches(rel)]
+            if not handlers:
+                scan.skipped += 1
+                continue
+            try:
+                if entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES:
+                    scan.skipped += 1
+                    continue
+            except OSError:
+                continue
+            scan.files.append((rel, handlers))
+        stack.extend(reversed(subdirs))
+    scan.files.sort(key=lambda item: item[0])
+    return scan
+
+
+def _skip_dir(name: str, rel: str) -> bool:
+    return (name in SKIP_DIRS or name.startswith(SKIP_DIR_PREFIXES)
+            or rel in SKIP_SUBTREES or name.endswith(".egg-info"))
+
+
+def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], scan: Scan) -> None:
+    """A link is never followed; one that leaves the repository and names a pin file is flagged."""
+    try:
+        target = (root / rel).resolve()
+    except (OSError, RuntimeError):  # a loop
+        return
+    inside = target == root or root in target.parents
+    if inside:
+        return  # the target is scanned where it really lives
+    if any(m.matches(rel) for m in mgrs):
+        scan.flags.append(Flag(
+            "symlink-outside-repo",
+            f"is a symbolic link to {target}, outside the repository; the bot does not read or "
+            "write through it: replace it with a regular file or remove it",
+            path=rel, blocking=True))
+
+
+def is_binary(raw: bytes) -> bool:
+    """True when the first 8 KiB hold a NUL byte (git's heuristic)."""
+    return b"\0" in raw[:8192]

@@ -1,0 +1,61 @@
+"""Plain-text renderings for the terminal: the summary of a plan and of an audit.
+
+The Markdown renderings for pull requests and job summaries live in
+:mod:`bot.report`; this module only formats for a person at a terminal.
+"""
+
+from __future__ import annotations
+
+from bot.model import Flag
+from bot.plan import Plan
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    """A fixed-width text table with a header rule; cells are ``str``."""
+    widths = [len(h) for h in headers]
+    for r in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    lines = [fmt.format(*headers).rstrip(), fmt.format(*["-" * w for w in widths]).rstrip()]
+    lines += [fmt.format(*r).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def flag_lines(flags: list[Flag]) -> list[str]:
+    """``["  ! path:line: message [code]", ...]``; ``!`` blocking, ``-`` informational."""
+    out = []
+    for f in flags:
+        where = ""
+        if f.path:
+            where = f.path + (f":{f.line}" if f.line else "") + ": "
+        out.append(f"  {'!' if f.blocking else '-'} {where}{f.message} [{f.code}]")
+    return out
+
+
+def plan_summary(plan: Plan) -> str:
+    """The summary printed after a plan: the pin table, changed files, flagged items."""
+    b = plan.bump
+    lines = []
+    if b is not None:
+        if b.old_executorch == b.new_executorch:
+            lines.append(f"ExecuTorch {b.new_executorch} ({b.new_tag}): the template is already on this release.")
+        else:
+            lines.append(f"ExecuTorch {b.old_executorch} -> {b.new_executorch} ({b.old_tag} -> {b.new_tag})")
+    lines.append("")
+    lines.append(table(["pin", "old", "new", "source"],
+                       [[r.name, r.old or "(not pinned)", r.new or "(unresolved)", r.source] for r in plan.rows]))
+    lines.append("")
+    if plan.nothing_to_do:
+        lines.append("Nothing to change.")
+    else:
+        by_file: dict[str, int] = {}
+        for e in plan.edits:
+            by_file[e.path] = by_file.get(e.path, 0) + 1
+        lines.append(f"{len(plan.edits)} edits in {len(by_file)} files:")
+        lines += [f"  {p} ({n})" for p, n in sorted(by_file.items())]
+    if plan.flags:
+        blocking = len(plan.blocking_flags)
+        lines.append("")
+        lines.append(f"Flagged items ({blocking} blocking, {len(plan.flags) - blocking} informational):")
+        lines += flag_lines(plan.flags)
+    return "\n".join(lines) + "\n"
