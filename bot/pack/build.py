@@ -1,0 +1,334 @@
+"""Build a ``PyTorch::ExecuTorch`` CMSIS pack from an ExecuTorch checkout.
+
+The pack is only complete when the documented cross-compile ran first
+(FORMATS.md, section 4): it generates ``program_generated.h`` and
+``scalar_type_generated.h`` with flatc and provides the flatbuffers headers.
+``build_pack.sh`` run on an empty build directory still exits 0 and writes a
+pack without them (FORMATS.md, section 3: "the trap").  So a build here is
+three steps, each streamed and timed:
+
+1. ``configure``: ``cmake -S ROOT -B BUILD -DCMAKE_TOOLCHAIN_FILE=...
+   -DEXECUTORCH_BUILD_ARM_BAREMETAL=ON -DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON
+   -DEXECUTORCH_BUILD_FLATC=ON -DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF
+   -DPYTHON_EXECUTABLE=PY`` (the flags and their order of FORMATS.md section 4);
+2. ``build``: ``cmake --build BUILD --config Release -jN``;
+   then the trap guard (:func:`check_build_tree`) before anything is packaged;
+3. ``package``: ``bash ROOT/backends/arm/cmsis_pack/scripts/build_pack.sh
+   --executorch-root ROOT --build-dir BUILD --version V --output-dir OUT``
+   (all four arguments required, FORMATS.md section 3), then
+   ``OUT/PyTorch.ExecuTorch.V.pack`` must exist.
+
+The module never prints: output lines go to an ``emit(str)`` callback.  In
+GitHub Actions (``GITHUB_ACTIONS=true``) each step is wrapped in
+``::group::NAME`` / ``::endgroup::`` workflow commands; elsewhere a plain
+``==> NAME`` header is used.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from bot.errors import BotError, CheckFailed, PackError
+
+#: Upstream's toolchain file, relative to the ExecuTorch root (FORMATS.md section 4).
+DEFAULT_TOOLCHAIN = Path("examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake")
+#: Upstream's pack script, relative to the ExecuTorch root (FORMATS.md section 3; present from v1.4.0).
+BUILD_PACK_SCRIPT = Path("backends/arm/cmsis_pack/scripts/build_pack.sh")
+#: The flatc outputs a complete pack must carry (FORMATS.md section 3).
+GENERATED_HEADERS = ("program_generated.h", "scalar_type_generated.h")
+#: How many last output lines of a failing step are quoted in the error.
+TAIL_LINES = 25
+
+Emit = Callable[[str], None]
+
+
+class StepFailed(BotError):
+    """A build step exited non-zero; the command exits with that step's exit code.
+
+    Attributes:
+        step: the :class:`StepResult` of the failing step (name, argv, exit code, output tail).
+    """
+
+    def __init__(self, step: "StepResult"):
+        tail = "\n".join(f"    | {line}" for line in step.tail) or "    | (no output)"
+        super().__init__(
+            f"step {step.name!r} failed with exit code {step.returncode} after {step.seconds:.1f} s: "
+            f"{' '.join(step.argv)}\n  last lines of its output:\n{tail}")
+        self.step = step
+        # A signal shows as a negative return code; keep a valid non-zero exit status.
+        self.exit_code = step.returncode if 0 < step.returncode < 256 else 1
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Everything one pack build needs; paths are absolute after :meth:`create`.
+
+    Attributes:
+        executorch_root: the ExecuTorch checkout at the release tag (with submodules).
+        build_dir: the CMake build tree (created if missing; reused by ccache-warmed runs).
+        version: the pack version in SemVer form (``1.5.1``, ``1.0.0-rc1``), see bot.versions.to_semver.
+        output_dir: where ``build_pack.sh`` writes the staging folder and the ``.pack``.
+        python: the interpreter passed as ``PYTHON_EXECUTABLE`` (the template's venv python).
+        toolchain_file: the CMake toolchain file (default: upstream's arm-none-eabi-gcc.cmake).
+        jobs: parallel build jobs (``-jN``), at least 1.
+        cmake: the cmake executable (name looked up on PATH, or a path).
+    """
+
+    executorch_root: Path
+    build_dir: Path
+    version: str
+    output_dir: Path
+    python: str
+    toolchain_file: Path
+    jobs: int
+    cmake: str = "cmake"
+
+    @classmethod
+    def create(cls, *, executorch_root: str | Path, build_dir: str | Path, version: str,
+               output_dir: str | Path, python: str, toolchain_file: str | Path | None = None,
+               jobs: int | None = None, cmake: str = "cmake") -> "BuildConfig":
+        """Normalise paths to absolute ones and fill the defaults (toolchain file, ``jobs`` = CPU count)."""
+        root = Path(executorch_root).resolve()
+        tc = Path(toolchain_file).resolve() if toolchain_file else root / DEFAULT_TOOLCHAIN
+        return cls(executorch_root=root, build_dir=Path(build_dir).resolve(), version=version,
+                   output_dir=Path(output_dir).resolve(), python=python, toolchain_file=tc,
+                   jobs=max(1, jobs or os.cpu_count() or 1), cmake=cmake)
+
+    @property
+    def pack_path(self) -> Path:
+        """``OUTPUT_DIR/PyTorch.ExecuTorch.V.pack``, the file ``build_pack.sh`` must write."""
+        return self.output_dir / f"PyTorch.ExecuTorch.{self.version}.pack"
+
+
+def configure_command(cfg: BuildConfig) -> list[str]:
+    """The documented CMake configure line (FORMATS.md section 4), flags in their documented order."""
+    return [
+        cfg.cmake, "-S", str(cfg.executorch_root), "-B", str(cfg.build_dir),
+        f"-DCMAKE_TOOLCHAIN_FILE={cfg.toolchain_file}",
+        "-DEXECUTORCH_BUILD_ARM_BAREMETAL=ON",
+        "-DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON",
+        "-DEXECUTORCH_BUILD_FLATC=ON",
+        "-DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF",
+        f"-DPYTHON_EXECUTABLE={cfg.python}",
+    ]
+
+
+def build_command(cfg: BuildConfig) -> list[str]:
+    """``cmake --build BUILD --config Release -jN`` (FORMATS.md section 4)."""
+    return [cfg.cmake, "--build", str(cfg.build_dir), "--config", "Release", f"-j{cfg.jobs}"]
+
+
+def pack_command(cfg: BuildConfig) -> list[str]:
+    """``bash build_pack.sh`` with its four required arguments (FORMATS.md section 3)."""
+    return [
+        "bash", str(cfg.executorch_root / BUILD_PACK_SCRIPT),
+        "--executorch-root", str(cfg.executorch_root),
+        "--build-dir", str(cfg.build_dir),
+        "--version", cfg.version,
+        "--output-dir", str(cfg.output_dir),
+    ]
+
+
+def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.which) -> None:
+    """Check that every tool and input exists before anything runs or is written.
+
+    Raises:
+        PackError (exit 2) naming the first missing thing: the ExecuTorch root,
+        ``cmake``, ``bash``, the Python interpreter, the toolchain file, or
+        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, FORMATS.md section 2).
+    """
+    if not cfg.executorch_root.is_dir():
+        raise PackError("ExecuTorch root is not a directory", path=str(cfg.executorch_root))
+    for tool, what in ((cfg.cmake, "cmake"), ("bash", "bash")):
+        if which(tool) is None:
+            raise PackError(f"{what} not found on PATH (looked for {tool!r}); install it before building a pack")
+    if which(cfg.python) is None:
+        raise PackError(f"Python interpreter for PYTHON_EXECUTABLE not found: {cfg.python!r}")
+    if not cfg.toolchain_file.is_file():
+        raise PackError("CMake toolchain file not found (pass --toolchain-file to use another one)",
+                        path=str(cfg.toolchain_file))
+    script = cfg.executorch_root / BUILD_PACK_SCRIPT
+    if not script.is_file():
+        raise PackError(f"{BUILD_PACK_SCRIPT} not found: this ExecuTorch checkout has no CMSIS pack script "
+                        "(it first appears in v1.4.0)", path=str(script))
+    if cfg.build_dir.exists() and not cfg.build_dir.is_dir():
+        raise PackError("build directory exists and is not a directory", path=str(cfg.build_dir))
+    if cfg.output_dir.exists() and not cfg.output_dir.is_dir():
+        raise PackError("output directory exists and is not a directory", path=str(cfg.output_dir))
+
+
+@dataclass(frozen=True)
+class TreeReport:
+    """What the trap guard found in a build tree.
+
+    Attributes:
+        headers: header file name -> the non-empty file found in the build tree, or None.
+        flatbuffers_include: a directory ``D`` with ``D/flatbuffers/flatbuffers.h``, or None.
+    """
+
+    headers: dict[str, Path | None]
+    flatbuffers_include: Path | None
+
+    @property
+    def missing(self) -> list[str]:
+        """Human names of what is missing (empty when the tree can be packaged)."""
+        out = [name for name, p in self.headers.items() if p is None]
+        if self.flatbuffers_include is None:
+            out.append("flatbuffers include directory (flatbuffers/flatbuffers.h)")
+        return out
+
+
+def scan_build_tree(build_dir: Path) -> TreeReport:
+    """Walk ``build_dir`` once for the flatc-generated headers and a flatbuffers include dir.
+
+    A generated header counts only when non-empty.  Symlinked directories are
+    not followed.  Cost: one ``os.walk`` of the tree.
+    """
+    headers: dict[str, Path | None] = {name: None for name in GENERATED_HEADERS}
+    fb_include: Path | None = None
+    for dirpath, _dirnames, filenames in os.walk(build_dir):
+        names = set(filenames)
+        for name in GENERATED_HEADERS:
+            if headers[name] is None and name in names:
+                p = Path(dirpath, name)
+                if p.stat().st_size > 0:
+                    headers[name] = p
+        if fb_include is None and "flatbuffers.h" in names and Path(dirpath).name == "flatbuffers":
+            fb_include = Path(dirpath).parent
+    return TreeReport(headers=headers, flatbuffers_include=fb_include)
+
+
+def check_build_tree(build_dir: Path) -> TreeReport:
+    """The trap guard: refuse to package a build tree without the flatc outputs.
+
+    Returns the :class:`TreeReport` when the two generated headers (non-empty)
+    and a flatbuffers include directory are present.
+
+    Raises:
+        CheckFailed (exit 1) listing what is missing: packaging such a tree
+        yields a pack that passes upstream's validate_pack.py but does not
+        compile (FORMATS.md section 3).
+    """
+    report = scan_build_tree(build_dir)
+    if report.missing:
+        raise CheckFailed(
+            "the build tree lacks " + ", ".join(report.missing)
+            + "; refusing to run build_pack.sh, which would produce a pack without them "
+              "(did the CMake build run with -DEXECUTORCH_BUILD_FLATC=ON?)",
+            path=str(build_dir))
+    return report
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One finished step: its name, command line, exit code, wall time in seconds and last output lines."""
+
+    name: str
+    argv: tuple[str, ...]
+    returncode: int
+    seconds: float
+    tail: tuple[str, ...] = field(default=())
+
+
+def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = None,
+             env: dict[str, str] | None = None, tail_lines: int = TAIL_LINES) -> StepResult:
+    """Run ``argv``, streaming its merged stdout/stderr line by line to ``emit``.
+
+    Output is decoded as UTF-8 with replacement, so a stray byte never stops a
+    build.  Returns a :class:`StepResult` whatever the exit code; raises
+    PackError (exit 2) only when the program cannot be started.
+    """
+    start = time.monotonic()
+    tail: deque[str] = deque(maxlen=tail_lines)
+    try:
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise PackError(f"cannot start step {name!r}: {argv[0]}: {exc.strerror}") from None
+    assert proc.stdout is not None
+    with proc.stdout:
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            tail.append(line)
+            emit(line)
+    rc = proc.wait()
+    return StepResult(name, tuple(argv), rc, time.monotonic() - start, tuple(tail))
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """A finished pack build: the ``.pack`` path, the steps run, and the trap guard's findings."""
+
+    pack: Path
+    steps: tuple[StepResult, ...]
+    tree: TreeReport
+
+
+Runner = Callable[..., StepResult]
+
+
+def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = None,
+               runner: Runner = run_step,
+               on_step: Callable[[StepResult], None] | None = None) -> BuildOutcome:
+    """Configure, build, guard against the trap, package; return the pack.
+
+    Args:
+        cfg: the build inputs (see :class:`BuildConfig`).
+        emit: receives every output line, group markers and timing lines.
+        github_actions: wrap steps in ``::group::`` markers; default from
+            ``GITHUB_ACTIONS == "true"``.
+        runner: runs one step (tests substitute it); same signature as :func:`run_step`.
+        on_step: called with each finished step, also the failing one (for timings).
+
+    Raises:
+        PackError (exit 2): a missing tool or input (:func:`preflight`), before anything runs.
+        StepFailed (exit code of the step): a step exited non-zero; later steps do not run.
+        CheckFailed (exit 1): the trap guard failed (no packaging happened), or
+            build_pack.sh exited 0 without writing ``PyTorch.ExecuTorch.V.pack``.
+    """
+    if github_actions is None:
+        github_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    preflight(cfg)
+    cfg.build_dir.mkdir(parents=True, exist_ok=True)
+    cfg.output_dir.mkdir(parents=True, exist_ok=True)
+    steps: list[StepResult] = []
+
+    def step(name: str, argv: list[str]) -> StepResult:
+        emit(f"::group::{name}" if github_actions else f"==> {name}: {' '.join(argv)}")
+        if github_actions:
+            emit(" ".join(argv))
+        result = runner(name, argv, emit=emit, cwd=cfg.executorch_root)
+        if github_actions:
+            emit("::endgroup::")
+        emit(f"{name}: exit {result.returncode} in {result.seconds:.1f} s")
+        steps.append(result)
+        if on_step is not None:
+            on_step(result)
+        if result.returncode != 0:
+            raise StepFailed(result)
+        return result
+
+    step("configure", configure_command(cfg))
+    step("build", build_command(cfg))
+    tree = check_build_tree(cfg.build_dir)
+    emit("trap guard: generated headers and flatbuffers headers present in the build tree")
+    step("package", pack_command(cfg))
+    if not cfg.pack_path.is_file():
+        raise CheckFailed("build_pack.sh exited 0 but did not write the pack", path=str(cfg.pack_path))
+    return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree)
+
+
+def timing_table(steps: Sequence[StepResult]) -> list[str]:
+    """Per-step timings as aligned text lines (``name  seconds  exit``), plus a total line."""
+    lines = [f"{'step':<10} {'seconds':>8}  exit"]
+    for s in steps:
+        lines.append(f"{s.name:<10} {s.seconds:>8.1f}  {s.returncode}")
+    lines.append(f"{'total':<10} {sum(s.seconds for s in steps):>8.1f}")
+    return lines
