@@ -1,1 +1,19 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures: the sample upstream git repository and a fresh copy of the sample template."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def upstream_repo(tmp_path_factory):
+    """A local ExecuTorch-like git repository with the sample release tags (built once per session)."""
+    from bot.sample import build_upstream_repo
+    return build_upstream_repo(tmp_path_factory.mktemp("upstream") / "executorch.git")
+
+
+@pytest.fixture
+def template(tmp_path):
+    """A fresh copy of the shipped sample template (on ExecuTorch 1.4.0)."""
+    from bot.commands.demo import copy_template
+    return copy_template(tmp_path / "template")
