@@ -1,0 +1,346 @@
+"""Requirement files (``requirements*.txt``, ``*requirements*.txt``): the Python pins of a bump.
+
+Facts (FORMATS.md section 1): the template pins ``executorch``, ``torch``,
+``torchao``, ``ethos-u-vela`` and the TOSA serializer packages
+(``ml_dtypes == 0.5.1``, ``tosa-tools == 2026.5.0``, spaces around ``==``), with
+extras, environment markers, nightly pins and local labels seen in the wild.
+
+Parsing follows pip's requirement-file rules: a physical line ending in a
+backslash continues on the next one (unless it is a comment line); ``#``
+at the start or after whitespace starts a comment; a line starting with
+``-`` is an option line (``-r``, ``-c``, ``-e``, ``--extra-index-url`` ...);
+a requirement is the text before its first option token (``--hash=...``).
+Each requirement is parsed with ``packaging.requirements.Requirement``.
+
+Rewriting: for every package of ``bump.changes`` (PEP 503 names compared in
+full, so ``torch`` never matches ``torchao`` or ``torchvision``, CASES.md C06)
+the version of EVERY exact pin (``==``/``===``) on EVERY line naming it is
+replaced, so a package pinned on several lines with different environment
+markers gets the new version on each of them, the markers kept byte for byte
+(CASES.md C02: deterministic, never one line only).  Only the version
+characters change, so extras (C03), spaces around the operator, markers and
+inline comments stay; a local label is kept (``2.13.0+cpu`` ->
+``2.14.0+cpu``); a nightly pin becomes the release version.  A range
+(``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
+requirement carrying ``--hash`` options that must change raises
+:class:`ManagerError` naming its line: hashes cannot be recomputed offline
+(CASES.md C01); one that does not change is left untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
+from bot.template.interface import Manager, ManagerError
+from bot.textfile import TextDocument
+
+# pip's COMMENT_RE (pip/_internal/req/req_file.py): a comment starts a line or follows whitespace.
+_COMMENT = re.compile(r"(^|\s+)#.*$")
+_NAME = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\])?")
+_CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*([^\s,;()]+)")
+_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|\.{0,2}/|[A-Za-z]:[\\/])|\.(?:whl|zip|tar\.gz|tgz)$")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One version clause of a requirement: ``op`` (``"=="``), ``version`` text and its span in ``doc.text``."""
+
+    op: str
+    version: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One logical line of a requirement file.
+
+    Attributes:
+        line: 1-based first physical line.
+        kind: ``"requirement"``, ``"option"`` (``-r``, ``--extra-index-url`` ...) or ``"url"``
+            (a direct reference or a path, never rewritten).
+        text: the logical text without comment, continuations joined.
+        req: the parsed requirement (None for options and bare URLs).
+        clauses: the version clauses in text order, with their spans.
+        hashed: True when the requirement carries ``--hash`` options.
+    """
+
+    line: int
+    kind: str
+    text: str
+    req: Optional[Requirement] = None
+    clauses: tuple[Clause, ...] = ()
+    hashed: bool = False
+
+    @property
+    def name(self) -> Optional[str]:
+        """PEP 503 name of the requirement, or None."""
+        return norm(self.req.name) if self.req is not None else None
+
+    @property
+    def exact(self) -> bool:
+        """True for a single ``==X`` / ``===X`` clause without a wildcard."""
+        return (len(self.clauses) == 1 and self.clauses[0].op in ("==", "===")
+                and not self.clauses[0].version.endswith(".*"))
+
+    @property
+    def spec_text(self) -> str:
+        """The clauses as written, joined: ``"==1.4.0"``, ``">=1.4,<2"``."""
+        return ",".join(c.op + c.version for c in self.clauses)
+
+    def semantic(self) -> tuple:
+        """What pip sees: ``(kind, name, extras, specifier, marker, url)`` or ``(kind, text)``."""
+        if self.req is None:
+            return (self.kind, self.text)
+        r = self.req
+        return (self.kind, norm(r.name), tuple(sorted(r.extras)), r.specifier,
+                str(r.marker) if r.marker else None, r.url)
+
+
+def _logical_lines(text: str):
+    """Yield ``(first_line, logical_text, pieces)`` following pip's ``join_lines``.
+
+    ``pieces`` are ``(logical_start, doc_start or None, length)``; a piece
+    with ``doc_start`` None is the space pip puts before a comment line.
+    """
+    pos = 0
+    pending: list[tuple[Optional[int], str]] = []  # (doc_start, segment)
+    first = 0
+    for lineno, chunk in enumerate(_split(text), start=1):
+        body = chunk[:-1] if chunk.endswith("\n") else chunk
+        body = body[:-1] if body.endswith("\r") else body
+        start = pos
+        pos += len(chunk)
+        if body.endswith("\\") and not _COMMENT.match(body):
+            if not pending:
+                first = lineno
+            lead = len(body) - len(body.lstrip("\\"))
+            pending.append((start + lead, body.strip("\\")))
+            continue
+        segments = [(start, body)]
+        if _COMMENT.match(body):
+            segments = [(None, " "), (start, body)]
+        if pending:
+            yield (first, *_join(pending + segments))
+            pending = []
+        else:
+            yield (lineno, *_join(segments))
+    if pending:
+        yield (first, *_join(pending))
+
+
+def _split(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _join(segments):
+    pieces = []
+    out = []
+    at = 0
+    for doc_start, seg in segments:
+        pieces.append((at, doc_start, len(seg)))
+        out.append(seg)
+        at += len(seg)
+    return "".join(out), tuple(pieces)
+
+
+def _doc_offset(pieces, i: int) -> Optional[int]:
+    for lstart, dstart, length in pieces:
+        if lstart <= i < lstart + length:
+            return None if dstart is None else dstart + (i - lstart)
+    return None
+
+
+def parse(doc: TextDocument) -> list[Entry]:
+    """Every non-blank, non-comment logical line of a requirement file, in order.
+
+    Raises :class:`ManagerError` naming the file and line for a requirement
+    that ``packaging`` cannot parse, or whose version clauses cannot be
+    located in the text.
+    """
+    entries: list[Entry] = []
+    for line, logical, pieces in _logical_lines(doc.text):
+        m = _COMMENT.search(logical)
+        content = logical[:m.start()] if m else logical
+        lead = len(content) - len(content.lstrip())
+        content = content.strip()
+        if not content:
+            continue
+        if content.startswith("-"):
+            entries.append(Entry(line, "option", content))
+            continue
+        # pip's break_args_options: the requirement ends at the first token starting with "-".
+        tokens = content.split(" ")
+        args = []
+        for tok in tokens:
+            if tok.startswith("-"):
+                break
+            args.append(tok)
+        options = tokens[len(args):]
+        req_text = " ".join(args).rstrip()
+        hashed = any(t.startswith("--hash") for t in options)
+        if _URLISH.search(req_text):
+            entries.append(Entry(line, "url", content, hashed=hashed))
+            continue
+        try:
+            req = Requirement(req_text)
+        except InvalidRequirement as exc:
+            raise ManagerError(f"cannot parse requirement {req_text!r}: {exc}",
+                               path=doc.path, line=line) from None
+        if req.url:
+            entries.append(Entry(line, "url", content, req=req, hashed=hashed))
+            continue
+        clauses = _clauses(doc, req, req_text, lead, pieces, line)
+        entries.append(Entry(line, "requirement", content, req, clauses, hashed))
+    return entries
+
+
+def _clauses(doc, req, req_text, lead, pieces, line) -> tuple[Clause, ...]:
+    name = _NAME.match(req_text)
+    spec_end = req_text.find(";")
+    spec_end = len(req_text) if spec_end == -1 else spec_end
+    found = []
+    for m in _CLAUSE.finditer(req_text, name.end() if name else 0, spec_end):
+        s = _doc_offset(pieces, lead + m.start(2))
+        e = _doc_offset(pieces, lead + m.end(2) - 1)
+        if s is None or e is None or e - s != len(m.group(2)) - 1 or doc.text[s:e + 1] != m.group(2):
+            raise ManagerError(f"the version of {req.name} is split across lines; this layout is not "
+                               "supported", path=doc.path, line=line)
+        found.append(Clause(m.group(1), m.group(2), s, e + 1))
+    if sorted((c.op, c.version) for c in found) != sorted((s.operator, s.version) for s in req.specifier):
+        raise ManagerError(f"cannot locate the version clauses of {req_text!r} in the text",
+                           path=doc.path, line=line)
+    return tuple(found)
+
+
+def new_version_text(old: str, new: str) -> str:
+    """The version to write over ``old``: ``new``, keeping a local label (``2.13.0+cpu`` -> ``2.14.0+cpu``)."""
+    if "+" in old and "+" not in new:
+        return f"{new}+{old.split('+', 1)[1]}"
+    return new
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
+class RequirementsManager(Manager):
+    """Exact pins of the packages in ``bump.changes`` in ``requirements*.txt`` / ``*requirements*.txt``.
+
+    ``extract`` gives one Finding (kind ``"requirement"``, PEP 503 name,
+    version as written, ``exact``) per requirement with a version clause.
+    ``update`` gives Edits (kind ``"requirement"``, old/new only the version
+    text) and flags; raises :class:`ManagerError` (file and line) for an
+    unparsable requirement or a hash-pinned requirement that must change.
+    """
+
+    name = "requirements"
+    patterns = ("requirements*.txt", "*requirements*.txt")
+
+    def extract(self, doc: TextDocument) -> list[Finding]:
+        out = []
+        for e in parse(doc):
+            if e.kind != "requirement" or not e.clauses:
+                continue
+            version = e.clauses[0].version if e.exact else e.spec_text
+            out.append(Finding(path=doc.path, line=e.line, kind="requirement", name=e.name,
+                               version=version, exact=e.exact, text=e.text))
+        return out
+
+    def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
+        edits: list[Edit] = []
+        flags: list[Flag] = []
+        for e in parse(doc):
+            if e.req is None:
+                continue
+            change = bump.change_for(e.req.name)
+            if change is None:
+                continue
+            if e.kind == "url":
+                flags.append(Flag("url-requirement", f"{doc.path}:{e.line}: {e.req.name} is installed "
+                                  f"from a URL or path; it was not changed to {change.new}",
+                                  path=doc.path, line=e.line, blocking=False))
+                continue
+            if not e.clauses:
+                continue
+            if not e.exact:
+                flags.append(Flag("range-pin", f"{doc.path}:{e.line}: {e.req.name}{e.spec_text} is a "
+                                  f"range; the bump pins {change.new} exactly, so it was left for you "
+                                  "to change", path=doc.path, line=e.line, blocking=True))
+                continue
+            clause = e.clauses[0]
+            new = new_version_text(clause.version, change.new)
+            if clause.version == new or _same(clause.version, new):
+                continue
+            if e.hashed:
+                raise ManagerError(f"{e.req.name}=={clause.version} is pinned with --hash; the hashes of "
+                                   f"{change.new} cannot be recomputed offline, so the bot will not "
+                                   "rewrite it: remove the hashes or update this requirement yourself",
+                                   path=doc.path, line=e.line)
+            if change.old and not _same(clause.version.split("+", 1)[0], change.old):
+                flags.append(Flag("pin-was-different", f"{doc.path}:{e.line}: {e.req.name} was pinned "
+                                  f"at {clause.version}, not upstream's {change.old}; it is moved to "
+                                  f"{new} too", path=doc.path, line=e.line, blocking=False))
+            edits.append(Edit(path=doc.path, start=clause.start, end=clause.end, old=clause.version,
+                              new=new, line=doc.line_of(clause.start), kind="requirement",
+                              why=f"{norm(e.req.name)} pin ({change.source})"))
+        return ManagerResult(edits=tuple(edits), flags=tuple(flags))
+
+    def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
+        """Assert that ``after`` has the same requirements as ``before`` except the planned versions.
+
+        Line by line, each logical entry's ``(kind, name, extras, specifier,
+        marker, url)`` must be equal, except that a clause whose version span
+        an edit replaced must now carry that edit's new version.  An edit that
+        cuts across a version clause is refused.  Raises :class:`ManagerError`
+        naming the file and line.
+        """
+        old = parse(before)
+        try:
+            new = parse(after)
+        except ManagerError as exc:
+            raise ManagerError(f"the edited file no longer parses: {exc.message}",
+                               path=after.path, line=exc.line) from None
+        if len(old) != len(new):
+            raise ManagerError(f"the edited file has {len(new)} requirement/option lines instead of "
+                               f"{len(old)}; nothing written", path=after.path)
+        for a, b in zip(old, new):
+            want = a.semantic()
+            if a.req is not None and a.clauses:
+                parts = []
+                for c in a.clauses:
+                    version = c.version
+                    for ed in edits:
+                        if ed.end <= c.start or ed.start >= c.end:
+                            continue
+                        if (ed.start, ed.end) != (c.start, c.end) or not _valid_version(ed.new, c.op):
+                            raise ManagerError(f"a planned edit ({ed.old!r} -> {ed.new!r}) does not "
+                                               f"replace just the version of {a.req.name}",
+                                               path=before.path, line=a.line)
+                        version = ed.new
+                    parts.append(c.op + version)
+                want = want[:3] + (SpecifierSet(",".join(parts)),) + want[4:]
+            if want != b.semantic():
+                raise ManagerError(f"after the edits the line reads {b.text!r}, which is not the "
+                                   f"planned change of {a.text!r}; nothing written",
+                                   path=after.path, line=b.line)
+
+
+def _valid_version(text: str, op: str) -> bool:
+    if op == "===":
+        return bool(text) and not any(c.isspace() or c in ",;#" for c in text)
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
