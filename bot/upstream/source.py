@@ -1,15 +1,21 @@
 """Where upstream ExecuTorch files come from: the :class:`UpstreamSource` interface.
 
 Implementations: a local git repository (clone or bare; files read at a tag
-with ``git show``, no checkout), a plain directory holding one folder per tag
+with ``git cat-file``, no checkout), a plain directory holding one folder per tag
 (tests, demos), and, in :mod:`bot.github`, the GitHub contents API
 (``github:OWNER/NAME``).  :func:`open_source` turns a ``--upstream`` argument
 into one of them.
+
+:class:`GitSource` is defined in :mod:`bot.upstream.git` and re-exported here.
 """
 
 from __future__ import annotations
 
 import abc
+import os
+from pathlib import Path
+
+from bot.errors import UpstreamError, UsageError
 
 
 class UpstreamSource(abc.ABC):
@@ -37,3 +43,104 @@ class UpstreamSource(abc.ABC):
     @abc.abstractmethod
     def describe(self) -> str:
         """A short human name of the source for messages."""
+
+
+class DirectorySource(UpstreamSource):
+    """A plain folder holding one sub-folder per tag (``ROOT/v1.5.1/torch_pin.py``).
+
+    Used by tests and demos.  Tags are the names of the sub-folders (hidden
+    ones skipped).  ``read`` never leaves the tag's folder: a path that
+    escapes it (``..``, a symlink pointing outside) reads as absent.
+
+    Raises:
+        UpstreamError: ``path`` is not a directory (at construction), or
+            ``read`` is asked for a tag that has no folder.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise UpstreamError(f"upstream source {self.path} is not a directory")
+
+    def tags(self) -> list[str]:
+        return sorted(p.name for p in self.path.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def read(self, tag: str, path: str) -> bytes | None:
+        tag_dir = self.path / tag
+        if "/" in tag or tag.startswith(".") or not tag_dir.is_dir():
+            raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
+        root = tag_dir.resolve()
+        target = (root / _clean_path(path)).resolve()
+        if root != target and root not in target.parents:
+            return None
+        try:
+            return target.read_bytes() if target.is_file() else None
+        except OSError as exc:
+            raise UpstreamError(f"cannot read {path} @ {tag} in {self.describe()}: {exc.strerror}") from exc
+
+    def describe(self) -> str:
+        return f"directory {self.path}"
+
+
+def _clean_path(path: str) -> str:
+    """A repository-relative POSIX path without a leading ``./`` or ``/``; refuses ``..`` and newlines."""
+    p = path.replace("\\", "/").lstrip("/")
+    while p.startswith("./"):
+        p = p[2:]
+    if "\n" in p or any(part == ".." for part in p.split("/")):
+        raise UpstreamError(f"invalid upstream path {path!r}")
+    return p
+
+
+def is_git_repository(path: str | os.PathLike) -> bool:
+    """True when ``path`` itself is a git work tree root (has ``.git``) or a bare repository.
+
+    A folder merely *inside* some other repository does not count.
+    """
+    p = Path(path)
+    if (p / ".git").exists():
+        return True
+    return (p / "HEAD").is_file() and (p / "objects").is_dir() and (p / "refs").is_dir()
+
+
+def open_source(spec: str) -> UpstreamSource:
+    """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
+
+    ``spec`` is one of:
+      * ``github:OWNER/NAME``: delegated to
+        ``bot.github.source.GitHubSource.from_spec(spec)`` (imported here
+        only, so that start-up stays fast);
+      * a path to a git repository (a clone or a bare repository): :class:`GitSource`;
+      * a path to a directory with one sub-folder per tag: :class:`DirectorySource`.
+
+    Raises:
+        UsageError: a ``github:`` spec while the GitHub source is not installed,
+            or an empty spec.
+        UpstreamError: the path does not exist or is not a directory.
+    """
+    if not spec or not spec.strip():
+        raise UsageError("--upstream: empty source")
+    if spec.startswith("github:"):
+        try:
+            from bot.github.source import GitHubSource
+        except ImportError as exc:
+            raise UsageError(f"--upstream {spec}: GitHub sources are not available in this installation") from exc
+        return GitHubSource.from_spec(spec)
+    path = Path(spec).expanduser()
+    if not path.exists():
+        raise UpstreamError(f"upstream source {spec} does not exist")
+    if not path.is_dir():
+        raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")
+    if is_git_repository(path):
+        from bot.upstream.git import GitSource
+        return GitSource(path)
+    return DirectorySource(path)
+
+
+def __getattr__(name: str):
+    """Lazy re-export of :class:`bot.upstream.git.GitSource` (it subclasses
+    :class:`UpstreamSource`, so an eager import here would be circular)."""
+    if name == "GitSource":
+        from bot.upstream.git import GitSource
+        return GitSource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

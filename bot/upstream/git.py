@@ -1,0 +1,157 @@
+"""A local git repository of ExecuTorch (a clone or a bare repository) read at release tags.
+
+Files are read without a checkout, through one long-lived
+``git cat-file --batch`` process (started on the first read, closed by
+:meth:`GitSource.close` or when the object is collected); tags come from
+``git for-each-ref refs/tags``.  Objects are named ``refs/tags/TAG:PATH`` so a
+branch that happens to share a tag's name can never be read by mistake.
+Facts: git-cat-file(1) "BATCH OUTPUT" (``<oid> <type> <size>LF<contents>LF``,
+or ``<object> missing LF``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import weakref
+from pathlib import Path
+
+from bot.errors import UpstreamError
+from bot.upstream.source import UpstreamSource, _clean_path, is_git_repository
+
+
+def _git_env() -> dict[str, str]:
+    """The environment for git: no system/global config (hooks, pagers, aliases) and no prompts."""
+    env = dict(os.environ)
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+                "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"):
+        env.pop(var, None)
+    return env
+
+
+def _close_process(proc: subprocess.Popen) -> None:
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=5)
+    except Exception:  # pragma: no cover - best effort at interpreter exit
+        proc.kill()
+    finally:
+        if proc.stdout:
+            proc.stdout.close()
+
+
+class GitSource(UpstreamSource):
+    """ExecuTorch's tags and tag files from a local git repository (clone or bare).
+
+    Args:
+        path: the work-tree root of a clone, or a bare repository.  A folder
+            that is merely inside another repository is refused.
+
+    Raises:
+        UpstreamError: ``path`` is not a git repository (naming it, with git's
+            own message when git refused it), or ``read`` names a tag that
+            does not exist.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if not self.path.is_dir() or not is_git_repository(self.path):
+            raise UpstreamError(f"upstream source {self.path} is not a git repository")
+        dot_git = self.path / ".git"
+        self.git_dir = dot_git if dot_git.exists() else self.path
+        probe = self._run("rev-parse", "--git-dir", check=False)
+        if probe.returncode != 0:
+            detail = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UpstreamError(f"upstream source {self.path} is not a readable git repository"
+                                + (f": {detail[-1]}" if detail else ""))
+        self._tags: list[str] | None = None
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._finalizer = None
+
+    # -- plumbing -----------------------------------------------------------------
+    def _cmd(self, *args: str) -> list[str]:
+        return ["git", f"--git-dir={self.git_dir}", *args]
+
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        try:
+            res = subprocess.run(self._cmd(*args), capture_output=True, env=_git_env(), timeout=120)
+        except FileNotFoundError as exc:
+            raise UpstreamError("git is not installed (needed to read upstream source "
+                                f"{self.path})") from exc
+        if check and res.returncode != 0:
+            msg = res.stderr.decode("utf-8", "replace").strip()
+            raise UpstreamError(f"git {args[0]} failed in {self.path}: {msg}")
+        return res
+
+    def _batch(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            try:
+                self._proc = subprocess.Popen(self._cmd("cat-file", "--batch"), stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                              env=_git_env())
+            except FileNotFoundError as exc:
+                raise UpstreamError(f"git is not installed (needed to read upstream source {self.path})") from exc
+            self._finalizer = weakref.finalize(self, _close_process, self._proc)
+        return self._proc
+
+    # -- UpstreamSource -------------------------------------------------------------
+    def tags(self) -> list[str]:
+        """Every tag (``git for-each-ref refs/tags``), read once and cached."""
+        if self._tags is None:
+            out = self._run("for-each-ref", "--format=%(refname)", "refs/tags").stdout.decode("utf-8", "replace")
+            self._tags = [line[len("refs/tags/"):] for line in out.splitlines() if line.startswith("refs/tags/")]
+        return list(self._tags)
+
+    def read(self, tag: str, path: str) -> bytes | None:
+        """The bytes of ``path`` at ``tag``; None when the path is absent or is a folder.
+
+        Raises:
+            UpstreamError: unknown tag, or git stopped answering.
+        """
+        if tag not in self.tags():
+            raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
+        rel = _clean_path(path)
+        if not rel:
+            return None
+        request = f"refs/tags/{tag}:{rel}\n".encode("utf-8")
+        with self._lock:
+            proc = self._batch()
+            try:
+                proc.stdin.write(request)
+                proc.stdin.flush()
+                header = proc.stdout.readline()
+                if not header:
+                    raise OSError("git cat-file exited")
+                fields = header.split()
+                if len(fields) != 3:  # "<name> missing" / "ambiguous"
+                    return None
+                size = int(fields[2])
+                data = proc.stdout.read(size + 1)
+                if len(data) != size + 1:
+                    raise OSError("short read from git cat-file")
+            except (OSError, ValueError) as exc:
+                self.close()
+                raise UpstreamError(f"cannot read {rel} @ {tag} from {self.describe()}: {exc}") from exc
+        return data[:-1] if fields[1] == b"blob" else None
+
+    def describe(self) -> str:
+        return f"git {self.path}"
+
+    # -- lifecycle --------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop the ``git cat-file`` process (if any).  The source stays usable: a later read restarts it."""
+        if self._finalizer is not None:
+            self._finalizer()
+            self._finalizer = None
+        self._proc = None
+
+    def __enter__(self) -> "GitSource":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,565 @@
+"""What upstream ExecuTorch pins at a release tag, and which pins a bump changes.
+
+Facts (FORMATS.md section 2, issue 2 "Resolving the target pin set"): the pin
+sources moved between tags and sometimes disagree, so each package has a
+stated order of sources and every value records the source that gave it.
+
+* ``torch``: ``torch_pin.py`` ``TORCH_VERSION`` (v1.1.0+), else a literal
+  ``"torch==X"`` in ``install_requirements.py`` (v1.0.x), else the ``torch``
+  dependency of ``pyproject.toml``.  v1.1.0 says 2.11.0 in ``torch_pin.py``
+  and 2.10.0 in ``install_requirements.py``: the first wins and a
+  non-blocking ``source-disagreement`` flag names both.
+* ``torchao``: ``install_requirements.py`` (``f"torchao=={TORCHAO_NIGHTLY_VERSION}"``
+  with a module-level constant, a literal ``"torchao==X"``, or the bare
+  ``TORCHAO_NIGHTLY_VERSION`` constant; v1.4.x), else an exact ``torchao==X``
+  in ``pyproject.toml`` (v1.0.x, v1.1.0).  A range only (``torchao>=0.17.0``,
+  v1.2.0 and v1.3.x) is unresolved.
+* ``ethos-u-vela``: ``backends/arm/requirements-arm-ethos-u.txt``, else the
+  ``ethos_u`` / ``ethos-u`` extra of ``pyproject.toml``.
+* TOSA: every requirement of ``backends/arm/requirements-arm-tosa.txt``
+  (``ml_dtypes == 0.5.1`` with spaces; a ``git+https://...@v2025.07.1`` URL pin
+  at v1.0.x is unresolved).
+* ``requires-python`` from ``pyproject.toml``.
+
+Python is read with :mod:`ast` (never regular expressions: v1.3.x has a
+commented-out ``# NIGHTLY_VERSION = ...`` line), ``pyproject.toml`` with
+:mod:`tomllib`, requirement files with :mod:`packaging.requirements`.  A file
+that exists but does not parse raises :class:`UpstreamError` naming the
+upstream path, the tag and the line; a value that cannot be found is a
+:class:`ResolvedPin` with a ``reason``, never an exception.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from bot.errors import UpstreamError, UsageError
+from bot.model import Flag, PinChange, PinSet, ResolvedPin, norm
+from bot.upstream.source import UpstreamSource
+from bot.versions import tag_version, to_semver
+
+TORCH_PIN = "torch_pin.py"
+INSTALL_REQUIREMENTS = "install_requirements.py"
+PYPROJECT = "pyproject.toml"
+ETHOS_U_REQUIREMENTS = "backends/arm/requirements-arm-ethos-u.txt"
+TOSA_REQUIREMENTS = "backends/arm/requirements-arm-tosa.txt"
+
+#: The packages every bump writes besides ``executorch`` itself, in report order.
+MAIN_PACKAGES = ("torch", "torchao", "ethos-u-vela")
+
+
+# --------------------------------------------------------------------------------------
+# Parsed views of the upstream files
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReqLine:
+    """One requirement of a requirement file or a Python string.
+
+    ``name`` is PEP 503 normalised; ``version`` is set only for an exact
+    ``==``/``===`` pin without wildcard; ``spec`` is the specifier (or URL)
+    as written; ``url`` is set for a URL/VCS pin; ``line`` is 1-based.
+    """
+
+    name: str
+    version: Optional[str]
+    spec: str
+    url: Optional[str] = None
+    line: Optional[int] = None
+    via: Optional[str] = None  # the module-level constant an f-string used, if any
+
+    def why_unresolved(self) -> str:
+        if self.url:
+            return f"pinned by a URL ({self.url}), not a version"
+        if not self.spec:
+            return "no version pin"
+        return f"only a range ({self.name}{self.spec})"
+
+
+def _exact(req: Requirement) -> Optional[str]:
+    specs = list(req.specifier)
+    if len(specs) != 1 or specs[0].operator not in ("==", "===") or "*" in specs[0].version:
+        return None
+    try:
+        return str(Version(specs[0].version)) if specs[0].operator == "==" else specs[0].version
+    except InvalidVersion:
+        return None
+
+
+_SPEC_TEXT = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*([^;]*)")
+
+
+def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) -> ReqLine:
+    """Parse one PEP 508 requirement; raises InvalidRequirement."""
+    req = Requirement(text)
+    m = _SPEC_TEXT.match(text)
+    spec = m.group(1).strip() if m else str(req.specifier)
+    if req.url:
+        return ReqLine(norm(req.name), None, spec, url=req.url, line=line, via=via)
+    return ReqLine(norm(req.name), _exact(req), spec, line=line, via=via)
+
+
+_URL_LINE = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+)?[a-z]+://", re.I)
+_COMMENT = re.compile(r"(^|\s)#.*$")
+
+
+def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
+    """Every requirement of a pip requirement file, in file order.
+
+    Comments, blank lines and option lines (``-r``, ``--extra-index-url``,
+    ``-e`` ...) are skipped; backslash continuations are joined.  A bare URL
+    line (``git+https://host/tosa-tools.git@v2025.07.1#egg=tosa-tools``) is a
+    URL pin named by its ``#egg=`` fragment, else by the URL's last path part.
+
+    Raises:
+        UpstreamError: not UTF-8, or a line is not a PEP 508 requirement
+            (naming ``path``, the line and ``tag``).
+    """
+    text = _decode(data, path, tag)
+    out: list[ReqLine] = []
+    pending, start = "", 0
+    for no, raw in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = no
+        stripped = raw.rstrip()
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        logical = _COMMENT.sub("", pending + raw).strip()
+        pending = ""
+        if not logical or logical.startswith("-"):
+            continue
+        if _URL_LINE.match(logical):
+            url = logical.split()[0]
+            egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
+            name = egg.group(1) if egg else re.sub(r"\.git$", "", url.split("#")[0].split("@")[0].rstrip("/").rsplit("/", 1)[-1])
+            out.append(ReqLine(norm(name), None, url, url=url, line=start))
+            continue
+        try:
+            out.append(_req_line(logical, start))
+        except InvalidRequirement as exc:
+            raise UpstreamError(f"not a requirement @ {tag}: {logical!r} ({exc})", path=path, line=start) from exc
+    return out
+
+
+def _decode(data: bytes, path: str, tag: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UpstreamError(f"not UTF-8 text @ {tag}", path=path) from exc
+
+
+@dataclass
+class PythonFacts:
+    """What an upstream Python file states, read with :mod:`ast` (the file is never run).
+
+    ``constants``: module-level ``NAME = "string"`` assignments.
+    ``requirements``: every string (or f-string whose placeholders are all
+    module-level string constants) that is a PEP 508 requirement, in source order.
+    """
+
+    constants: dict[str, str] = field(default_factory=dict)
+    requirements: list[ReqLine] = field(default_factory=list)
+
+
+_REQ_SHAPE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?\s*(==|===|>=|<=|~=|!=|<|>|@)")
+
+
+def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
+    """Module-level string constants and requirement strings of a Python file.
+
+    Raises:
+        UpstreamError: the file is not UTF-8 or not valid Python (naming
+            ``path``, the line and ``tag``).
+    """
+    text = _decode(data, path, tag)
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        raise UpstreamError(f"not valid Python @ {tag}: {exc.msg}", path=path, line=exc.lineno) from exc
+    facts = PythonFacts()
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        if targets and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    facts.constants[t.id] = value.value
+    for node in ast.walk(tree):
+        text_value, via = None, None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text_value = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text_value, via = _render_fstring(node, facts.constants)
+        if text_value is None or not _REQ_SHAPE.match(text_value):
+            continue
+        try:
+            facts.requirements.append(_req_line(text_value.strip(), node.lineno, via))
+        except InvalidRequirement:
+            continue
+    facts.requirements.sort(key=lambda r: r.line or 0)
+    return facts
+
+
+def _render_fstring(node: ast.JoinedStr, constants: dict[str, str]) -> tuple[Optional[str], Optional[str]]:
+    parts, names = [], []
+    for v in node.values:
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            parts.append(v.value)
+        elif (isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name)
+              and v.value.id in constants and v.conversion == -1 and v.format_spec is None):
+            parts.append(constants[v.value.id])
+            names.append(v.value.id)
+        else:
+            return None, None
+    return "".join(parts), (" ".join(names) or None)
+
+
+@dataclass
+class PyprojectFacts:
+    """``[project]`` of upstream's pyproject.toml: dependencies, optional-dependencies (keys PEP 503 normalised), requires-python."""
+
+    dependencies: list[ReqLine] = field(default_factory=list)
+    extras: dict[str, tuple[str, list[ReqLine]]] = field(default_factory=dict)  # norm key -> (key as written, reqs)
+    requires_python: Optional[str] = None
+
+
+def parse_pyproject(data: bytes, path: str, tag: str) -> PyprojectFacts:
+    """Read ``[project]`` with :mod:`tomllib`.
+
+    Raises:
+        UpstreamError: not TOML (with the line tomllib reports) or a dependency
+            that is not a PEP 508 requirement.
+    """
+    text = _decode(data, path, tag)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise UpstreamError(f"not valid TOML @ {tag}: {exc}", path=path,
+                            line=int(m.group(1)) if m else None) from exc
+    project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
+    facts = PyprojectFacts()
+    rp = project.get("requires-python")
+    facts.requires_python = rp if isinstance(rp, str) else None
+
+    def reqs(items, where: str) -> list[ReqLine]:
+        out = []
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, str):
+                continue
+            try:
+                out.append(_req_line(item))
+            except InvalidRequirement as exc:
+                raise UpstreamError(f"{where} entry {item!r} is not a requirement @ {tag} ({exc})",
+                                    path=path) from exc
+        return out
+
+    facts.dependencies = reqs(project.get("dependencies"), "[project.dependencies]")
+    opt = project.get("optional-dependencies")
+    if isinstance(opt, dict):
+        for key, items in opt.items():
+            facts.extras[norm(key)] = (key, reqs(items, f"[project.optional-dependencies] {key}"))
+    return facts
+
+
+# --------------------------------------------------------------------------------------
+# Resolution
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class _Candidates:
+    """Values found for one package, in source order, and notes on sources that gave none."""
+
+    name: str
+    found: list[tuple[str, str, str]] = field(default_factory=list)  # (version, source, spec)
+    notes: list[str] = field(default_factory=list)
+
+    def offer(self, req: ReqLine, source: str) -> None:
+        if req.version is not None:
+            self.found.append((req.version, source, req.spec))
+        else:
+            self.notes.append(f"{source} gives {req.why_unresolved()}")
+
+
+class _TagFiles:
+    """The pin files of one tag, read and parsed at most once."""
+
+    def __init__(self, source: UpstreamSource, tag: str):
+        self.source, self.tag = source, tag
+        self._cache: dict[str, object] = {}
+
+    def get(self, path: str, parser):
+        if path not in self._cache:
+            data = self.source.read(self.tag, path)
+            self._cache[path] = None if data is None else parser(data, path, self.tag)
+        return self._cache[path]
+
+
+def _src(path: str, tag: str, detail: str = "") -> str:
+    return f"{path}{' ' + detail if detail else ''} @ {tag}"
+
+
+def _torch(files: _TagFiles) -> _Candidates:
+    c, tag = _Candidates("torch"), files.tag
+    pin = files.get(TORCH_PIN, parse_python)
+    if pin is None:
+        c.notes.append(f"{TORCH_PIN} is absent")
+    elif "TORCH_VERSION" in pin.constants:
+        c.offer(_constant_req("torch", pin.constants["TORCH_VERSION"]), _src(TORCH_PIN, tag, "TORCH_VERSION"))
+    else:
+        c.notes.append(f"{TORCH_PIN} has no TORCH_VERSION")
+    _from_install_requirements(files, c)
+    _from_pyproject_deps(files, c)
+    return c
+
+
+def _torchao(files: _TagFiles) -> _Candidates:
+    c = _Candidates("torchao")
+    _from_install_requirements(files, c, constant="TORCHAO_NIGHTLY_VERSION")
+    _from_pyproject_deps(files, c)
+    return c
+
+
+def _vela(files: _TagFiles) -> _Candidates:
+    c, tag = _Candidates("ethos-u-vela"), files.tag
+    reqs = files.get(ETHOS_U_REQUIREMENTS, parse_requirement_file)
+    if reqs is None:
+        c.notes.append(f"{ETHOS_U_REQUIREMENTS} is absent")
+    else:
+        mine = [r for r in reqs if r.name == c.name]
+        for r in mine[:1]:
+            c.offer(r, _src(ETHOS_U_REQUIREMENTS, tag))
+        if not mine:
+            c.notes.append(f"{ETHOS_U_REQUIREMENTS} does not name ethos-u-vela")
+    py = files.get(PYPROJECT, parse_pyproject)
+    if py is not None and "ethos-u" in py.extras:
+        key, extra = py.extras["ethos-u"]
+        for r in [r for r in extra if r.name == c.name][:1]:
+            c.offer(r, _src(PYPROJECT, tag, f"[project.optional-dependencies] {key}"))
+    return c
+
+
+def _constant_req(name: str, value: str) -> ReqLine:
+    """A version constant as a requirement line: exact when ``value`` is a PEP 440 version."""
+    try:
+        return ReqLine(name, str(Version(value)), f"=={value}")
+    except InvalidVersion:
+        return ReqLine(name, None, f"=={value}")
+
+
+def _from_install_requirements(files: _TagFiles, c: _Candidates, constant: Optional[str] = None) -> None:
+    facts = files.get(INSTALL_REQUIREMENTS, parse_python)
+    if facts is None:
+        c.notes.append(f"{INSTALL_REQUIREMENTS} is absent")
+        return
+    mine = [r for r in facts.requirements if r.name == c.name]
+    exact = [r for r in mine if r.version is not None]
+    for r in exact or mine[:1]:
+        c.offer(r, _src(INSTALL_REQUIREMENTS, files.tag, r.via or ""))
+    if not mine:
+        if constant and constant in facts.constants:
+            c.offer(_constant_req(c.name, facts.constants[constant]), _src(INSTALL_REQUIREMENTS, files.tag, constant))
+        else:
+            c.notes.append(f"{INSTALL_REQUIREMENTS} has no {c.name} requirement")
+
+
+def _from_pyproject_deps(files: _TagFiles, c: _Candidates) -> None:
+    py = files.get(PYPROJECT, parse_pyproject)
+    if py is None:
+        c.notes.append(f"{PYPROJECT} is absent")
+        return
+    mine = [r for r in py.dependencies if r.name == c.name]
+    for r in mine[:1]:
+        c.offer(r, _src(PYPROJECT, files.tag, "[project.dependencies]"))
+    if not mine:
+        c.notes.append(f"{PYPROJECT} [project.dependencies] has no {c.name}")
+
+
+def _decide(c: _Candidates, tag: str) -> tuple[ResolvedPin, list[Flag]]:
+    if not c.found:
+        reason = "; ".join(dict.fromkeys(c.notes)) or "no source names it"
+        return ResolvedPin(c.name, None, None, reason=f"no exact pin at {tag}: {reason}"), []
+    version, source, spec = c.found[0]
+    flags = []
+    seen = set()
+    for other_v, other_src, _ in c.found[1:]:
+        if Version(other_v) != Version(version) and other_src not in seen:
+            seen.add(other_src)
+            flags.append(Flag("source-disagreement",
+                              f"{c.name}: {source} says {version} but {other_src} says {other_v}; using {version}",
+                              path=source.split(" ", 1)[0], blocking=False))
+    return ResolvedPin(c.name, version, source, spec=spec), flags
+
+
+def _tosa(files: _TagFiles) -> tuple[ResolvedPin, ...]:
+    reqs = files.get(TOSA_REQUIREMENTS, parse_requirement_file)
+    out, seen = [], set()
+    for r in reqs or []:
+        if r.name in seen:
+            continue
+        seen.add(r.name)
+        src = _src(TOSA_REQUIREMENTS, files.tag)
+        if r.version is not None:
+            out.append(ResolvedPin(r.name, r.version, src, spec=r.spec))
+        else:
+            out.append(ResolvedPin(r.name, None, src, reason=f"{TOSA_REQUIREMENTS} @ {files.tag}: {r.why_unresolved()}",
+                                   spec=r.spec))
+    return tuple(out)
+
+
+def resolve_pinset(source: UpstreamSource, tag: str) -> PinSet:
+    """Everything upstream ExecuTorch pins at ``tag`` (see the module docstring for the source order).
+
+    Returns:
+        a :class:`PinSet` whose ``pins`` are always torch, torchao and
+        ethos-u-vela in that order (each resolved with its ``source``, or
+        unresolved with a ``reason``), whose ``tosa`` are the requirements of
+        ``backends/arm/requirements-arm-tosa.txt`` (empty when absent), and whose
+        ``flags`` hold only observations (``source-disagreement``, non-blocking).
+        Unresolved pins are *not* flagged here: :func:`plan_changes` does that
+        for the target.
+
+    Raises:
+        UpstreamError: ``tag`` is not a release or rc tag, does not exist, or a
+            pin file at it does not parse (naming the upstream path, line and tag).
+    """
+    version = tag_version(tag)
+    if version is None:
+        raise UpstreamError(f"{tag!r} is not a release tag (vX.Y.Z or vX.Y.Z-rcN) in {source.describe()}")
+    files = _TagFiles(source, tag)
+    pins, flags = [], []
+    for gather in (_torch, _torchao, _vela):
+        pin, more = _decide(gather(files), tag)
+        pins.append(pin)
+        flags.extend(more)
+    py = files.get(PYPROJECT, parse_pyproject)
+    return PinSet(tag=tag, executorch=str(version), pack=to_semver(version), pins=tuple(pins),
+                  tosa=_tosa(files), requires_python=py.requires_python if py else None, flags=tuple(flags))
+
+
+# --------------------------------------------------------------------------------------
+# Changes between two pin sets
+# --------------------------------------------------------------------------------------
+
+def _normalise_sets(sets: Optional[dict[str, str]], allowed: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in (sets or {}).items():
+        name = norm(key)
+        if name == "executorch":
+            raise UsageError("--set executorch=...: choose the ExecuTorch version with --to")
+        if name not in allowed:
+            raise UsageError(f"--set {key}={value}: {name} is not a pin the bump writes "
+                             f"(known: {', '.join(sorted(allowed))})")
+        try:
+            out[name] = str(Version(value.strip()))
+        except InvalidVersion as exc:
+            raise UsageError(f"--set {key}={value}: {value!r} is not a version") from exc
+    return out
+
+
+def _same(a: Optional[str], b: Optional[str]) -> bool:
+    return a is not None and b is not None and Version(a) == Version(b)
+
+
+def plan_changes(current: Optional[PinSet], target: PinSet,
+                 sets: Optional[dict[str, str]] = None) -> tuple[tuple[PinChange, ...], tuple[Flag, ...]]:
+    """The Python pins a bump from ``current`` to ``target`` writes, and what to flag.
+
+    Args:
+        current: the pin set at the template's current version's tag, or None
+            when that version has no tag upstream (a nightly).
+        target: the pin set at the target tag.
+        sets: ``--set NAME=VERSION`` values; names in any spelling (PEP 503),
+            restricted to torch, torchao, ethos-u-vela and the TOSA requirements.
+
+    Returns:
+        ``(changes, flags)``.  ``changes`` are, in order: ``executorch``
+        (new = ``target.executorch``), torch, torchao, ethos-u-vela (new = the
+        target's value, with its source; always listed, even when equal to the
+        old value, so that a stale template pin is corrected), then only the TOSA
+        requirements whose exact pin differs between the two tags (a new one
+        has ``old=None``).  A downgrade upstream asks for is still a change
+        (CASES.md C19: vela 4.1.0 -> 4.0.0); the engine reports it.  A ``--set``
+        value always wins, with source ``"--set"``.
+        ``flags`` are produced here only (``target.flags`` are the caller's to
+        merge): a blocking ``unresolved-pin`` per package the target cannot pin
+        (package, tag and reason; no change); a blocking ``tosa-unknown`` when
+        ``current`` is None (TOSA changes cannot be computed; the engine may
+        drop it when the template pins no TOSA package); a non-blocking
+        ``removed-pin`` for a TOSA requirement upstream dropped; a
+        non-blocking ``set-override`` when ``--set`` replaces a resolved value.
+
+    Raises:
+        UsageError: a ``sets`` name the bump does not write, ``executorch``, or
+            a value that is not a PEP 440 version.
+    """
+    tosa_names = [p.name for p in target.tosa] + [p.name for p in (current.tosa if current else ()) if target.get(p.name) is None]
+    chosen = _normalise_sets(sets, set(MAIN_PACKAGES) | set(tosa_names))
+    changes = [PinChange("executorch", current.executorch if current else None, target.executorch,
+                         f"release tag {target.tag}")]
+    flags: list[Flag] = []
+
+    def old_of(name: str) -> Optional[str]:
+        p = current.get(name) if current else None
+        return p.version if p else None
+
+    def from_set(name: str, resolved: Optional[ResolvedPin]) -> None:
+        changes.append(PinChange(name, old_of(name), chosen[name], "--set"))
+        if resolved is not None and resolved.resolved and not _same(resolved.version, chosen[name]):
+            flags.append(Flag("set-override", f"{name}: --set {chosen[name]} replaces {resolved.version} "
+                                              f"from {resolved.source}", blocking=False))
+
+    def unresolved(name: str, pin: Optional[ResolvedPin]) -> None:
+        why = pin.reason if pin is not None and pin.reason else "no source names it"
+        flags.append(Flag("unresolved-pin", f"{name}: cannot resolve the pin at {target.tag}: {why}; "
+                                            f"pass --set {name}=VERSION", blocking=True))
+
+    for name in MAIN_PACKAGES:
+        pin = target.get(name)
+        if name in chosen:
+            from_set(name, pin)
+        elif pin is not None and pin.resolved:
+            changes.append(PinChange(name, old_of(name), pin.version, pin.source or target.tag))
+        else:
+            unresolved(name, pin)
+
+    if current is None:
+        for name in tosa_names:
+            if name in chosen:
+                from_set(name, target.get(name))
+        if target.tosa:
+            flags.append(Flag("tosa-unknown", f"the template's ExecuTorch version has no tag upstream, so the TOSA "
+                                              f"pins that changed up to {target.tag} cannot be computed "
+                                              f"({TOSA_REQUIREMENTS}); check them or pass --set NAME=VERSION",
+                              path=TOSA_REQUIREMENTS, blocking=True))
+        return tuple(changes), tuple(flags)
+
+    for name in tosa_names:
+        new, old = target.get(name), current.get(name)
+        if name in chosen:
+            from_set(name, new)
+        elif new is None:
+            flags.append(Flag("removed-pin", f"{name}: {TOSA_REQUIREMENTS} no longer names it at {target.tag} "
+                                             f"(it was {old.version or old.spec} at {current.tag}); left alone",
+                              path=TOSA_REQUIREMENTS, blocking=False))
+        elif new.resolved:
+            if old is None or not _same(old.version, new.version):
+                changes.append(PinChange(name, old.version if old else None, new.version, new.source or target.tag))
+        elif old is None or old.resolved or old.spec != new.spec:
+            unresolved(name, new)
+    return tuple(changes), tuple(flags)
