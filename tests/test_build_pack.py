@@ -120,6 +120,7 @@ def fake_cmake(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_CMAKE_LOG", str(log))
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
     return log
 
 
@@ -298,3 +299,10 @@ def test_real_cmake_end_to_end(et_root, tmp_path, monkeypatch, capsys):
     assert (tmp_path / "build/schema/include/executorch/schema/program_generated.h").is_file()
     assert (tmp_path / "out/PyTorch.ExecuTorch.1.5.1.pack").is_file()
     assert "trap guard: generated headers" in capsys.readouterr().out
+
+
+def test_pack_path_written_to_github_output(et_root, tmp_path, fake_cmake, monkeypatch):
+    out = tmp_path / "gh_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    assert cli.main(_argv(et_root, tmp_path)) == 0
+    assert out.read_text() == f"pack={tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}\n"

@@ -3,7 +3,8 @@
 The steps and their facts are in :mod:`bot.pack.build` (FORMATS.md sections 3
 and 4).  The version is validated with :func:`bot.versions.parse_user_version`
 (a workflow_dispatch input reaches this command verbatim) and written to the
-pack in SemVer form.  Exit codes: 0 the pack was written; 1 the trap guard
+pack in SemVer form.  In GitHub Actions the pack path is written to
+``$GITHUB_OUTPUT`` as ``pack``.  Exit codes: 0 the pack was written; 1 the trap guard
 failed or no pack appeared; 2 bad input or a missing tool; otherwise the exit
 code of the failing step.
 """
@@ -63,4 +64,15 @@ def run(args: argparse.Namespace) -> int:
             for line in timing_table(steps):
                 print(line, flush=True)
     print(f"pack: {outcome.pack}", flush=True)
+    _write_output("pack", str(outcome.pack))
     return 0
+
+
+def _write_output(name: str, value: str) -> None:
+    """Append ``name=value`` to ``$GITHUB_OUTPUT`` when set (GitHub Actions step outputs)."""
+    import os
+
+    target = os.environ.get("GITHUB_OUTPUT")
+    if target and "\n" not in value:
+        with open(target, "a", encoding="utf-8") as f:
+            f.write(f"{name}={value}\n")
