@@ -149,8 +149,8 @@ def scalar_span(doc: TextDocument, node: yaml.ScalarNode, path: YamlPath) -> tup
         ok = "\\" not in raw and raw == f'"{value}"'
     if not ok or "\n" in raw:
         raise ManagerError(
-            f"the value {value!r} at {format_path(path)} is written in a layout the bot does not "
-            "rewrite (anchor, alias, escape or multi-line scalar); write it as a plain "
+            f"the value {value!r} at {format_path(path)} is written in a layout that is not "
+            "supported (anchor, alias, escape or multi-line scalar); write it as a plain "
             "`pack: PyTorch::ExecuTorch@X` item", path=doc.path, line=node.start_mark.line + 1)
     if node.style is not None:
         start, end = start + 1, end - 1
