@@ -93,7 +93,7 @@ def load(doc: TextDocument) -> tuple[Optional[yaml.Node], Any]:
         mark = exc.problem_mark or exc.context_mark
         what = exc.problem or exc.context or "syntax error"
         raise ManagerError(f"invalid YAML: {what}", path=doc.path,
-                           line=mark.line + 1 if mark else None) from None
+                           line=doc.line_of(mark.index) if mark else None) from None
     except yaml.YAMLError as exc:
         pos = getattr(exc, "position", None)
         raise ManagerError(f"invalid YAML: {exc}", path=doc.path,
@@ -151,7 +151,7 @@ def scalar_span(doc: TextDocument, node: yaml.ScalarNode, path: YamlPath) -> tup
         raise ManagerError(
             f"the value {value!r} at {format_path(path)} is written in a layout that is not "
             "supported (anchor, alias, escape or multi-line scalar); write it as a plain "
-            "`pack: PyTorch::ExecuTorch@X` item", path=doc.path, line=node.start_mark.line + 1)
+            "`pack: PyTorch::ExecuTorch@X` item", path=doc.path, line=doc.line_of(node.start_mark.index))
     if node.style is not None:
         start, end = start + 1, end - 1
     return start, end
@@ -172,7 +172,8 @@ def locate(doc: TextDocument, node: Optional[yaml.Node], data: Any,
         if isinstance(n, yaml.ScalarNode) and positions(path) and is_executorch(n.value):
             if id(n) in seen:
                 raise ManagerError(f"{PACK} entry reached through a YAML alias at {format_path(path)}; "
-                                   "this layout is not supported", path=doc.path, line=n.start_mark.line + 1)
+                                   "this layout is not supported", path=doc.path,
+                                   line=doc.line_of(n.start_mark.index))
             seen.add(id(n))
             start, end = scalar_span(doc, n, path)
             found.append(PackValue(path, start, end, n.value, doc.line_of(start)))
@@ -265,7 +266,7 @@ def check_yaml(before: TextDocument, after: TextDocument, edits: list[Edit],
         raise ManagerError(f"after the edits {format_path(diff)} differs from the planned change "
                            f"(expected {_short(_get_or_none(expected, diff))}, "
                            f"found {_short(_get_or_none(data_a, diff))}); nothing written",
-                           path=after.path, line=n.start_mark.line + 1 if n is not None else None)
+                           path=after.path, line=after.line_of(n.start_mark.index) if n is not None else None)
 
 
 def _get_or_none(data: Any, path: YamlPath) -> Any:

@@ -186,12 +186,12 @@ def parse(doc: TextDocument) -> list[Entry]:
         options = tokens[len(args):]
         req_text = " ".join(args).rstrip()
         hashed = any(t.startswith("--hash") for t in options)
-        if _URLISH.search(req_text):
-            entries.append(Entry(line, "url", content, hashed=hashed))
-            continue
         try:
             req = Requirement(req_text)
         except InvalidRequirement as exc:
+            if _URLISH.search(req_text):  # a bare URL or path: pip installs it as is
+                entries.append(Entry(line, "url", content, hashed=hashed))
+                continue
             raise ManagerError(f"cannot parse requirement {req_text!r}: {exc}",
                                path=doc.path, line=line) from None
         if req.url:
