@@ -112,6 +112,8 @@ def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) 
 
 _URL_LINE = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+)?[a-z]+://", re.I)
 _COMMENT = re.compile(r"(^|\s)#.*$")
+# Per-requirement options after the requirement (pip: --hash, --config-settings ...).
+_OPTIONS = re.compile(r"\s+--[A-Za-z]")
 
 
 def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
@@ -136,14 +138,15 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
         if stripped.endswith("\\"):
             pending += stripped[:-1] + " "
             continue
-        logical = _COMMENT.sub("", pending + raw).strip()
+        logical = _OPTIONS.split(_COMMENT.sub("", pending + raw), 1)[0].strip()
         pending = ""
         if not logical or logical.startswith("-"):
             continue
         if _URL_LINE.match(logical):
             url = logical.split()[0]
             egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
-            name = egg.group(1) if egg else re.sub(r"\.git$", "", url.split("#")[0].split("@")[0].rstrip("/").rsplit("/", 1)[-1])
+            last = url.split("#")[0].rstrip("/").rsplit("/", 1)[-1].split("@")[0]
+            name = egg.group(1) if egg else re.sub(r"\.git$", "", last)
             out.append(ReqLine(norm(name), None, url, url=url, line=start))
             continue
         try:
