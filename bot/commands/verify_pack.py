@@ -1,0 +1,68 @@
+"""``verify-pack``: every check of issue 3 on a ``PyTorch.ExecuTorch.<V>.pack``.
+
+Prints a table of named checks (pass / warn / fail, one line of detail
+each), or the same as JSON with ``--json``; ``--markdown FILE`` writes the
+PR-body section.  Exit 0 when nothing failed, 1 when a check failed, 2 for
+bad usage or an unreadable file.  Heavy imports happen inside :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+NAME = "verify-pack"
+HELP = "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, components, compile)"
+DESCRIPTION = (
+    "Verify a PyTorch.ExecuTorch.<V>.pack: zip safety, the .pdsc manifest (version, file name, URL), "
+    "the flatbuffers and generated schema headers a quiet failed build leaves out, file references, "
+    "components and kernel registrations; optionally against a baseline pack and a template's layers, "
+    "with upstream's validate_pack.py, cpackget and a real compile of the Runtime sources. "
+    "Exit 0: passed; 1: a check failed; 2: bad usage or unreadable input.")
+ORDER = 40
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``verify-pack`` (see the issue 3 command line)."""
+    parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
+    parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
+                        help="pack version expected (X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--url", help="expected <url> (default: the GitHub release download location of the tag)")
+    where.add_argument("--tag", help="release tag of the download location (default vX.Y.Z)")
+    parser.add_argument("--baseline", type=Path, metavar="OLD.pack", help="list operator components added/removed")
+    parser.add_argument("--template", type=Path, metavar="PATH",
+                        help="template checkout: components its *.clayer.yml select must be in the pack")
+    parser.add_argument("--executorch-root", type=Path, metavar="DIR",
+                        help="run DIR/backends/arm/cmsis_pack/test/validate_pack.py on the pack")
+    parser.add_argument("--compile-check", action="store_true", help="compile the Runtime component's sources")
+    parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
+    parser.add_argument("--cpackget", action="store_true",
+                        help="install into a temporary pack root with cpackget and check `cpackget list`")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the checks, print the report, write ``--markdown``; return 0, 1 (a check failed) or 2."""
+    from bot.errors import UsageError
+    from bot.pack.verify import verify_pack
+
+    if args.cxx and not args.compile_check:
+        raise UsageError("--cxx needs --compile-check")
+    report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
+                         template=args.template, executorch_root=args.executorch_root,
+                         compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget)
+    if args.markdown:
+        try:
+            args.markdown.write_text(report.to_markdown(), encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--markdown: cannot write {args.markdown}: {exc.strerror}") from exc
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(report.to_text())
+    return 1 if report.failed else 0

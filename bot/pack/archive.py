@@ -1,0 +1,344 @@
+"""Zip safety and bounded streaming reads for a ``.pack`` (check 1 of issue 3).
+
+A pack is a zip archive (FORMATS.md section 3).  :func:`scan_archive` decides
+whether it is safe to read at all, in two passes:
+
+1. from the central directory only (nothing is inflated): entry count, entry
+   names (absolute, ``..``, backslash, NUL), symlink entries, duplicates,
+   encryption, compression method, overlapping entries, and the declared
+   sizes and ratios -- a zip bomb is refused here, before it is inflated;
+2. then every member is streamed in fixed-size chunks to verify its CRC-32,
+   counting the bytes actually produced, because declared sizes can lie.
+
+Memory stays flat whatever the pack's size: members are never read whole,
+except the few small files a check needs, which go through
+:func:`read_member` with a hard byte cap.  The central directory itself
+(one ``ZipInfo`` per entry) is the only thing that grows, with the entry
+count.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import re
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from bot.errors import PackError
+
+CHUNK = 1 << 20  # bytes per streamed read
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that make a pack a zip bomb.
+
+    Attributes:
+        max_entries: most entries in the central directory (a real v1.4.1 pack
+            has about 1,000; FORMATS.md section 3).
+        max_total_size: most uncompressed bytes, declared and actually inflated.
+        max_ratio: most uncompressed/compressed ratio of one member ...
+        ratio_floor: ... counted only for members larger than this many bytes
+            (small text files legitimately compress very well).
+    """
+
+    max_entries: int = 1_000_000
+    max_total_size: int = 4 << 30
+    max_ratio: int = 100
+    ratio_floor: int = 1 << 20
+
+
+class UnsafeArchive(PackError):
+    """The archive must not be read further (unreadable, or a zip bomb); a failed check, not bad usage."""
+
+
+@dataclass
+class EntryIndex:
+    """Constant-time lookups over the entry names of a pack.
+
+    Attributes:
+        files: entry name -> ``ZipInfo`` of its first occurrence (directory
+            entries, ending in ``/``, included).
+        dirs: every directory prefix implied by a name, with a trailing ``/``
+            (``"include/flatbuffers/"``), whether or not it has its own entry.
+    """
+
+    files: dict = field(default_factory=dict)
+    dirs: set = field(default_factory=set)
+    _folded: dict | None = None
+
+    def add(self, info: zipfile.ZipInfo) -> None:
+        name = info.filename
+        self.files.setdefault(name, info)
+        if name.endswith("/"):
+            self.dirs.add(name)
+        parts = name.rstrip("/").split("/")[:-1]
+        prefix = ""
+        for part in parts:
+            prefix += part + "/"
+            self.dirs.add(prefix)
+
+    def is_file(self, name: str) -> bool:
+        """True when ``name`` is a (non-directory) entry."""
+        return name in self.files and not name.endswith("/")
+
+    def is_dir(self, name: str) -> bool:
+        """True when ``name`` (with or without trailing ``/``) is a directory of the pack."""
+        return (name.rstrip("/") + "/") in self.dirs
+
+    def resolves(self, name: str) -> bool:
+        """True when ``name`` is a file entry or a directory prefix."""
+        return self.is_file(name) or self.is_dir(name)
+
+    def case_variant(self, name: str) -> str | None:
+        """An entry or directory spelled like ``name`` except for letter case, or None."""
+        if self._folded is None:
+            self._folded = {}
+            for n in list(self.files) + list(self.dirs):
+                self._folded.setdefault(n.rstrip("/").casefold(), n)
+        return self._folded.get(name.rstrip("/").casefold())
+
+    def under(self, prefix: str) -> list[str]:
+        """File entries (not directories) whose name starts with ``prefix``."""
+        return [n for n in self.files if n.startswith(prefix) and not n.endswith("/")]
+
+
+@dataclass
+class ArchiveScan:
+    """What :func:`scan_archive` found.
+
+    Attributes:
+        problems: failures, one line each naming the entry.
+        warnings: things a reviewer should see (case-only name clashes).
+        index: the entry index (set even when there are problems, unless unreadable).
+        entries: number of central directory entries.
+        total_size / compressed_size: declared byte counts.
+        inflated: bytes actually produced while verifying CRCs.
+    """
+
+    problems: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    index: EntryIndex = field(default_factory=EntryIndex)
+    entries: int = 0
+    total_size: int = 0
+    compressed_size: int = 0
+    inflated: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def name_problem(name: str) -> str | None:
+    """Why an entry name is unsafe to extract, or None.
+
+    Refused: absolute paths (``/x``, ``C:x``), ``..`` segments, backslashes
+    (a Windows separator that some extractors honour) and NUL characters.
+    """
+    if "\x00" in name:
+        return "contains a NUL character"
+    if "\\" in name:
+        return "contains a backslash"
+    if name.startswith("/") or _DRIVE.match(name):
+        return "is an absolute path"
+    if ".." in name.split("/"):
+        return "contains a '..' segment"
+    return None
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    mode = info.external_attr >> 16
+    return bool(mode) and stat.S_ISLNK(mode)
+
+
+def open_zip(path: Path) -> zipfile.ZipFile:
+    """Open ``path`` as a zip; raises :class:`UnsafeArchive` when it is not a readable zip."""
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        raise UnsafeArchive(f"not a readable zip archive ({exc})", path=path.name) from exc
+
+
+def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: bool = True) -> ArchiveScan:
+    """Check every entry of an open pack; see the module docstring for what is checked.
+
+    Returns an :class:`ArchiveScan`; raises :class:`UnsafeArchive` when the
+    archive must not be read further (too many entries, a bomb by declared
+    sizes or ratio, overlapping entries, or more bytes inflated than
+    declared).  Problems that only concern some entries (a bad name, a bad
+    CRC) are collected in ``problems`` instead.
+    """
+    scan = ArchiveScan()
+    infos = zf.infolist()
+    scan.entries = len(infos)
+    if len(infos) > limits.max_entries:
+        raise UnsafeArchive(f"{len(infos)} entries, more than the limit of {limits.max_entries}")
+    seen: set[str] = set()
+    folded: dict[str, str] = {}
+    for info in infos:
+        name = info.filename
+        why = name_problem(name)
+        if why:
+            scan.problems.append(f"entry {name!r} {why}")
+        if _is_symlink(info):
+            scan.problems.append(f"entry {name!r} is a symbolic link")
+        if info.flag_bits & 0x1:
+            scan.problems.append(f"entry {name!r} is encrypted")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            scan.problems.append(f"entry {name!r} uses compression method {info.compress_type} (only stored and deflate)")
+        if name in seen:
+            scan.problems.append(f"entry {name!r} appears more than once")
+        else:
+            seen.add(name)
+            f = name.casefold()
+            if f in folded and folded[f] != name:
+                scan.warnings.append(f"entries {folded[f]!r} and {name!r} differ only in letter case")
+            folded.setdefault(f, name)
+        scan.total_size += info.file_size
+        scan.compressed_size += info.compress_size
+        if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            raise UnsafeArchive(
+                f"entry {name!r} declares {info.file_size} bytes from {info.compress_size} compressed "
+                f"(ratio above {limits.max_ratio}): refused as a zip bomb before inflating")
+        scan.index.add(info)
+    if scan.total_size > limits.max_total_size:
+        raise UnsafeArchive(f"entries declare {scan.total_size} bytes uncompressed, more than the limit "
+                            f"of {limits.max_total_size}: refused as a zip bomb before inflating")
+    _check_overlaps(zf, infos)
+    if verify_crc and not scan.problems:
+        _verify_members(zf, infos, limits, scan)
+    return scan
+
+
+def _check_overlaps(zf: zipfile.ZipFile, infos: list) -> None:
+    """Refuse entries whose data overlap (the non-recursive zip bomb reuses one compressed stream)."""
+    ordered = sorted(infos, key=lambda i: i.header_offset)
+    end_of_data = getattr(zf, "start_dir", None)
+    for a, b in zip(ordered, ordered[1:]):
+        a_end = a.header_offset + 30 + len(a.orig_filename.encode("utf-8", "surrogateescape")) + a.compress_size
+        if b.header_offset < a_end:
+            raise UnsafeArchive(f"entries {a.filename!r} and {b.filename!r} overlap in the archive")
+    if ordered and end_of_data is not None:
+        last = ordered[-1]
+        if last.header_offset + 30 + last.compress_size > end_of_data:
+            raise UnsafeArchive(f"entry {last.filename!r} runs into the central directory")
+
+
+def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: ArchiveScan) -> None:
+    for info in infos:
+        if info.is_dir():
+            continue
+        try:
+            for chunk in stream_member(zf, info, limits, already=scan.inflated):
+                scan.inflated += len(chunk)
+        except UnsafeArchive:
+            raise
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
+            scan.problems.append(f"entry {info.filename!r} cannot be read: {exc}")
+            if len(scan.problems) >= 20:
+                scan.problems.append("(stopped after 20 unreadable entries)")
+                return
+
+
+def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = Limits(), *,
+                  already: int = 0, max_bytes: int | None = None) -> Iterator[bytes]:
+    """Yield the member's bytes in chunks of at most :data:`CHUNK`; the CRC is checked at its end.
+
+    Guards while inflating, whatever the headers declare: raises
+    :class:`UnsafeArchive` when the member produces more than its declared
+    size, more than ``max_bytes``, or pushes ``already`` (bytes inflated so
+    far) past ``limits.max_total_size``.  zipfile raises ``BadZipFile`` for
+    a CRC mismatch.
+    """
+    cap = info.file_size if max_bytes is None else min(info.file_size, max_bytes)
+    produced = 0
+    with zf.open(info) as fh:
+        while True:
+            chunk = fh.read(CHUNK)
+            if not chunk:
+                return
+            produced += len(chunk)
+            if produced > info.file_size:
+                raise UnsafeArchive(f"entry {info.filename!r} inflates past its declared {info.file_size} bytes")
+            if produced > cap:
+                raise UnsafeArchive(f"entry {info.filename!r} is larger than {cap} bytes")
+            if already + produced > limits.max_total_size:
+                raise UnsafeArchive(f"inflating {info.filename!r} passes the limit of {limits.max_total_size} bytes")
+            yield chunk
+
+
+def read_member(zf: zipfile.ZipFile, name: str, max_bytes: int) -> bytes:
+    """The whole member ``name`` (a small file such as the PDSC), at most ``max_bytes`` long.
+
+    Raises :class:`UnsafeArchive` when it is larger, KeyError when absent.
+    """
+    info = zf.getinfo(name)
+    if info.file_size > max_bytes:
+        raise UnsafeArchive(f"entry {name!r} is {info.file_size} bytes, more than the {max_bytes} allowed")
+    return b"".join(stream_member(zf, info, max_bytes=max_bytes))
+
+
+def read_head(zf: zipfile.ZipFile, name: str, nbytes: int) -> bytes:
+    """The first ``nbytes`` bytes of member ``name`` (inflates no more than needed)."""
+    with zf.open(name) as fh:
+        return fh.read(nbytes)
+
+
+def iter_lines(zf: zipfile.ZipFile, name: str, *, max_line: int = 1 << 16) -> Iterator[str]:
+    """Decoded lines (UTF-8, errors replaced) of member ``name``, streamed; each at most ``max_line`` chars."""
+    with zf.open(name) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
+        while True:
+            line = text.readline(max_line)
+            if not line:
+                return
+            yield line
+
+
+def extract_safely(zf: zipfile.ZipFile, dest: Path, limits: Limits = Limits(),
+                   names: list[str] | None = None) -> None:
+    """Extract the file entries (all, or ``names``) under ``dest``, streaming each member.
+
+    Only call after :func:`scan_archive` found no problems; names are checked
+    again anyway and an unsafe one raises :class:`UnsafeArchive`.  Nothing
+    outside ``dest`` is ever written.
+    """
+    dest = dest.resolve()
+    total = 0
+    for info in zf.infolist():
+        if info.is_dir() or (names is not None and info.filename not in names):
+            continue
+        why = name_problem(info.filename) or ("is a symbolic link" if _is_symlink(info) else None)
+        if why:
+            raise UnsafeArchive(f"entry {info.filename!r} {why}")
+        target = dest / posixpath.normpath(info.filename)
+        if dest not in target.resolve().parents:
+            raise UnsafeArchive(f"entry {info.filename!r} leaves the extraction directory")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as out:
+            for chunk in stream_member(zf, info, limits, already=total):
+                total += len(chunk)
+                out.write(chunk)
+
+
+def require_file(path: Path, what: str) -> Path:
+    """Raise :class:`PackError` (exit 2) unless ``path`` is a readable regular file."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise PackError(f"{what}: cannot read {path}: {exc.strerror}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise PackError(f"{what}: {path} is not a regular file")
+    return path
+
+
+__all__ = ["Limits", "UnsafeArchive", "EntryIndex", "ArchiveScan", "name_problem", "open_zip",
+           "scan_archive", "stream_member", "read_member", "read_head", "iter_lines", "extract_safely",
+           "require_file"]

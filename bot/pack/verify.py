@@ -1,0 +1,225 @@
+"""Every check of issue 3 on one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
+
+Order: 1 archive safety (nothing else reads an unsafe archive); 2 manifest
+(``pdsc``, ``vendor-name``, ``release-version``, ``pack-file-name``,
+``url``); 3 the quiet omissions (``flatbuffers-headers``,
+``generated-headers``); 4 ``file-references``, ``no-python``,
+``license-docs``; 5 ``component-versions``, ``component-ids``,
+``registrations``; 6 ``baseline-operators``, ``template-components``;
+7 ``upstream-validator``; 8 ``cpackget``; 9 ``compile``.  The external
+tools (7-9) never run on an archive that failed check 1.
+
+Bad usage (missing files, a tool not on PATH, an invalid version) raises a
+:class:`~bot.errors.BotError` with exit code 2 before any check runs; a
+failed check is a value in the report (exit 1 from the command).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Callable
+
+from bot.errors import PackError, UsageError
+from bot.model import CheckResult
+from bot.pack import checks
+from bot.pack.archive import Limits, UnsafeArchive, open_zip, read_member, require_file, scan_archive
+from bot.pack.pdsc import MAX_PDSC_BYTES, Pdsc, PdscError, parse_pdsc
+from bot.pack.report import PackReport
+from bot.versions import parse_user_version, to_semver, version_to_tag
+
+DOWNLOAD_URL = "https://github.com/pytorch/executorch/releases/download/{tag}/"
+
+__all__ = ["verify_pack", "PackReport", "DOWNLOAD_URL", "expected_url", "pack_version"]
+
+
+def pack_version(version: str) -> tuple[str, str]:
+    """(pack SemVer version, release tag) for a user-typed version: ``"1.4.1"``/``"v1.4.1"`` -> ``("1.4.1", "v1.4.1")``.
+
+    Raises :class:`UsageError` for anything else (``versions.parse_user_version``).
+    """
+    v = parse_user_version(version, what="--version")
+    return to_semver(v), version_to_tag(v)
+
+
+def expected_url(tag: str) -> str:
+    """The release download location of a tag (issue 3): ``.../releases/download/v1.4.1/``."""
+    return DOWNLOAD_URL.format(tag=tag)
+
+
+def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | None = None,
+                baseline: Path | None = None, template: Path | None = None,
+                executorch_root: Path | None = None, compile_check: bool = False, cxx: str | None = None,
+                cpackget: bool = False, limits: Limits | None = None,
+                progress: Callable[[str], None] | None = None) -> PackReport:
+    """Run every applicable check on ``pack`` for pack version ``version``; returns a :class:`PackReport`.
+
+    Args:
+        pack: the ``.pack`` file.
+        version: ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y.Z-rcN`` (PEP 440 ``X.Y.ZrcN`` accepted).
+        url / tag: the expected ``<url>``; default the download location of
+            ``tag``, itself defaulting to ``vX.Y.Z``.  Give at most one.
+        baseline: an older pack: operator components added/removed.
+        template: a template checkout (or one clayer/cproject file): its
+            selected ExecuTorch components must exist in the pack.
+        executorch_root: an ExecuTorch checkout whose ``validate_pack.py`` runs on the pack.
+        compile_check / cxx: compile the Runtime sources (default ``arm-none-eabi-g++``).
+        cpackget: install with cpackget into a temporary pack root.
+        limits: zip bomb limits (:class:`~bot.pack.archive.Limits`).
+        progress: called with a short message before each group of checks.
+
+    Raises:
+        UsageError / PackError (exit 2): bad arguments, unreadable files,
+        a tool that is not on PATH, an unreadable baseline.
+    """
+    say = progress or (lambda _m: None)
+    limits = limits or Limits()
+    if url is not None and tag is not None:
+        raise UsageError("give --url or --tag, not both")
+    semver, default_tag = pack_version(version)
+    want_url = url if url is not None else expected_url(tag or default_tag)
+    pack = require_file(Path(pack), "pack")
+    if baseline is not None:
+        require_file(Path(baseline), "--baseline")
+    if template is not None and not Path(template).exists():
+        raise UsageError(f"--template: {template} does not exist")
+    if executorch_root is not None:
+        from bot.pack.validator import validator_script
+        validator_script(Path(executorch_root))
+    if compile_check:
+        from bot.pack.compile import find_compiler
+        find_compiler(cxx)
+    if cpackget:
+        from bot.pack.cpackget import find_cpackget
+        find_cpackget()
+
+    report = PackReport(pack=pack.name, version=semver, baseline=Path(baseline).name if baseline else None)
+    add = report.checks.append
+
+    say("archive")
+    try:
+        zf = open_zip(pack)
+    except UnsafeArchive as exc:
+        add(CheckResult("archive", "fail", str(exc)))
+        return report
+    with zf:
+        try:
+            scan = scan_archive(zf, limits)
+        except UnsafeArchive as exc:
+            add(CheckResult("archive", "fail", f"{pack.name}: {exc}"))
+            return report
+        if scan.problems:
+            add(CheckResult("archive", "fail", f"{pack.name}: " + "; ".join(scan.problems[:5]) +
+                            (f" (+{len(scan.problems) - 5} more)" if len(scan.problems) > 5 else ""),
+                            {"problems": scan.problems}))
+        else:
+            add(CheckResult("archive", "warn" if scan.warnings else "pass",
+                            f"{scan.entries} entries, {scan.total_size} bytes unpacked, CRCs verified"
+                            + ("; " + "; ".join(scan.warnings[:3]) if scan.warnings else ""),
+                            {"entries": scan.entries, "unpacked": scan.total_size,
+                             "packed": scan.compressed_size}))
+        index = scan.index
+
+        say("manifest")
+        res, entry = checks.root_pdsc(index, pack.name)
+        add(res)
+        pdsc = None
+        if entry is not None:
+            try:
+                pdsc = parse_pdsc(read_member(zf, entry, MAX_PDSC_BYTES), entry)
+            except (PdscError, UnsafeArchive) as exc:
+                add(CheckResult("pdsc-parse", "fail", str(exc)))
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                add(CheckResult("pdsc-parse", "fail", f"{entry}: cannot be read: {exc}"))
+        if pdsc is not None:
+            add(checks.identity(pdsc))
+            add(checks.release_version(pdsc, semver))
+        add(checks.file_name(pack.name, semver))
+        if pdsc is not None:
+            add(checks.url(pdsc, want_url))
+
+        say("contents")
+        add(checks.flatbuffers_headers(index))
+        add(_guarded("generated-headers", lambda: checks.generated_headers(zf, index)))
+        if pdsc is not None:
+            add(checks.references(pdsc, index))
+        add(checks.no_python(index))
+        add(checks.license_docs(pdsc, index))
+
+        if pdsc is not None:
+            say("components")
+            add(checks.component_versions(pdsc, semver))
+            add(checks.component_ids(pdsc))
+            add(_guarded("registrations", lambda: checks.registrations(zf, index, pdsc)))
+
+        if baseline is not None:
+            say("baseline")
+            from bot.pack.baseline import baseline_check
+            old = _read_baseline(Path(baseline), limits)
+            if pdsc is not None:
+                res, report.operators_added, report.operators_removed = baseline_check(old, pdsc, Path(baseline).name)
+                add(res)
+            else:
+                add(CheckResult("baseline-operators", "fail", "the new pack has no readable PDSC to compare"))
+        if template is not None:
+            say("template")
+            from bot.pack.baseline import template_check
+            if pdsc is not None:
+                add(template_check(Path(template), pdsc))
+            else:
+                add(CheckResult("template-components", "fail", "the new pack has no readable PDSC"))
+
+        unsafe = bool(scan.problems)
+        skip = "not run: the archive check failed"
+        if executorch_root is not None:
+            say("upstream validator")
+            if unsafe:
+                add(CheckResult("upstream-validator", "fail", skip))
+            else:
+                from bot.pack.validator import run_validator
+                add(run_validator(Path(executorch_root), pack))
+        if cpackget:
+            say("cpackget")
+            if unsafe:
+                add(CheckResult("cpackget", "fail", skip))
+            else:
+                from bot.pack.cpackget import cpackget_check
+                add(cpackget_check(pack, semver))
+        if compile_check:
+            say("compile")
+            if unsafe or pdsc is None:
+                add(CheckResult("compile", "fail", skip if unsafe else "not run: no readable PDSC"))
+            else:
+                from bot.pack.compile import compile_check as run_compile
+                add(_guarded("compile", lambda: run_compile(zf, pdsc, cxx, limits=limits)))
+    return report
+
+
+def _guarded(name: str, fn: Callable[[], CheckResult]) -> CheckResult:
+    """Run a check that streams members; an unreadable member becomes a failed check naming it."""
+    try:
+        return fn()
+    except UnsafeArchive as exc:
+        return CheckResult(name, "fail", str(exc))
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        return CheckResult(name, "fail", f"a member cannot be read: {exc}")
+
+
+def _read_baseline(path: Path, limits: Limits) -> Pdsc:
+    """The PDSC of the baseline pack; raises :class:`PackError` (exit 2) when it cannot be read safely."""
+    try:
+        zf = open_zip(path)
+    except UnsafeArchive as exc:
+        raise PackError(f"--baseline: {exc}", path=str(path)) from exc
+    with zf:
+        try:
+            scan = scan_archive(zf, limits, verify_crc=False)
+        except UnsafeArchive as exc:
+            raise PackError(f"--baseline: {exc}", path=str(path)) from exc
+        res, entry = checks.root_pdsc(scan.index, path.name)
+        if entry is None:
+            raise PackError(f"--baseline: {res.detail}", path=str(path))
+        try:
+            return parse_pdsc(read_member(zf, entry, MAX_PDSC_BYTES), entry)
+        except (PdscError, UnsafeArchive, zipfile.BadZipFile, OSError) as exc:
+            raise PackError(f"--baseline {path.name}: {exc}") from exc
