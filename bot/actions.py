@@ -1,0 +1,95 @@
+"""GitHub Actions I/O: step outputs, the job summary, log groups, annotations, masking.
+
+Facts (GitHub docs, "Workflow commands for GitHub Actions"): outputs are
+appended to the file named by ``$GITHUB_OUTPUT`` as ``name<<DELIM`` /
+value / ``DELIM`` (safe for multi-line values when DELIM never occurs in
+the value); the job summary is Markdown appended to ``$GITHUB_STEP_SUMMARY``;
+``::group::TITLE`` / ``::endgroup::`` fold log lines;
+``::error file=F,line=L::MESSAGE`` annotates a file (data escapes ``%``,
+CR, LF; property values also ``:`` and ``,``); ``::add-mask::VALUE`` hides
+a value in all later log lines.  Outside Actions, groups and annotations
+print nothing special and outputs are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import uuid
+from typing import Mapping, Optional, TextIO
+
+
+def in_actions(env: Mapping[str, str] = os.environ) -> bool:
+    """True inside a GitHub Actions job (``GITHUB_ACTIONS=true``)."""
+    return env.get("GITHUB_ACTIONS") == "true"
+
+
+def _escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_prop(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def set_outputs(values: Mapping[str, object], env: Mapping[str, str] = os.environ) -> bool:
+    """Append ``values`` to ``$GITHUB_OUTPUT`` (booleans as ``true``/``false``); False when it is unset."""
+    path = env.get("GITHUB_OUTPUT")
+    if not path:
+        return False
+    with open(path, "a", encoding="utf-8") as fh:
+        for name, value in values.items():
+            text = ("true" if value else "false") if isinstance(value, bool) else ("" if value is None else str(value))
+            delim = f"ghadelimiter_{uuid.uuid4().hex}"
+            while delim in text:
+                delim = f"ghadelimiter_{uuid.uuid4().hex}"
+            fh.write(f"{name}<<{delim}\n{text}\n{delim}\n")
+    return True
+
+
+def append_summary(markdown: str, env: Mapping[str, str] = os.environ) -> bool:
+    """Append Markdown to ``$GITHUB_STEP_SUMMARY``; False when it is unset."""
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return False
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(markdown if markdown.endswith("\n") else markdown + "\n")
+    return True
+
+
+@contextlib.contextmanager
+def group(title: str, out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ):
+    """Fold the log lines printed inside the block under ``title`` (Actions only)."""
+    out = out or sys.stdout
+    active = in_actions(env)
+    if active:
+        print(f"::group::{_escape_data(title)}", file=out, flush=True)
+    try:
+        yield
+    finally:
+        if active:
+            print("::endgroup::", file=out, flush=True)
+
+
+def error(message: str, *, file: Optional[str] = None, line: Optional[int] = None,
+          out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
+    """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions)."""
+    out = out or sys.stderr
+    if not in_actions(env):
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        print(f"error: {where}{message}", file=out)
+        return
+    props = []
+    if file:
+        props.append(f"file={_escape_prop(file)}")
+        if line:
+            props.append(f"line={int(line)}")
+    head = "::error" + (" " + ",".join(props) if props else "")
+    print(f"{head}::{_escape_data(message)}", file=out, flush=True)
+
+
+def add_mask(secret: Optional[str], out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
+    """Ask the runner to hide ``secret`` in every later log line (Actions only; nothing for an empty value)."""
+    if secret and in_actions(env):
+        print(f"::add-mask::{_escape_data(secret)}", file=out or sys.stdout, flush=True)

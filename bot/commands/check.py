@@ -1,0 +1,53 @@
+"""``check``: is the template behind upstream's newest stable ExecuTorch release?"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "check"
+ORDER = 30
+HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"
+DESCRIPTION = ("Print current, target, update-needed, pack-source and pack-url, and write them to "
+               "$GITHUB_OUTPUT when set. A no-op check costs one API request.")
+
+
+def add_github_arguments(p: argparse.ArgumentParser) -> None:
+    """``--token`` (default $GITHUB_TOKEN; API base URL from $GITHUB_API_URL)."""
+    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.update import add_source_arguments
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    add_source_arguments(p)
+    add_github_arguments(p)
+
+
+def open_upstream(spec: str, token):
+    """``--upstream`` as a source; ``github:`` specs get the token."""
+    if spec.startswith("github:"):
+        from bot.github.source import GitHubSource
+        return GitHubSource.from_spec(spec, token=token)
+    from bot.upstream.source import open_source
+    return open_source(spec)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from bot import actions
+    from bot.github import flow
+    from bot.github.client import token_from
+
+    token = token_from(args.token)
+    actions.add_mask(token)
+    if not token and args.upstream.startswith("github:"):
+        print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
+    state = flow.check(args.repo, open_upstream(args.upstream, token), to=args.to,
+                       allow_prerelease=args.allow_prerelease)
+    outs = state.outputs()
+    for k, v in outs.items():
+        print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else v}")
+    actions.set_outputs(outs)
+    return 0

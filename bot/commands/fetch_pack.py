@@ -1,0 +1,65 @@
+"""``fetch-pack``: download the release asset PyTorch.ExecuTorch.V.pack, check its sha256, verify it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "fetch-pack"
+ORDER = 35
+HELP = "download a release's pack asset (sha256 checked) and verify it"
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import add_github_arguments
+    p.add_argument("--version", dest="pack_version", required=True, metavar="V", help="ExecuTorch version (X.Y.Z)")
+    p.add_argument("--dest", required=True, type=Path, help="folder to write the pack into")
+    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME")
+    add_github_arguments(p)
+
+
+def _bar(out):
+    def progress(done: int, total):
+        if total:
+            n = int(30 * done / total)
+            out.write(f"\r[{'#' * n}{'.' * (30 - n)}] {done / 1e6:.1f}/{total / 1e6:.1f} MB")
+        else:
+            out.write(f"\r{done / 1e6:.1f} MB")
+        out.flush()
+    return progress
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from bot import actions
+    from bot.errors import PackError, UsageError
+    from bot.github import flow
+    from bot.github.assets import find_pack_asset, pack_asset_name
+    from bot.github.client import token_from
+    from bot.github.source import GitHubSource
+    from bot.versions import parse_user_version, to_semver, version_to_tag
+
+    if not args.upstream.startswith("github:"):
+        raise UsageError("--upstream: fetch-pack needs github:OWNER/NAME")
+    v = parse_user_version(args.pack_version, what="--version")
+    token = token_from(args.token)
+    actions.add_mask(token)
+    src = GitHubSource.from_spec(args.upstream, token=token)
+    tag = version_to_tag(v)
+    rel = src.release(tag)
+    if rel is None:
+        raise PackError(f"no release {tag} in {src.describe()}")
+    asset = find_pack_asset(rel, str(v))
+    if asset is None:
+        raise PackError(f"release {tag} has no asset {pack_asset_name(str(v))}; build the pack with build-pack")
+    progress = _bar(sys.stderr) if sys.stderr.isatty() else None
+    path, report, note = flow.verify_asset(asset, to_semver(v), tag, args.dest, progress=progress)
+    if progress:
+        sys.stderr.write("\n")
+    print(f"{path}")
+    if report is None:
+        print(note)
+        return 0
+    print(report.to_markdown())
+    return 1 if report.failed else 0

@@ -1,0 +1,102 @@
+"""``publish``: push the bump written by ``update`` and open or update its pull request.
+
+The plan comes from ``update --plan-file FILE`` (Plan.to_json()); the new
+file contents are read from the checkout (``update`` wrote them).  Nothing
+is recomputed, so publish needs no upstream access.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "publish"
+ORDER = 40
+HELP = "push the applied bump to the bot branch and open or update its pull request"
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import add_github_arguments
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
+    p.add_argument("--pack-report", type=Path, help="Markdown from `verify-pack --markdown FILE` for the PR body")
+    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
+                   help="for the release-notes and compare links")
+    p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--dry-run", action="store_true", help="print the PR title and body; push nothing")
+    add_github_arguments(p)
+
+
+def load_plan(repo: Path, plan_file: Path):
+    """A :class:`~bot.plan.Plan` rebuilt from its JSON (contents read from the checkout).
+
+    Raises :class:`UsageError` naming the plan file for unreadable or malformed JSON.
+    """
+    import json
+
+    from bot.errors import UsageError
+    from bot.model import Bump, Flag
+    from bot.plan import PinRow, Plan
+
+    try:
+        data = json.loads(plan_file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", path=str(plan_file)) from None
+    except ValueError as exc:
+        raise UsageError(f"not JSON: {exc}", path=str(plan_file), line=getattr(exc, "lineno", None)) from None
+    try:
+        if data.get("schema") != 1:
+            raise UsageError(f"unsupported plan schema {data.get('schema')!r} (expected 1)", path=str(plan_file))
+        cur, tgt = data["current"], data["target"]
+        bump = None if not tgt else Bump(cur["executorch"], tgt["executorch"], cur["pack"], tgt["pack"],
+                                         cur["tag"], tgt["tag"])
+        plan = Plan(repo=repo, bump=bump,
+                    rows=[PinRow(r["name"], r.get("old"), r.get("new"), r.get("source", "")) for r in data["pins"]],
+                    flags=[Flag(f["code"], f["message"], f.get("path"), f.get("line"), f.get("blocking", True))
+                           for f in data.get("flags", [])])
+        for rel in data.get("files", []):
+            p = repo / rel
+            if not p.is_file():
+                raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
+            plan.contents[rel] = p.read_bytes()
+            plan.originals[rel] = plan.contents[rel]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"not a plan written by `update --plan-file` (missing {exc})", path=str(plan_file)) from None
+    return plan
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from bot import actions
+    from bot.config import load_config
+    from bot.github import flow
+    from bot.github.client import make_github, token_from
+    from bot.github.publish import Publisher, repo_full_name
+    from bot.report import pr_body, pr_title
+
+    token = token_from(args.token)
+    actions.add_mask(token)
+    plan = load_plan(args.repo, args.plan_file)
+    if plan.bump is None or plan.nothing_to_do:
+        print("nothing to publish: the plan changes no file")
+        return 0
+    report = flow.MarkdownReport(args.pack_report.read_text(encoding="utf-8")) if args.pack_report else None
+    upstream = args.upstream.split(":", 1)[-1]
+    title = pr_title(plan)
+    body = pr_body(plan, upstream=upstream, pack_report=report,
+                   pack_note=None if report else "No pack report was given to `publish --pack-report`.")
+    if args.dry_run:
+        print(title + "\n\n" + body)
+        return 0
+    config = load_config(args.repo)
+    pub = Publisher(make_github(token), repo_full_name(args.repo, args.github_repo), args.repo, config,
+                    token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
+    draft = config.draft == "always" or (config.draft == "auto" and bool(plan.flags))
+    msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    res = pub.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=title, body=body,
+                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
+    print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
+    actions.set_outputs({"pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
+    return 0

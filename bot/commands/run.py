@@ -1,0 +1,82 @@
+"""``run``: the scheduled job: check, update, verify the release asset, publish one pull request."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "run"
+ORDER = 45
+HELP = "check, update, verify the pack asset and publish (the scheduled job)"
+DESCRIPTION = ("Check upstream releases; when the template is behind, plan and apply the bump, wait for "
+               "executorch on the package index, verify the release's pack asset, push the bot branch and "
+               "open or update one pull request. --dry-run prints the pull request it would open.")
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import add_github_arguments
+    from bot.commands.update import add_source_arguments
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    add_source_arguments(p)
+    add_github_arguments(p)
+    p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from bot import actions
+    from bot.commands.check import open_upstream
+    from bot.config import load_config
+    from bot.errors import BotError
+    from bot.github import flow
+    from bot.github.client import make_github, token_from
+    from bot.github.publish import Publisher, repo_full_name
+    from bot.report import job_summary
+
+    token = token_from(args.token)
+    actions.add_mask(token)
+    if not token:
+        print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
+    say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
+    try:
+        with actions.group("executorch-pack-bot run"):
+            config = load_config(args.repo)
+            source = open_upstream(args.upstream, token)
+            full = repo_full_name(args.repo, args.github_repo) if not args.dry_run else (args.github_repo or "")
+            pub = None
+            if not args.dry_run:
+                pub = Publisher(make_github(token), full, args.repo, config, token=token,
+                                remote=args.remote, progress=say)
+            out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
+                           allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say)
+    except BotError as exc:
+        actions.error(exc.message, file=exc.path, line=exc.line)
+        actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+        raise
+    st = out.state
+    outs = st.outputs() if st else {}
+    if out.result is not None and getattr(out.result, "number", None):
+        outs["pull-request"] = out.result.number
+    actions.set_outputs(outs)
+    actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
+                                       outcome=out.outcome, plan=out.plan,
+                                       upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
+                                       pack_note=out.pack_note, index_line=out.index_line))
+    if args.dry_run and out.title:
+        print(f"Would open pull request: {out.title}\n")
+        print(out.body)
+    print(out.outcome)
+    return out.exit_code
+
+
+class _NoPublisher:
+    """Stands in for the publisher in a dry run (never called for writes)."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def close_obsolete(self, version, **kw):
+        return []

@@ -1,0 +1,119 @@
+"""The template's optional ``.github/executorch-pack-bot.yml``: branch, labels, reviewers, author, draft policy.
+
+Example::
+
+    branch: executorch-pack-bot/executorch   # or bot/executorch-{version}: one branch per version
+    base: main                               # default: the checkout's current branch
+    labels: [dependencies, executorch]
+    reviewers: [alice]
+    author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+    draft: auto                              # auto (draft when a check failed or an item is flagged), always, never
+
+Every key is optional; an unknown key, a wrong type or a bad value is a
+:class:`~bot.errors.UsageError` naming the file and line.  The default
+author is the GitHub Actions bot identity (GitHub docs, "GITHUB_TOKEN":
+``41898282+github-actions[bot]@users.noreply.github.com``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from bot.errors import UsageError
+
+CONFIG_PATH = ".github/executorch-pack-bot.yml"
+DEFAULT_BRANCH = "executorch-pack-bot/executorch"
+DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
+_AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
+_BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated settings (defaults when the file is absent)."""
+
+    branch: str = DEFAULT_BRANCH
+    base: Optional[str] = None
+    labels: tuple[str, ...] = ()
+    reviewers: tuple[str, ...] = ()
+    author_name: str = DEFAULT_AUTHOR[0]
+    author_email: str = DEFAULT_AUTHOR[1]
+    draft: str = "auto"
+    path: Optional[str] = field(default=None, compare=False)
+
+    def branch_for(self, version: str) -> str:
+        """The branch for a target version (``{version}`` replaced; a fixed branch is returned as is)."""
+        return self.branch.replace("{version}", version)
+
+
+def load_config(repo: Path) -> Config:
+    """Read ``REPO/.github/executorch-pack-bot.yml`` (absent: defaults).
+
+    Raises :class:`UsageError` ("FILE:LINE: ...", exit 2) for invalid YAML,
+    an unknown key, a wrong type or a bad value.
+    """
+    import yaml
+
+    path = Path(repo) / CONFIG_PATH
+    if not path.is_file():
+        return Config()
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=CONFIG_PATH,
+                         line=mark.line + 1 if mark else None) from None
+    if node is None:
+        return Config(path=CONFIG_PATH)
+    if not isinstance(node, yaml.MappingNode):
+        raise UsageError("expected a mapping of settings", path=CONFIG_PATH, line=node.start_mark.line + 1)
+
+    def err(msg: str, n) -> UsageError:
+        return UsageError(msg, path=CONFIG_PATH, line=n.start_mark.line + 1)
+
+    def scalar(key: str, v) -> str:
+        if not isinstance(v, yaml.ScalarNode) or not str(v.value).strip():
+            raise err(f"{key}: expected a non-empty string", v)
+        return str(v.value).strip()
+
+    def strings(key: str, v) -> tuple[str, ...]:
+        if isinstance(v, yaml.ScalarNode):
+            return (scalar(key, v),)
+        if not isinstance(v, yaml.SequenceNode):
+            raise err(f"{key}: expected a list of strings", v)
+        return tuple(scalar(key, x) for x in v.value)
+
+    values: dict = {}
+    seen: set[str] = set()
+    for k, v in node.value:
+        key = str(k.value)
+        if key in seen:
+            raise err(f"{key}: given twice", k)
+        seen.add(key)
+        if key == "branch":
+            b = scalar(key, v)
+            if not _BRANCH_OK.match(b) or ".." in b or b.startswith(("/", "-")) or b.endswith(("/", ".lock")):
+                raise err(f"branch: {b!r} is not a valid branch name", v)
+            values["branch"] = b
+        elif key == "base":
+            values["base"] = scalar(key, v)
+        elif key in ("labels", "reviewers"):
+            values[key] = strings(key, v)
+        elif key == "author":
+            a = scalar(key, v)
+            m = _AUTHOR.match(a)
+            if not m:
+                raise err(f"author: {a!r} is not 'Name <email>'", v)
+            values["author_name"], values["author_email"] = m.group(1), m.group(2)
+        elif key == "draft":
+            d = scalar(key, v)
+            if d not in ("auto", "always", "never"):
+                raise err(f"draft: {d!r} is not one of auto, always, never", v)
+            values["draft"] = d
+        else:
+            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, author, draft)", k)
+    return Config(path=CONFIG_PATH, **values)

@@ -1,0 +1,234 @@
+"""PyGithub construction, bounded retries for transient faults, and token masking.
+
+Facts (GitHub REST docs, "Rate limits for the REST API"; PyGithub#2422 = CASES.md C13):
+a transient fault is an HTTP 5xx, a 429, or a 403 that is a rate limit,
+which GitHub signals by a ``Retry-After`` header or a message such as
+"You have exceeded a secondary rate limit".  PyGithub raises a plain
+``GithubException`` (not ``RateLimitExceededException``) for the secondary
+limit, so faults are classified by status, headers and message, never by
+exception class.  Waits honour ``Retry-After`` but never exceed a cap
+(``EXECUTORCH_PACK_BOT_MAX_WAIT`` seconds, default 60; the tests set 0).
+
+The token is given once to PyGithub (``Auth.Token``) and to
+:func:`auth_header` for git; :func:`mask` removes it from any text
+before it reaches a log line or an exception message.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, TypeVar
+
+from bot.errors import PlatformError
+
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_TIMEOUT = 30.0
+T = TypeVar("T")
+
+_SECRETS: set[str] = set()
+
+
+def register_secret(secret: Optional[str]) -> None:
+    """Remember a secret (the token) so :func:`mask` hides it everywhere."""
+    if secret:
+        _SECRETS.add(secret)
+
+
+def mask(text: str) -> str:
+    """``text`` with every registered secret replaced by ``***``."""
+    for s in _SECRETS:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def token_from(arg: Optional[str], env: Mapping[str, str] = os.environ) -> Optional[str]:
+    """The token from ``--token`` or ``GITHUB_TOKEN`` (None: anonymous public reads); registered for masking."""
+    tok = (arg or env.get("GITHUB_TOKEN") or "").strip() or None
+    register_secret(tok)
+    return tok
+
+
+def api_url(env: Mapping[str, str] = os.environ) -> str:
+    """The REST base URL: ``GITHUB_API_URL`` (GitHub Enterprise, the fake server) or api.github.com."""
+    return (env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+
+
+def _is_rate_limit_message(message: str) -> bool:
+    m = (message or "").lower()
+    return ("rate limit" in m or "please retry your request again later" in m
+            or "wait a few minutes before you try again" in m)
+
+
+@dataclass
+class RetryPolicy:
+    """When and how long to wait before retrying a request.
+
+    Attributes:
+        attempts: total tries (first one included).
+        backoff: base of the exponential backoff in seconds (``backoff * 2**n``).
+        max_wait: cap in seconds on any single wait, ``Retry-After`` included.
+        sleep: the sleeping function (tests pass a recorder).
+    """
+
+    attempts: int = 5
+    backoff: float = 1.0
+    max_wait: float = 60.0
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    waits: list = field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "RetryPolicy":
+        """Policy with the cap from ``EXECUTORCH_PACK_BOT_MAX_WAIT`` (seconds) and attempts from
+        ``EXECUTORCH_PACK_BOT_ATTEMPTS`` when set."""
+        p = cls()
+        if env.get("EXECUTORCH_PACK_BOT_MAX_WAIT"):
+            p.max_wait = float(env["EXECUTORCH_PACK_BOT_MAX_WAIT"])
+            p.backoff = min(p.backoff, p.max_wait)
+        if env.get("EXECUTORCH_PACK_BOT_ATTEMPTS"):
+            p.attempts = max(1, int(env["EXECUTORCH_PACK_BOT_ATTEMPTS"]))
+        return p
+
+    @staticmethod
+    def is_transient(status: Optional[int], message: str = "", headers: Optional[Mapping[str, str]] = None) -> bool:
+        """True for 5xx, 429, and a 403 that carries ``Retry-After`` or a rate-limit message."""
+        headers = {k.lower(): v for k, v in (headers or {}).items()}
+        if status is None:
+            return False
+        if status >= 500 or status == 429:
+            return True
+        if status == 403:
+            return "retry-after" in headers or _is_rate_limit_message(message)
+        return False
+
+    def delay(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt``): Retry-After, else backoff; capped."""
+        headers = {k.lower(): v for k, v in (headers or {}).items()}
+        wait = self.backoff * (2 ** attempt)
+        ra = headers.get("retry-after")
+        if ra:
+            try:
+                wait = float(ra)
+            except ValueError:
+                pass
+        return max(0.0, min(wait, self.max_wait))
+
+    def wait(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> None:
+        d = self.delay(attempt, headers)
+        self.waits.append(d)
+        self.sleep(d)
+
+
+def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
+    """(status, message, headers) of a PyGithub or requests exception."""
+    status = getattr(exc, "status", None)
+    data = getattr(exc, "data", None)
+    message = ""
+    if isinstance(data, dict):
+        message = str(data.get("message", ""))
+    elif data:
+        message = str(data)
+    headers = dict(getattr(exc, "headers", None) or {})
+    return status, message, headers
+
+
+def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -> T:
+    """Run ``fn()`` (one GitHub operation through PyGithub), retrying transient faults.
+
+    ``what`` names the operation for messages ("create the pull request for
+    bot/executorch-1.5.1").  Connection errors and timeouts are transient too.
+    Raises :class:`PlatformError` (token masked) when the operation fails for
+    good or the attempts are used up.
+    """
+    import requests
+    from github import GithubException
+
+    policy = policy or RetryPolicy.from_env()
+    last = ""
+    for attempt in range(policy.attempts):
+        try:
+            return fn()
+        except GithubException as exc:
+            status, message, headers = _exc_details(exc)
+            last = f"HTTP {status}: {message or 'no message'}"
+            if not policy.is_transient(status, message, headers):
+                raise PlatformError(mask(f"GitHub refused to {what}: {last}")) from None
+            if attempt + 1 < policy.attempts:
+                policy.wait(attempt, headers)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            last = f"{type(exc).__name__}"
+            if attempt + 1 < policy.attempts:
+                policy.wait(attempt, None)
+    raise PlatformError(mask(f"gave up trying to {what} after {policy.attempts} attempts (last: {last}); "
+                             "the run can be repeated safely"))
+
+
+def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
+                timeout: float = DEFAULT_TIMEOUT, write_pause: Optional[float] = None):
+    """A ``github.Github`` for ``base_url`` (default :func:`api_url`).
+
+    PyGithub's own retry is off (``retry=None``): :func:`call` retries whole
+    operations with the policy above.  Objects are lazy (no request until a
+    value is needed), so ``get_repo`` costs no request.  ``write_pause``
+    seconds between writes (PyGithub's courtesy pause against secondary rate
+    limits) defaults to ``EXECUTORCH_PACK_BOT_WRITE_PAUSE`` or 1.0.
+    """
+    from github import Auth, Github
+
+    register_secret(token)
+    if write_pause is None:
+        write_pause = float(os.environ.get("EXECUTORCH_PACK_BOT_WRITE_PAUSE", "1.0"))
+    return Github(auth=Auth.Token(token) if token else None, base_url=base_url or api_url(),
+                  timeout=int(max(1, timeout)), retry=None, per_page=100, lazy=True,
+                  seconds_between_requests=None, seconds_between_writes=write_pause or None,
+                  user_agent="executorch-pack-bot")
+
+
+def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = None,
+             headers: Optional[dict] = None, stream: bool = False, timeout: float = DEFAULT_TIMEOUT,
+             ok: tuple[int, ...] = (200,)):
+    """GET with ``requests`` and the same retry policy; returns the response whose status is in ``ok``.
+
+    A 404 (or other non-transient status outside ``ok``) is returned too when
+    404 is in ``ok``; otherwise raises :class:`PlatformError` naming ``what``.
+    """
+    import requests
+
+    policy = policy or RetryPolicy.from_env()
+    last = ""
+    for attempt in range(policy.attempts):
+        try:
+            r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            last = type(exc).__name__
+            if attempt + 1 < policy.attempts:
+                policy.wait(attempt, None)
+            continue
+        if r.status_code in ok:
+            return r
+        msg = ""
+        try:
+            msg = (r.json() or {}).get("message", "") if "json" in r.headers.get("content-type", "") else ""
+        except ValueError:
+            pass
+        last = f"HTTP {r.status_code}{': ' + msg if msg else ''}"
+        if not policy.is_transient(r.status_code, msg, r.headers):
+            raise PlatformError(mask(f"cannot {what}: {last}"))
+        r.close()
+        if attempt + 1 < policy.attempts:
+            policy.wait(attempt, r.headers)
+    raise PlatformError(mask(f"gave up trying to {what} after {policy.attempts} attempts (last: {last})"))
+
+
+def session(token: Optional[str] = None):
+    """A ``requests.Session`` with the bot's user agent (and the token for GitHub API URLs only)."""
+    import requests
+
+    s = requests.Session()
+    s.headers["User-Agent"] = "executorch-pack-bot"
+    if token:
+        register_secret(token)
+        s.headers["Authorization"] = f"Bearer {token}"
+    return s

@@ -1,0 +1,187 @@
+"""One scheduled run, step by step: check, plan, package index, pack asset, apply, publish.
+
+The command modules (``check``, ``fetch-pack``, ``publish``, ``run``) only
+parse arguments and print; the steps live here so that tests and the
+benchmark drive them directly.  Nothing here prints: messages go to the
+``progress`` callback.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from packaging.version import Version
+
+from bot.versions import tag_version
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CheckState:
+    """The template's version against upstream's releases (the ``check`` command's outputs)."""
+
+    current: str
+    target: str
+    target_tag: str
+    update_needed: bool
+    release: object = None          # bot.github.releases.Release or None
+    asset: object = None            # bot.github.releases.Asset or None
+
+    def outputs(self) -> dict:
+        """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``."""
+        return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
+                "pack-source": "release-asset" if self.asset else "build",
+                "pack-url": self.asset.download_url if self.asset else ""}
+
+
+def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False) -> CheckState:
+    """Compare the template's ExecuTorch pin with upstream's releases.
+
+    ``source`` is any :class:`~bot.upstream.source.UpstreamSource`; a
+    :class:`~bot.github.source.GitHubSource` also gives the release and its
+    pack asset.  Costs one API request (the releases listing) for GitHub.
+    Raises :class:`~bot.errors.BotError` for disagreeing pins, an unknown or
+    prerelease ``to`` (without ``allow_prerelease``), or a failed listing.
+    """
+    from bot import engine
+    from bot.github.assets import find_pack_asset
+    from bot.upstream.releases import select_target
+
+    current = engine.current_version(engine.read_template(Path(repo)))
+    tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    tv = tag_version(tag) or Version(str(current))
+    release = source.release(tag) if hasattr(source, "release") else None
+    asset = find_pack_asset(release, str(tv)) if release else None
+    return CheckState(str(current), str(tv), tag, tv > current, release, asset)
+
+
+def index_pins(plan) -> dict[str, str]:
+    """``{name: new version}`` of the plan's Python pins (for the package-index check)."""
+    return {r.name: r.new for r in plan.rows if r.new and "::" not in r.name}
+
+
+class MarkdownReport:
+    """A pack report read from ``verify-pack --markdown FILE`` (for ``publish --pack-report``)."""
+
+    failed = False
+    operators_added: tuple = ()
+    operators_removed: tuple = ()
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def to_markdown(self) -> str:
+        return self.text
+
+
+def verify_asset(asset, version: str, tag: str, dest: Path, *, progress=None):
+    """Download the release asset into ``dest`` and verify it; returns ``(path, PackReport or None, note)``.
+
+    The report is None (with a note saying so) when pack verification is not
+    installed.  Raises what :func:`bot.github.assets.download_asset` raises.
+    """
+    from bot.github.assets import download_asset
+
+    path = download_asset(asset, dest, progress=progress)
+    try:
+        from bot.pack.verify import verify_pack
+    except ImportError:
+        return path, None, f"Downloaded `{asset.name}` (sha256 checked); pack verification is not available here."
+    return path, _call_verify(verify_pack, path, version, tag), None
+
+
+def _call_verify(verify_pack, path: Path, version: str, tag: str):
+    """Call ``verify_pack`` with the arguments its contract names (issue 3: pack, version, tag)."""
+    import inspect
+
+    params = inspect.signature(verify_pack).parameters
+    kwargs = {}
+    if "version" in params:
+        kwargs["version"] = version
+    if "tag" in params:
+        kwargs["tag"] = tag
+    return verify_pack(path, **kwargs)
+
+
+@dataclass
+class RunOutcome:
+    """What :func:`run` did: exit code, outputs, one-line outcome, PR title/body (when one was proposed)."""
+
+    exit_code: int
+    outcome: str
+    state: Optional[CheckState] = None
+    plan: object = None
+    title: str = ""
+    body: str = ""
+    pack_report: object = None
+    pack_note: Optional[str] = None
+    index_line: Optional[str] = None
+    result: object = None
+    errors: list = field(default_factory=list)   # BotError values for annotations
+
+
+def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
+        dry_run: bool = False, progress: Optional[Progress] = None) -> RunOutcome:
+    """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
+
+    ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
+    repository.  With ``dry_run`` nothing is written, pushed or sent: the
+    outcome carries the PR title and body that would be proposed.
+    Exit code: 0 done or nothing to do (also "waiting for the package index"),
+    1 the pack failed verification.
+    """
+    from bot import engine
+    from bot.github.index import check_index
+    from bot.report import pr_body, pr_title
+
+    say = progress or (lambda m: None)
+    repo = Path(repo)
+    state = check(repo, source, to=to, allow_prerelease=allow_prerelease)
+    say(f"template on ExecuTorch {state.current}; upstream target {state.target_tag}")
+    if not state.update_needed:
+        closed = [] if dry_run else publisher.close_obsolete(state.current)
+        return RunOutcome(0, "up to date" + (f"; closed #{', #'.join(map(str, closed))}" if closed else ""), state)
+
+    plan = engine.plan(repo, source, to=state.target_tag, allow_prerelease=allow_prerelease, progress=say)
+    if plan.nothing_to_do:
+        closed = [] if dry_run else publisher.close_obsolete(state.target)
+        return RunOutcome(0, "template already on the target", state, plan)
+
+    index = check_index(plan.bump.new_executorch, index_pins(plan))
+    out = RunOutcome(0, "", state, plan, index_line=index.summary())
+    if not index.ready:
+        out.outcome = index.summary()
+        return out
+
+    if state.asset is not None:
+        tmp = Path(tempfile.mkdtemp(prefix="epb-pack-"))
+        _path, out.pack_report, out.pack_note = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, tmp)
+        if out.pack_report is not None and getattr(out.pack_report, "failed", False):
+            out.exit_code = 1
+            out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
+            return out
+    else:
+        out.pack_note = (f"The release {state.target_tag} has no `PyTorch.ExecuTorch.{plan.bump.new_pack}.pack` "
+                         "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
+
+    upstream = getattr(source, "full_name", "pytorch/executorch")
+    out.title = pr_title(plan)
+    out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
+                       index_line=index.summary())
+    if dry_run:
+        out.outcome = "dry run: nothing written, pushed or opened"
+        return out
+    engine.apply(plan)
+    draft = publisher.config.draft == "always" or (publisher.config.draft == "auto" and bool(plan.flags))
+    msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=out.title,
+                                   body=out.body, fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
+    r = out.result
+    out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
+    if r.message:
+        out.outcome += f" ({r.message})"
+    return out

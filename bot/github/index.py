@@ -1,0 +1,100 @@
+"""Is ``executorch==V`` on the package index, with wheels, and do our torch/torchao pins satisfy it?
+
+Facts: the PyPI JSON API ``GET /pypi/NAME/VERSION/json`` (warehouse docs,
+"JSON API") answers 404 for an unpublished version; otherwise ``urls`` lists
+the files (``packagetype`` ``"bdist_wheel"`` for wheels) and
+``info.requires_dist`` the PEP 508 requirements (FORMATS.md section 2: 1.4.1
+requires ``torch>=2.13.0a0`` and ``torchao>=0.18.0``).  The base URL is
+``EXECUTORCH_PACK_BOT_INDEX_URL`` (default https://pypi.org), faked in tests.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from bot.model import norm
+
+DEFAULT_INDEX = "https://pypi.org"
+CHECKED = ("torch", "torchao")
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """The package-index check of one executorch version.
+
+    Attributes:
+        version: the executorch version asked (``"1.5.1"``).
+        published: the index serves the version.
+        wheels: it has at least one wheel.
+        problems: one sentence per unmet requirement (``"torch 2.12.0 does not satisfy torch>=2.13.0a0"``).
+        requires: the ``requires_dist`` lines checked.
+    """
+
+    version: str
+    published: bool
+    wheels: bool
+    problems: tuple[str, ...] = ()
+    requires: tuple[str, ...] = field(default=())
+
+    @property
+    def ready(self) -> bool:
+        """True when a PR may be opened: published, with wheels, every checked pin satisfied."""
+        return self.published and self.wheels and not self.problems
+
+    def summary(self) -> str:
+        """One line for the log and the report."""
+        if not self.published:
+            return f"waiting for executorch {self.version} on the package index"
+        if not self.wheels:
+            return f"waiting for executorch {self.version} on the package index: no wheels published yet"
+        if self.problems:
+            return f"executorch {self.version} on the package index: " + "; ".join(self.problems)
+        return f"executorch {self.version} is on the package index with wheels"
+
+
+def index_url(env: Mapping[str, str] = os.environ) -> str:
+    return (env.get("EXECUTORCH_PACK_BOT_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
+
+
+def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str] = None,
+                http=None, policy=None) -> IndexStatus:
+    """Ask the index about ``executorch==version`` and check ``pins`` (name -> version) against it.
+
+    Only ``torch`` and ``torchao`` of ``pins`` are checked, against the
+    unconditional requirements (no marker, or a marker true without extras).
+    Raises :class:`~bot.errors.PlatformError` when the index cannot be asked.
+    """
+    from bot.github.client import http_get, session
+
+    http = http or session()
+    url = f"{base_url or index_url()}/pypi/executorch/{version}/json"
+    r = http_get(http, url, what=f"ask the package index about executorch {version}", policy=policy, ok=(200, 404))
+    if r.status_code == 404:
+        return IndexStatus(version, False, False)
+    data = r.json()
+    wheels = any(u.get("packagetype") == "bdist_wheel" for u in data.get("urls") or ())
+    reqs = tuple((data.get("info") or {}).get("requires_dist") or ())
+    problems: list[str] = []
+    want = {norm(k): v for k, v in pins.items() if norm(k) in CHECKED and v}
+    for line in reqs:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        name = norm(req.name)
+        if name not in want:
+            continue
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        try:
+            ok = req.specifier.contains(Version(want[name]), prereleases=True)
+        except InvalidVersion:
+            ok = False
+        if not ok:
+            problems.append(f"{name} {want[name]} does not satisfy {line}")
+    return IndexStatus(version, True, wheels, tuple(problems), reqs)

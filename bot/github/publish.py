@@ -1,0 +1,336 @@
+"""Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
+
+Lifecycle rules (issue 4; CASES.md C10, C11, C13):
+
+* The branch is fixed per track (``Config.branch``, default
+  ``executorch-pack-bot/executorch``) or per version when it contains
+  ``{version}``.  The commit is built with git plumbing (a temporary index
+  on top of the remote base branch), so the user's checkout and index are
+  never touched, and pushed with ``--force-with-lease`` pinned to the
+  branch head that was inspected.
+* The bot's PRs are found with ``head=OWNER:BRANCH`` (GitHub ignores a bare
+  branch name and returns every PR: PyGithub#1566) and every result is
+  checked again: ``head.ref``, the head repository, and the hidden
+  fingerprint marker in the body.  A PR without the marker is not ours and is
+  never edited, commented on or closed.
+* Rerun with nothing new: the branch already holds the same tree on the same
+  base and the PR has the same title and body, so nothing is pushed, edited
+  or commented.
+* A commit on the branch by anyone else (author or committer differs from the
+  bot identity): no push; one comment on the PR, updated in place, says how
+  to hand the branch back.
+* A PR closed unmerged with the same fingerprint: the pin set is not proposed
+  again; a different (newer) pin set opens a new PR.
+* Superseded PRs (per-version branches) and PRs made obsolete because the
+  base already is on the target are closed with a comment.
+* PR creation that fails for good deletes the branch this run created, so
+  nothing half-made is left; a branch left by an earlier run is reused.
+
+The token reaches git only through ``GIT_CONFIG_*`` environment variables
+(an ``http.extraHeader``), never in a URL, an argument or a log line.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from bot.config import Config
+from bot.errors import PlatformError, UsageError
+from bot.github.client import call, mask
+from bot.report import parse_fingerprint
+
+FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
+Progress = Callable[[str], None]
+
+
+@dataclass
+class PublishResult:
+    """What :meth:`Publisher.publish` did.
+
+    ``action`` is one of ``"created"``, ``"updated"``, ``"unchanged"``,
+    ``"closed-before"`` (same pin set closed unmerged: nothing proposed),
+    ``"foreign-commits"`` (someone else committed on the branch: not pushed).
+    """
+
+    action: str
+    number: Optional[int] = None
+    url: Optional[str] = None
+    pushed: bool = False
+    closed: list = field(default_factory=list)
+    message: str = ""
+
+
+class Git:
+    """Runs git in the template checkout with the bot identity and, for the network, the token header."""
+
+    def __init__(self, repo: Path, token: Optional[str], author: tuple[str, str]):
+        self.repo = Path(repo)
+        self.token = token
+        self.author = author
+        self.calls: list[list[str]] = []   # argv of every call, for tests and debugging
+
+    def env(self, extra: Optional[dict] = None) -> dict:
+        e = dict(os.environ)
+        e.update({"GIT_AUTHOR_NAME": self.author[0], "GIT_AUTHOR_EMAIL": self.author[1],
+                  "GIT_COMMITTER_NAME": self.author[0], "GIT_COMMITTER_EMAIL": self.author[1],
+                  "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+        if self.token:
+            basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+            # An empty value first resets any inherited http.extraHeader list (git-config docs).
+            e.update({"GIT_CONFIG_COUNT": "2",
+                      "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": "",
+                      "GIT_CONFIG_KEY_1": "http.extraHeader",
+                      "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}"})
+        if extra:
+            e.update(extra)
+        return e
+
+    def __call__(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None,
+                 check: bool = True) -> str:
+        argv = ["git", *args]
+        self.calls.append(argv)
+        p = subprocess.run(argv, cwd=self.repo, input=input, capture_output=True, env=self.env(env))
+        if check and p.returncode != 0:
+            err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise PlatformError(mask(f"git {args[0]} failed: {err[-1] if err else p.returncode}"))
+        return p.stdout.decode("utf-8", "replace").strip()
+
+
+class Publisher:
+    """Branch, commit, push and pull-request operations for one template repository.
+
+    Args:
+        gh: a ``github.Github``.
+        full_name: the template repository on GitHub (``"acme/fw-template"``).
+        repo: the template checkout (a git work tree whose ``remote`` is that repository).
+        config: the template's :class:`~bot.config.Config`.
+        token: for git pushes over HTTPS (None for anonymous or local remotes).
+        remote: the git remote name (default ``origin``).
+        progress: called with one-line messages.
+    """
+
+    def __init__(self, gh, full_name: str, repo: Path, config: Config, *, token: Optional[str] = None,
+                 remote: str = "origin", progress: Optional[Progress] = None):
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", full_name or ""):
+            raise UsageError(f"template repository {full_name!r} is not OWNER/NAME (set --github-repo or GITHUB_REPOSITORY)")
+        self.gh = gh
+        self.full_name = full_name
+        self.owner = full_name.split("/")[0]
+        self.config = config
+        self.remote = remote
+        self.git = Git(repo, token, (config.author_name, config.author_email))
+        self.progress = progress or (lambda m: None)
+        self._repo = None
+
+    @property
+    def gh_repo(self):
+        if self._repo is None:
+            self._repo = self.gh.get_repo(self.full_name, lazy=True)
+        return self._repo
+
+    # ----------------------------------------------------------------- pulls
+    def _ours(self, pr, branch_re: re.Pattern) -> bool:
+        """True when ``pr`` is a bot PR: head branch matches, head repo is this repo, body has the marker."""
+        head = pr.head
+        repo = head.repo
+        return (bool(branch_re.fullmatch(head.ref or "")) and repo is not None
+                and repo.full_name.lower() == self.full_name.lower() and parse_fingerprint(pr.body) is not None)
+
+    def _branch_re(self, branch: Optional[str] = None) -> re.Pattern:
+        if branch is not None:
+            return re.compile(re.escape(branch))
+        parts = self.config.branch.split("{version}")
+        return re.compile(r"[A-Za-z0-9._-]+".join(re.escape(p) for p in parts))
+
+    def bot_pulls(self, state: str, branch: Optional[str] = None) -> list:
+        """The bot's PRs in ``state`` on ``branch`` (or on any branch of the track when None).
+
+        One request for a fixed branch (``head=OWNER:BRANCH``); a per-version
+        track lists the repository's PRs in ``state`` and filters them.
+        """
+        fixed = branch if branch is not None else (None if "{version}" in self.config.branch else self.config.branch)
+        want = self._branch_re(fixed)
+        if fixed is not None:
+            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state, head=f"{self.owner}:{fixed}")),
+                         f"list pull requests of {self.full_name}")
+        else:
+            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state)), f"list pull requests of {self.full_name}")
+        return [p for p in pulls if self._ours(p, want)]
+
+    def close_obsolete(self, version: str, *, keep: Optional[int] = None, link: Optional[str] = None) -> list[int]:
+        """Close every open bot PR of the track except ``keep``, with a comment; return their numbers.
+
+        The comment links ``link`` (the PR that supersedes them) or says the
+        base already is on ExecuTorch ``version``.
+        """
+        closed = []
+        for pr in self.bot_pulls("open"):
+            if pr.number == keep:
+                continue
+            text = (f"Superseded by {link}: closing." if link else
+                    f"The base branch already is on ExecuTorch {version}; nothing left to do, closing.")
+            call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+            call(lambda: pr.edit(state="closed"), f"close #{pr.number}")
+            self.progress(f"closed #{pr.number}")
+            closed.append(pr.number)
+        return closed
+
+    # ------------------------------------------------------------------- git
+    def _remote_head(self, branch: str) -> Optional[str]:
+        out = self.git("ls-remote", "--heads", self.remote, f"refs/heads/{branch}")
+        for line in out.splitlines():
+            sha, ref = line.split("\t", 1)
+            if ref == f"refs/heads/{branch}":
+                return sha
+        return None
+
+    def base_branch(self) -> str:
+        """``Config.base`` or the checkout's current branch."""
+        if self.config.base:
+            return self.config.base
+        b = self.git("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+        if not b:
+            raise UsageError("the template checkout is on a detached HEAD; set `base:` in "
+                             ".github/executorch-pack-bot.yml")
+        return b
+
+    def _fetch(self, branch: str, local: str) -> None:
+        self.git("fetch", "--quiet", "--no-tags", self.remote, f"+refs/heads/{branch}:{local}")
+
+    def foreign_commits(self, base_sha: str, head_sha: str) -> list[str]:
+        """Commits in ``base..head`` whose author or committer is not the bot (``"SHA7 Name <email>"``)."""
+        out = self.git("log", "--format=%H%x00%an%x00%ae%x00%ce", f"{base_sha}..{head_sha}")
+        bad = []
+        for line in out.splitlines():
+            sha, an, ae, ce = line.split("\x00")
+            if ae.lower() != self.config.author_email.lower() or ce.lower() != self.config.author_email.lower():
+                bad.append(f"{sha[:7]} {an} <{ae}>")
+        return bad
+
+    def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
+        """A commit on ``base_sha`` whose tree is base's with ``files`` replaced; returns (commit, tree)."""
+        with tempfile.TemporaryDirectory(prefix="epb-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.git("read-tree", base_sha, env=env)
+            for path in sorted(files):
+                sha = self.git("hash-object", "-w", "--stdin", input=files[path])
+                mode = "100644"
+                ls = self.git("ls-tree", base_sha, "--", path)
+                if ls:
+                    mode = ls.split()[0]
+                self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
+            tree = self.git("write-tree", env=env)
+        commit = self.git("commit-tree", tree, "-p", base_sha, input=message.encode())
+        return commit, tree
+
+    # --------------------------------------------------------------- publish
+    def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
+                fingerprint: str, draft: bool, commit_message: str) -> PublishResult:
+        """Push the bump and open or update its PR, following the lifecycle rules of this module.
+
+        Raises :class:`PlatformError` when GitHub or git fails for good (the
+        branch this run created is deleted again), :class:`UsageError` for a
+        checkout that cannot be published (detached HEAD, bad repository name).
+        """
+        branch = self.config.branch_for(version)
+        base = self.base_branch()
+        open_prs = self.bot_pulls("open", branch)
+        pr = open_prs[0] if open_prs else None
+        if pr is None:
+            for old in self.bot_pulls("closed", branch):
+                if not old.merged and parse_fingerprint(old.body) == fingerprint:
+                    return PublishResult("closed-before", old.number, old.html_url,
+                                         message=f"#{old.number} proposed the same pins and was closed unmerged; "
+                                                 "not proposing them again")
+
+        self._fetch(base, "refs/executorch-pack-bot/base")
+        base_sha = self.git("rev-parse", "refs/executorch-pack-bot/base")
+        head_sha = self._remote_head(branch)
+        if head_sha:
+            self._fetch(branch, "refs/executorch-pack-bot/head")
+            foreign = self.foreign_commits(base_sha, head_sha)
+            if foreign:
+                if pr is not None:
+                    self._foreign_comment(pr, branch, foreign)
+                return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
+                                     message=f"branch {branch} has commits by others ({', '.join(foreign)}); "
+                                             "not pushing")
+        commit, tree = self.build_commit(base_sha, files, commit_message)
+        pushed = False
+        created_branch = False
+        if not (head_sha and self._same(head_sha, base_sha, tree)):
+            lease = f"--force-with-lease=refs/heads/{branch}:{head_sha or ''}"
+            self.git("push", "--quiet", lease, self.remote, f"{commit}:refs/heads/{branch}")
+            pushed = True
+            created_branch = head_sha is None
+            self.progress(f"pushed {branch}")
+
+        if pr is not None:
+            if pr.title != title or (pr.body or "") != body:
+                call(lambda: pr.edit(title=title, body=body), f"update #{pr.number}")
+                action = "updated"
+            else:
+                action = "updated" if pushed else "unchanged"
+        else:
+            try:
+                pr = call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body,
+                                                           draft=draft),
+                          f"create the pull request for {branch}")
+            except PlatformError:
+                if created_branch:
+                    self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                raise
+            if self.config.labels:
+                call(lambda: pr.add_to_labels(*self.config.labels), f"label #{pr.number}")
+            if self.config.reviewers:
+                call(lambda: pr.create_review_request(reviewers=list(self.config.reviewers)),
+                     f"request reviewers on #{pr.number}")
+            action = "created"
+        closed = []
+        if "{version}" in self.config.branch:
+            closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
+        return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed)
+
+    def _same(self, head_sha: str, base_sha: str, tree: str) -> bool:
+        """True when the remote branch is one commit on ``base_sha`` with exactly ``tree``."""
+        info = self.git("log", "-1", "--format=%T %P", head_sha)
+        parts = info.split()
+        return len(parts) == 2 and parts[0] == tree and parts[1] == base_sha
+
+    def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
+        """Create, or update in place, the one comment explaining how to hand the branch back."""
+        text = (f"{FOREIGN_MARKER}\nThe branch `{branch}` has commits not made by executorch-pack-bot "
+                f"({', '.join(foreign)}), so the bot will not push to it. To hand it back, delete the branch "
+                "(or reset it to the bot's last commit); the next run recreates it. To keep your changes, "
+                "merge or close this pull request yourself.")
+        comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
+        mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
+        if mine:
+            if mine[0].body != text:
+                call(lambda: mine[0].edit(text), f"update the comment on #{pr.number}")
+        else:
+            call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+
+
+def repo_full_name(repo: Path, arg: Optional[str] = None, env=os.environ) -> str:
+    """The template's ``OWNER/NAME``: ``--github-repo``, else ``GITHUB_REPOSITORY``, else the ``origin`` URL.
+
+    Raises :class:`UsageError` when none gives one.
+    """
+    if arg:
+        return arg
+    if env.get("GITHUB_REPOSITORY"):
+        return env["GITHUB_REPOSITORY"]
+    p = subprocess.run(["git", "remote", "get-url", "origin"], cwd=repo, capture_output=True, text=True)
+    m = re.search(r"github\.com[:/]([^/]+/[^/]+?)(?:\.git)?/?$", p.stdout.strip())
+    if m:
+        return m.group(1)
+    raise UsageError("cannot tell the template's GitHub repository; pass --github-repo OWNER/NAME "
+                     "or set GITHUB_REPOSITORY")

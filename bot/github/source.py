@@ -1,0 +1,106 @@
+"""``github:OWNER/NAME``: upstream ExecuTorch read through the GitHub API.
+
+Tags come from the repository's releases (:mod:`bot.github.releases`); a
+release flagged "prerelease" (or a draft) is reported by
+:meth:`GitHubSource.prereleases`, so it never counts as stable
+(:mod:`bot.upstream.releases`).  Files are read at a tag through the
+contents API (``GET /repos/OWNER/NAME/contents/PATH?ref=TAG``, base64,
+GitHub REST docs "Get repository content").  Answers are cached in memory
+for the life of the object.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from bot.errors import UpstreamError, UsageError
+from bot.github.releases import Release, cache_dir, list_releases
+from bot.upstream.source import UpstreamSource
+
+_SPEC = re.compile(r"^github:([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$")
+
+
+class GitHubSource(UpstreamSource):
+    """Upstream ExecuTorch on GitHub (or GitHub Enterprise / the fake server via ``GITHUB_API_URL``).
+
+    Args:
+        full_name: ``"OWNER/NAME"``.
+        gh: a ``github.Github`` (see :func:`bot.github.client.make_github`).
+    """
+
+    def __init__(self, full_name: str, gh):
+        self.full_name = full_name
+        self.gh = gh
+        self._releases: Optional[list[Release]] = None
+        self._files: dict[tuple[str, str], Optional[bytes]] = {}
+
+    @classmethod
+    def from_spec(cls, spec: str, token: Optional[str] = None) -> "GitHubSource":
+        """``"github:OWNER/NAME"`` -> a source; the token from ``token`` or ``GITHUB_TOKEN`` (None: anonymous).
+
+        Raises :class:`UsageError` for a malformed spec.
+        """
+        from bot.github.client import make_github, token_from
+
+        m = _SPEC.match(spec.strip())
+        if not m:
+            raise UsageError(f"--upstream {spec}: expected github:OWNER/NAME")
+        return cls(f"{m.group(1)}/{m.group(2)}", make_github(token_from(token)))
+
+    # -- releases
+    def releases(self) -> list[Release]:
+        """Every release (one listing request, ETag-cached across runs when a cache is set)."""
+        if self._releases is None:
+            self._releases = list_releases(self.gh, self.full_name, cache=cache_dir())
+        return self._releases
+
+    def release(self, tag: str) -> Optional[Release]:
+        """The release of ``tag``, or None."""
+        return next((r for r in self.releases() if r.tag == tag), None)
+
+    def tags(self) -> list[str]:
+        return [r.tag for r in self.releases() if r.tag]
+
+    def prereleases(self) -> set[str]:
+        return {r.tag for r in self.releases() if r.prerelease or r.draft}
+
+    # -- files
+    def read(self, tag: str, path: str) -> bytes | None:
+        """The bytes of ``path`` at ``tag`` through the contents API; None when GitHub answers 404 for the file.
+
+        Raises :class:`UpstreamError` when ``tag`` is not a release of the
+        repository, the path is a directory, or the request fails for good.
+        """
+        key = (tag, path)
+        if key in self._files:
+            return self._files[key]
+        if tag not in set(self.tags()):
+            raise UpstreamError(f"tag {tag!r} is not a release of {self.describe()}")
+        from github import GithubException
+
+        from bot.errors import PlatformError
+        from bot.github.client import call
+
+        repo = self.gh.get_repo(self.full_name, lazy=True)
+
+        def get():
+            try:
+                return repo.get_contents(path.lstrip("/"), ref=tag)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+
+        try:
+            got = call(get, f"read {path} at {tag} in {self.full_name}")
+        except PlatformError as exc:
+            raise UpstreamError(str(exc)) from None
+        if isinstance(got, list):
+            raise UpstreamError(f"{path} at {tag} in {self.describe()} is a directory, not a file")
+        data = None if got is None else got.decoded_content
+        self._files[key] = data
+        return data
+
+    def describe(self) -> str:
+        return f"github:{self.full_name}"

@@ -1,0 +1,143 @@
+"""The pull-request body and the job summary of a run, as Markdown.
+
+The PR title is ``Bump ExecuTorch to V``.  The body has: the pin table
+(name, old, new, source), links to the release notes and the compare view
+on GitHub, the package-index state, the pack verification section (from
+:mod:`bot.pack.verify`'s ``PackReport.to_markdown()``), operator components
+added/removed against the previous pack, the flagged items, and a hidden
+fingerprint of the target pin set (``Plan.fingerprint()``) that later runs
+read to tell "already proposed" or "closed unmerged" from "new".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+from bot.plan import Plan
+
+MARKER = "executorch-pack-bot:fingerprint="
+_FP = re.compile(r"<!--\s*executorch-pack-bot:fingerprint=([0-9a-f]{64})\s*-->")
+
+
+def fingerprint_marker(fp: str) -> str:
+    """The hidden HTML comment carrying the fingerprint (``<!-- executorch-pack-bot:fingerprint=HEX -->``)."""
+    return f"<!-- {MARKER}{fp} -->"
+
+
+def parse_fingerprint(body: Optional[str]) -> Optional[str]:
+    """The fingerprint hidden in a PR body, or None when the body has none (not a bot PR)."""
+    m = _FP.search(body or "")
+    return m.group(1) if m else None
+
+
+def pr_title(plan: Plan) -> str:
+    """``Bump ExecuTorch to 1.5.1``."""
+    return f"Bump ExecuTorch to {plan.bump.new_executorch}" if plan.bump else "Bump ExecuTorch"
+
+
+def _cell(v: Optional[str]) -> str:
+    return "—" if v in (None, "") else str(v).replace("|", "\\|")
+
+
+def pin_table(plan: Plan) -> str:
+    """The Markdown pin table: ``| name | old | new | source |``."""
+    lines = ["| pin | old | new | source |", "|---|---|---|---|"]
+    for r in plan.rows:
+        lines.append(f"| `{_cell(r.name)}` | {_cell(r.old)} | {_cell(r.new)} | {_cell(r.source)} |")
+    return "\n".join(lines)
+
+
+def _server(env=os.environ) -> str:
+    return (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+
+
+def links(plan: Plan, upstream: str) -> str:
+    """Release-notes and compare links for ``upstream`` (``"pytorch/executorch"``)."""
+    b = plan.bump
+    if not b:
+        return ""
+    base = f"{_server()}/{upstream}"
+    return (f"Release notes: [{b.new_tag}]({base}/releases/tag/{b.new_tag}) · "
+            f"Changes: [{b.old_tag}...{b.new_tag}]({base}/compare/{b.old_tag}...{b.new_tag})")
+
+
+def flags_section(plan: Plan) -> str:
+    """The items for the reviewer, blocking ones first; empty text when there are none."""
+    if not plan.flags:
+        return ""
+    out = ["### Items for the reviewer", ""]
+    for f in sorted(plan.flags, key=lambda f: (not f.blocking, f.path or "", f.line or 0)):
+        where = f" (`{f.path}:{f.line}`)" if f.path and f.line else (f" (`{f.path}`)" if f.path else "")
+        mark = "**blocking** " if f.blocking else ""
+        out.append(f"- [ ] {mark}`{f.code}`{where}: {f.message}")
+    return "\n".join(out)
+
+
+def pack_section(pack_report=None, pack_note: Optional[str] = None) -> str:
+    """The pack verification section and the operator components added/removed.
+
+    ``pack_report`` is a ``bot.pack.verify.PackReport`` (``failed``,
+    ``to_markdown()``, ``operators_added``, ``operators_removed``), or None
+    with ``pack_note`` saying why there is none ("no release asset; build the
+    pack with build-pack").
+    """
+    out = ["### Pack verification", ""]
+    if pack_report is None:
+        out.append(pack_note or "No pack was verified in this run.")
+        return "\n".join(out)
+    verdict = "**failed**" if getattr(pack_report, "failed", False) else "passed"
+    out.append(f"Verification {verdict}.")
+    out.append("")
+    out.append(pack_report.to_markdown().strip())
+    added = list(getattr(pack_report, "operators_added", None) or ())
+    removed = list(getattr(pack_report, "operators_removed", None) or ())
+    if added or removed:
+        out += ["", "#### Operator components", ""]
+        out += [f"- added: `{x}`" for x in added]
+        out += [f"- removed: `{x}`" for x in removed]
+    return "\n".join(out)
+
+
+def pr_body(plan: Plan, *, upstream: str, pack_report=None, pack_note: Optional[str] = None,
+            index_line: Optional[str] = None) -> str:
+    """The whole PR body (Markdown), ending with the hidden fingerprint marker."""
+    b = plan.bump
+    parts = []
+    if b:
+        parts.append(f"Bumps the template from ExecuTorch **{b.old_executorch}** to **{b.new_executorch}** "
+                     f"(pack `PyTorch::ExecuTorch@{b.new_pack}`).")
+    parts.append(links(plan, upstream))
+    if index_line:
+        parts.append(f"Package index: {index_line}.")
+    parts.append("### Pins\n\n" + pin_table(plan))
+    files = sorted(plan.contents) or sorted({e.path for e in plan.edits})
+    if files:
+        parts.append("### Files changed\n\n" + "\n".join(f"- `{p}`" for p in files))
+    parts.append(pack_section(pack_report, pack_note))
+    fl = flags_section(plan)
+    if fl:
+        parts.append(fl)
+    parts.append("---\n_Opened by executorch-pack-bot. Commits pushed to this branch by anyone else stop the bot "
+                 "from updating it._")
+    parts.append(fingerprint_marker(plan.fingerprint()))
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def job_summary(*, current: Optional[str], target: Optional[str], outcome: str, plan: Optional[Plan] = None,
+                upstream: str = "", pack_report=None, pack_note: Optional[str] = None,
+                index_line: Optional[str] = None) -> str:
+    """The Markdown written to ``$GITHUB_STEP_SUMMARY``: versions, what happened, and the PR body's sections."""
+    out = ["## executorch-pack-bot", "",
+           f"- current: `{current or 'unknown'}`", f"- target: `{target or 'unknown'}`", f"- outcome: {outcome}"]
+    if index_line:
+        out.append(f"- package index: {index_line}")
+    if plan is not None and plan.bump:
+        out += ["", links(plan, upstream), "", pin_table(plan)]
+        fl = flags_section(plan)
+        if fl:
+            out += ["", fl]
+    if pack_report is not None or pack_note:
+        out += ["", pack_section(pack_report, pack_note)]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,330 @@
+"""A local fake of the GitHub REST API (and of the PyPI JSON API) on 127.0.0.1, for tests and benchmarks.
+
+Built on werkzeug (the server under pytest-httpserver); runs in a thread of
+the test process.  It serves what the bot uses, shaped like GitHub's own
+responses (GitHub REST docs): releases with ``Link``-header pagination and
+ETags (``If-None-Match`` -> 304), release assets with ``digest`` and a
+download URL, the contents API (base64), pulls with ``head=OWNER:BRANCH``
+filtering exactly like GitHub (a bare branch name is ignored, so every PR
+is returned: PyGithub#1566), issue comments, labels, reviewers, and
+scripted faults (5xx, 429, the secondary-rate-limit 403 with Retry-After,
+a truncated download).  Every request is recorded in ``requests``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Optional
+
+from werkzeug.serving import WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, *args, **kwargs):  # keep test output clean
+        pass
+
+
+@dataclass
+class Fault:
+    """A scripted response: the next ``times`` requests matching ``method`` and ``path`` (regex) get it."""
+
+    method: str
+    path: str
+    status: int
+    body: dict = field(default_factory=dict)
+    headers: dict = field(default_factory=dict)
+    times: int = 1
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict
+    headers: dict
+    body: object
+
+
+class FakeRepo:
+    """State of one repository: releases, files at refs, pulls, comments."""
+
+    def __init__(self, full_name: str):
+        self.full_name = full_name
+        self.owner, self.name = full_name.split("/")
+        self.releases: list[dict] = []
+        self.files: dict[tuple[str, str], bytes] = {}
+        self.pulls: dict[int, dict] = {}
+        self.comments: dict[int, list[dict]] = {}
+        self.labels: dict[int, list[str]] = {}
+        self.reviewers: dict[int, list[str]] = {}
+        self.next_number = 1
+
+
+class FakeGitHub:
+    """The fake server.  ``start()`` returns the base URL (use it as ``GITHUB_API_URL``)."""
+
+    def __init__(self):
+        self.repos: dict[str, FakeRepo] = {}
+        self.assets: dict[int, bytes] = {}
+        self.asset_truncate: dict[int, int] = {}   # asset id -> serve only this many bytes, once per entry
+        self.pypi: dict[tuple[str, str], dict] = {}
+        self.faults: list[Fault] = []
+        self.requests: list[Seen] = []
+        self.bot_login = "github-actions[bot]"
+        self._ids = 1000
+        self._server = None
+        self._thread = None
+        self.url = ""
+
+    # ------------------------------------------------------------------ setup
+    def start(self) -> str:
+        self._server = make_server("127.0.0.1", 0, self._app, threaded=True,
+                                   request_handler=_QuietHandler)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def _id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def repo(self, full_name: str) -> FakeRepo:
+        if full_name not in self.repos:
+            self.repos[full_name] = FakeRepo(full_name)
+        return self.repos[full_name]
+
+    def add_release(self, full_name: str, tag: str, *, prerelease: bool = False, draft: bool = False,
+                    created_at: str = "2026-01-01T00:00:00Z", assets: Optional[dict] = None,
+                    digest: Optional[dict] = None, body: str = "") -> dict:
+        """Add a release; ``assets`` maps file name -> bytes; ``digest`` overrides name -> digest text (None: omit)."""
+        r = self.repo(full_name)
+        rel_id = self._id()
+        out = []
+        for name, data in (assets or {}).items():
+            aid = self._id()
+            self.assets[aid] = data
+            d = "sha256:" + hashlib.sha256(data).hexdigest()
+            if digest and name in digest:
+                d = digest[name]
+            a = {"id": aid, "name": name, "size": len(data), "state": "uploaded",
+                 "content_type": "application/octet-stream",
+                 "url": f"{self.url}/repos/{full_name}/releases/assets/{aid}",
+                 "browser_download_url": f"{self.url}/download/{full_name}/{tag}/{name}?id={aid}"}
+            if d is not None:
+                a["digest"] = d
+            out.append(a)
+        rel = {"id": rel_id, "tag_name": tag, "name": tag, "draft": draft, "prerelease": prerelease,
+               "created_at": created_at, "published_at": created_at, "body": body,
+               "url": f"{self.url}/repos/{full_name}/releases/{rel_id}",
+               "html_url": f"https://github.com/{full_name}/releases/tag/{tag}", "assets": out}
+        r.releases.append(rel)
+        return rel
+
+    def add_file(self, full_name: str, ref: str, path: str, data: bytes) -> None:
+        self.repo(full_name).files[(ref, path)] = data
+
+    def add_pull(self, full_name: str, *, head: str, title: str, body: str = "", user: Optional[str] = None,
+                 state: str = "open", merged: bool = False, base: str = "main", head_repo: Optional[str] = None,
+                 number: Optional[int] = None) -> dict:
+        r = self.repo(full_name)
+        n = number or r.next_number
+        r.next_number = max(r.next_number, n + 1)
+        pr = self._pull_json(r, n, head, head_repo or full_name, base, title, body, user or self.bot_login, False)
+        pr["state"] = state
+        pr["merged"] = merged
+        r.pulls[n] = pr
+        return pr
+
+    def _pull_json(self, r, n, head, head_repo, base, title, body, user, draft):
+        api = f"{self.url}/repos/{r.full_name}"
+        owner = head_repo.split("/")[0]
+        repo_json = lambda full: {"full_name": full, "name": full.split("/")[1],  # noqa: E731
+                                  "owner": {"login": full.split("/")[0]},
+                                  "url": f"{self.url}/repos/{full}"}
+        return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
+                "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
+                "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
+                "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},
+                "base": {"ref": base, "label": f"{r.owner}:{base}", "sha": "0" * 40, "repo": repo_json(r.full_name)}}
+
+    def open_pulls(self, full_name: str) -> list[dict]:
+        return [p for p in self.repo(full_name).pulls.values() if p["state"] == "open"]
+
+    def count(self, method: Optional[str] = None, path_re: str = "") -> int:
+        return sum(1 for s in self.requests
+                   if (method is None or s.method == method) and re.search(path_re, s.path))
+
+    # ---------------------------------------------------------------- serving
+    def _app(self, environ, start_response):
+        req = Request(environ)
+        try:
+            body = req.get_json(silent=True)
+        except Exception:  # noqa: BLE001
+            body = None
+        self.requests.append(Seen(req.method, req.path, dict(req.args),
+                                  {k: v for k, v in req.headers.items()}, body))
+        resp = self._fault(req) or self._route(req, body)
+        return resp(environ, start_response)
+
+    def _fault(self, req) -> Optional[Response]:
+        for f in self.faults:
+            if f.times > 0 and f.method == req.method and re.search(f.path, req.path):
+                f.times -= 1
+                return self._json(f.body, f.status, f.headers)
+        return None
+
+    @staticmethod
+    def _json(data, status=200, headers=None) -> Response:
+        return Response(json.dumps(data), status=status, headers=headers or {}, mimetype="application/json")
+
+    def _not_found(self):
+        return self._json({"message": "Not Found"}, 404)
+
+    def _paginate(self, req, items: list, etag: bool = False) -> Response:
+        per_page = int(req.args.get("per_page", 30))
+        page = int(req.args.get("page", 1))
+        chunk = items[(page - 1) * per_page: page * per_page]
+        headers = {}
+        last = max(1, -(-len(items) // per_page))
+        if page < last:
+            q = {k: v for k, v in req.args.items() if k != "page"}
+            q["page"] = str(page + 1)
+            qs = "&".join(f"{k}={v}" for k, v in q.items())
+            headers["Link"] = f'<{self.url}{req.path}?{qs}>; rel="next", <{self.url}{req.path}?page={last}>; rel="last"'
+        data = json.dumps(chunk)
+        if etag:
+            tag = '"' + hashlib.sha1(data.encode()).hexdigest() + '"'
+            headers["ETag"] = tag
+            if req.headers.get("If-None-Match") == tag:
+                return Response(status=304, headers=headers)
+        return Response(data, headers=headers, mimetype="application/json")
+
+    def _route(self, req, body) -> Response:  # noqa: C901 - a router
+        p, m = req.path, req.method
+        if m == "GET" and (mm := re.fullmatch(r"/pypi/([^/]+)/([^/]+)/json", p)):
+            d = self.pypi.get((mm.group(1).lower(), mm.group(2)))
+            return self._json(d) if d else self._not_found()
+        if m == "GET" and (mm := re.fullmatch(r"/download/([^/]+/[^/]+)/([^/]+)/([^/]+)", p)):
+            aid = int(req.args.get("id", 0))
+            data = self.assets.get(aid)
+            if data is None:
+                return self._not_found()
+            if aid in self.asset_truncate:
+                cut = self.asset_truncate.pop(aid)
+                return Response(data[:cut], headers={"Content-Length": str(len(data))},
+                                mimetype="application/octet-stream", direct_passthrough=True)
+            return Response(data, mimetype="application/octet-stream")
+        mm = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", p)
+        if not mm:
+            return self._not_found()
+        full, rest = mm.group(1), mm.group(2) or ""
+        if full not in self.repos:
+            return self._not_found()
+        r = self.repos[full]
+        if m == "GET" and rest == "":
+            return self._json({"full_name": full, "name": r.name, "owner": {"login": r.owner},
+                               "url": f"{self.url}/repos/{full}", "default_branch": "main"})
+        if m == "GET" and rest == "/releases":
+            rels = sorted(r.releases, key=lambda x: x["created_at"], reverse=True)
+            return self._paginate(req, rels, etag=True)
+        if m == "GET" and (mm := re.fullmatch(r"/releases/tags/(.+)", rest)):
+            for rel in r.releases:
+                if rel["tag_name"] == mm.group(1):
+                    return self._json(rel)
+            return self._not_found()
+        if m == "GET" and (mm := re.fullmatch(r"/contents/(.+)", rest)):
+            ref = req.args.get("ref", "main")
+            data = r.files.get((ref, mm.group(1)))
+            if data is None:
+                if not any(k[0] == ref for k in r.files):
+                    return self._json({"message": f"No commit found for the ref {ref}"}, 404)
+                return self._not_found()
+            name = mm.group(1).rsplit("/", 1)[-1]
+            return self._json({"type": "file", "encoding": "base64", "name": name, "path": mm.group(1),
+                               "size": len(data), "sha": hashlib.sha1(data).hexdigest(),
+                               "url": f"{self.url}{p}?ref={ref}",
+                               "content": base64.encodebytes(data).decode()})
+        if m == "GET" and rest == "/pulls":
+            state = req.args.get("state", "open")
+            pulls = sorted(r.pulls.values(), key=lambda x: -x["number"])
+            if state != "all":
+                pulls = [x for x in pulls if x["state"] == state]
+            head = req.args.get("head")
+            if head and ":" in head:      # GitHub ignores a head filter without "owner:"
+                owner, ref = head.split(":", 1)
+                pulls = [x for x in pulls if x["head"]["ref"] == ref and x["head"]["repo"]["owner"]["login"] == owner]
+            if req.args.get("base"):
+                pulls = [x for x in pulls if x["base"]["ref"] == req.args["base"]]
+            return self._paginate(req, pulls)
+        if m == "POST" and rest == "/pulls":
+            head = body.get("head", "")
+            head_ref = head.split(":", 1)[-1]
+            for x in r.pulls.values():
+                if x["state"] == "open" and x["head"]["ref"] == head_ref and x["base"]["ref"] == body.get("base"):
+                    return self._json({"message": "Validation Failed",
+                                       "errors": [{"message": f"A pull request already exists for {head}."}]}, 422)
+            n = r.next_number
+            r.next_number += 1
+            pr = self._pull_json(r, n, head_ref, full, body.get("base"), body.get("title"), body.get("body", ""),
+                                 self.bot_login, bool(body.get("draft")))
+            r.pulls[n] = pr
+            return self._json(pr, 201)
+        if (mm := re.fullmatch(r"/pulls/(\d+)", rest)):
+            pr = r.pulls.get(int(mm.group(1)))
+            if not pr:
+                return self._not_found()
+            if m == "PATCH":
+                for k in ("title", "body", "state"):
+                    if k in body:
+                        pr[k] = body[k]
+            return self._json(pr)
+        if m == "POST" and (mm := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", rest)):
+            n = int(mm.group(1))
+            r.reviewers.setdefault(n, []).extend(body.get("reviewers", []))
+            return self._json(r.pulls[n], 201)
+        if (mm := re.fullmatch(r"/issues/(\d+)/labels", rest)) and m == "POST":
+            n = int(mm.group(1))
+            labels = body if isinstance(body, list) else body.get("labels", [])
+            cur = r.labels.setdefault(n, [])
+            cur.extend(x for x in labels if x not in cur)
+            return self._json([{"name": x} for x in cur])
+        if (mm := re.fullmatch(r"/issues/(\d+)/comments", rest)):
+            n = int(mm.group(1))
+            cs = r.comments.setdefault(n, [])
+            if m == "POST":
+                cid = self._id()
+                c = {"id": cid, "body": body["body"], "user": {"login": self.bot_login},
+                     "url": f"{self.url}/repos/{full}/issues/comments/{cid}",
+                     "html_url": f"https://github.com/{full}/pull/{n}#issuecomment-{cid}"}
+                cs.append(c)
+                return self._json(c, 201)
+            return self._paginate(req, cs)
+        if m == "PATCH" and (mm := re.fullmatch(r"/issues/comments/(\d+)", rest)):
+            cid = int(mm.group(1))
+            for cs in r.comments.values():
+                for c in cs:
+                    if c["id"] == cid:
+                        c["body"] = body["body"]
+                        return self._json(c)
+            return self._not_found()
+        return self._not_found()
+
+
+def pypi_json(name: str, version: str, *, wheels: bool = True, requires_dist: Optional[list] = None) -> dict:
+    """A PyPI JSON API document (``/pypi/NAME/VERSION/json``) as warehouse serves it (the fields the bot reads)."""
+    urls = [{"packagetype": "sdist", "filename": f"{name}-{version}.tar.gz"}]
+    if wheels:
+        urls.append({"packagetype": "bdist_wheel", "filename": f"{name}-{version}-cp311-cp311-linux_x86_64.whl"})
+    return {"info": {"name": name, "version": version, "requires_dist": requires_dist or []}, "urls": urls}
