@@ -36,8 +36,9 @@ C01 = (b"executorch==1.4.0 \\\n"
        b"torch==2.13.0\n")
 
 
-def test_c01_hash_pinned_requirement_that_must_change_is_an_error_naming_its_line():
-    doc = TextDocument.from_bytes("requirements-executorch.txt", C01)
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_c01_hash_pinned_requirement_that_must_change_is_an_error_naming_its_line(eol):
+    doc = TextDocument.from_bytes("requirements-executorch.txt", C01.replace(b"\n", eol))
     entries = parse(doc)
     assert [(e.line, e.name, e.hashed) for e in entries] == [(1, "executorch", True), (4, "torch", False)]
     with pytest.raises(ManagerError) as info:
