@@ -59,7 +59,9 @@ def test_crlf_bom_and_missing_final_newline_are_kept(template, upstream_repo, ca
     req.write_bytes(b"\xef\xbb\xbf" + req.read_bytes().rstrip(b"\n"))
     rc, _, err = _update(capsys, template, upstream_repo)
     assert rc == 0, err
-    assert sol.read_bytes() == crlf.replace(b"PyTorch::ExecuTorch@1.4.0", b"PyTorch::ExecuTorch@1.5.1")
+    # only the version bytes differ: the pin, the build comment and the "(ExecuTorch 1.4.0)" comment
+    assert sol.read_bytes() == crlf.replace(b"PyTorch::ExecuTorch@1.4.0", b"PyTorch::ExecuTorch@1.5.1").replace(
+        b"(ExecuTorch 1.4.0)", b"(ExecuTorch 1.5.1)")
     new_req = req.read_bytes()
     assert new_req.startswith(b"\xef\xbb\xbf") and not new_req.endswith(b"\n")
     assert b"executorch==1.5.1\n" in new_req and b"\r" not in new_req
