@@ -25,7 +25,8 @@ or ``bump.old_pack``, compared as text after whole-version matching):
   "ExecuTorch X" / "ExecuTorch vX" / "ExecuTorch version X" (the word in
   any letter case, so ``executorch 1.4.0`` counts too);
 * weak forms, only when the same or the previous paragraph (blank-line
-  separated block) mentions ExecuTorch: "the vX tag", "tag vX", git refs
+  separated block) mentions ExecuTorch: a bare pack version ``@X`` / ``@^X``
+  ("exact rather than a ``@^X`` range"), "the vX tag", "tag vX", git refs
   (``git checkout vX``, ``--branch vX``, ``-b vX``), ``X-local``
   (``--version X-local``, ``VERSION=X-local``) and ``release/MAJOR.MINOR``;
 * major.minor forms ("ExecuTorch 1.4", ``release/1.4``) move only when the
@@ -104,9 +105,9 @@ def comment_spans(relpath: str, text: str) -> Optional[list[Span]]:
     plain text), and ``[]`` for a path this module does not handle.  Each
     span starts at the comment marker (``#``, ``REM``, ``::``) and ends
     before the line break.  Used by the scripts manager too, which edits
-    only outside these spans.  Never raises: a file its parser rejects
-    (invalid YAML, Python that does not tokenize) falls back to whole-line
-    comments only, the conservative choice.
+    only outside these spans.  Never raises: a file its parser rejects falls
+    back to a conservative rule (invalid YAML: ``#`` at a word start outside
+    quotes; Python that does not tokenize: whole-line comments only).
     """
     kind = file_kind(relpath)
     if kind is None or kind == "markdown":
@@ -137,7 +138,9 @@ def _yaml_comments(text: str, workflow: bool) -> list[Span]:
     try:
         tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError:
-        return [m.span(1) for m in _LINE_COMMENT.finditer(text)]
+        # Invalid YAML (the cmsis manager reports it for pin files): a ``#`` at a
+        # word start outside quotes, the shell rule, which YAML comments follow too.
+        return _shell_comments(text, 0, len(text))
     spans: list[Span] = []
     pos = 0
     for tok in tokens:
@@ -260,6 +263,7 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool], ...] = (
     ("pack-file", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I), False, True),
     ("release-url", re.compile(r"executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True),
     ("source-url", re.compile(r"executorch/(?:tree|blob)/v" + _V, re.I), False, False),
+    ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
                        + r"`?[ \t]+tag\b", re.I), True, False),
@@ -276,6 +280,7 @@ FORM_WHY = {
     "pack-file": "pack file name PyTorch.ExecuTorch.X.pack",
     "release-url": "release download URL",
     "source-url": "upstream source link",
+    "@version": "pack version @X / @^X",
     "local-build": "local pack build version X-local",
     "tag": "release tag vX",
     "git-ref": "git ref vX",
@@ -380,7 +385,7 @@ def find_mentions(doc: TextDocument, regions: Optional[list[Span]] = None) -> li
                     continue
                 if weak and not ctx.paragraph_mentions_executorch(s):
                     continue
-                exact = not (form == "PyTorch::ExecuTorch@" and m.group("op"))
+                exact = not (form in ("PyTorch::ExecuTorch@", "@version") and m.group("op"))
                 taken.append((s, e))
                 found.append(Mention(form, s, e, m.group(group), doc.line_of(s), exact, m.group(0), pack_form))
     found.sort(key=lambda x: x.start)
