@@ -275,3 +275,16 @@ def test_c19_upstream_vela_downgrade_is_still_a_change(tmp_path):
     assert (vela.old, vela.new) == ("4.1.0", "4.0.0")
     assert vela.source == f"{ETHOS} @ v0.5.1"
     assert flags == ()
+
+
+def test_torch_version_that_is_not_a_version_is_unresolved(tmp_path):
+    src = write_tag(tmp_path, "v2.0.0", {"torch_pin.py": 'TORCH_VERSION = "two.fourteen"\n'})
+    torch = pin(resolve_pinset(src, "v2.0.0"), "torch")
+    assert torch.version is None
+    assert "torch_pin.py TORCH_VERSION @ v2.0.0 gives no exact version (torch==two.fourteen)" in torch.reason
+
+
+def test_same_unresolved_tosa_pin_on_both_tags_is_neither_change_nor_flag(source):
+    v100 = resolve_pinset(source, "v1.0.0")
+    changes, flags = plan_changes(v100, v100)
+    assert "tosa-tools" not in [c.name for c in changes] and flags == ()

@@ -84,6 +84,8 @@ class ReqLine:
             return f"pinned by a URL ({self.url}), not a version"
         if not self.spec:
             return "no version pin"
+        if self.spec.lstrip().startswith("=="):
+            return f"no exact version ({self.name}{self.spec})"
         return f"only a range ({self.name}{self.spec})"
 
 

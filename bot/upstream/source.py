@@ -49,8 +49,9 @@ class DirectorySource(UpstreamSource):
     """A plain folder holding one sub-folder per tag (``ROOT/v1.5.1/torch_pin.py``).
 
     Used by tests and demos.  Tags are the names of the sub-folders (hidden
-    ones skipped).  ``read`` never leaves the tag's folder: a path that
-    escapes it (``..``, a symlink pointing outside) reads as absent.
+    ones skipped).  ``read`` never leaves the tag's folder: a path with a
+    ``..`` part is refused (UpstreamError) and a symlink pointing outside
+    the folder reads as absent.
 
     Raises:
         UpstreamError: ``path`` is not a directory (at construction), or
