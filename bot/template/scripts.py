@@ -1,0 +1,187 @@
+"""Scripts manager: machine installs and version checks in workflows, Dockerfiles and shell scripts.
+
+What it reads (FORMATS.md section 1, rows ``requirements.txt`` "pins in a
+Dockerfile (``pip install executorch==1.0.0``)" and ``.github/workflows/*.yml``
+"a step may check an installed version (``pip show flatbuffers | grep
+"Version: 24.3.25"``) ... a machine check that must move with the TOSA pin"):
+
+* installs ``NAME==X`` (``pip install executorch==1.4.0``, with extras, any
+  spacing around ``==``) for every package in ``bump.changes`` (executorch,
+  torch, torchao, ethos-u-vela and only the TOSA pins that changed); names
+  are compared whole after PEP 503 normalisation, so ``torch`` never
+  matches ``torchao`` or ``executorch``;
+* checks ``pip show NAME ... Version: X`` on one line, for the same packages;
+* the pack itself, when it names exactly the current pack version:
+  ``PyTorch::ExecuTorch@X`` (``cpackget add``), ``PyTorch.ExecuTorch.X.pack``
+  and ``executorch/releases/download/vX/``;
+* version variables ``NAME_VERSION=X`` / ``NAME_VERSION: X`` (``ARG
+  EXECUTORCH_VERSION=1.4.0``, a workflow ``env:`` entry) whose name has the
+  package as a whole ``_``-separated part, only when X is exactly the old value.
+
+Only code is edited: the comment spans of :func:`bot.template.prose.comment_spans`
+belong to the prose manager, so the two never propose overlapping edits.  An
+install or check naming a value other than the expected old one is still
+moved to the new value (a bump makes every install agree) and reported with a
+non-blocking ``script-pin-drift`` flag.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from functools import lru_cache
+from typing import Optional
+
+from bot.model import Bump, Edit, Finding, Flag, ManagerResult, PinChange, norm
+from bot.template.interface import Manager
+from bot.template.prose import GUARD, VER, comment_spans, is_workflow
+from bot.textfile import TextDocument
+
+#: Base-name patterns of scripts outside ``.github/workflows``.
+SCRIPT_PATTERNS = ("Dockerfile", "*.Dockerfile", "Dockerfile.*", "*.sh", "*.bash", "*.bat", "*.cmd")
+
+#: A version as scripts write it after ``==`` or ``Version:`` (ends on a word character).
+_ANY_VER = r"(?P<v>\d(?:[\w.+!]*\w)?)"
+
+
+def _name_rx(name: str) -> str:
+    """Regex for any PEP 503 spelling of ``name`` as a whole name (``ethos-u-vela`` ~ ``Ethos_U.Vela``)."""
+    return r"(?<![\w.\-/])" + r"[-_.]+".join(re.escape(p) for p in norm(name).split("-")) + r"(?![\w]|[-_.]\w)"
+
+
+@lru_cache(maxsize=256)
+def _package_patterns(name: str) -> tuple["re.Pattern[str]", "re.Pattern[str]"]:
+    """(install ``NAME[extras]==X``, check ``pip show NAME ... Version: X``) for one package."""
+    n = _name_rx(name)
+    install = re.compile(n + r"(?:\[[^\]\s]*\])?[ \t]*==[ \t]*" + _ANY_VER, re.I)
+    check = re.compile(r"\bpip3?(?:\.exe)?[ \t]+show[ \t]+(?:[^\n|;&#]*?[ \t])?"
+                       + n + r"[^\n]*?Version:[ \t]*" + _ANY_VER, re.I)
+    return install, check
+
+
+@lru_cache(maxsize=256)
+def _variable_pattern(name: str, old: str) -> "re.Pattern[str]":
+    """``[PREFIX_]NAME[_PART]_VERSION = old`` (shell, Dockerfile ARG/ENV, YAML env)."""
+    up = re.escape(norm(name).upper().replace("-", "_"))
+    return re.compile(r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*" + up + r"_(?:[A-Z0-9]+_)*VERSION[\"']?[ \t]*[=:][ \t]*[\"']?"
+                      r"(?P<v>" + re.escape(old) + r")" + GUARD)
+
+
+_PACK_FORMS = (
+    ("pack reference PyTorch::ExecuTorch@X", re.compile(r"PyTorch::ExecuTorch@v?" + VER + GUARD, re.I)),
+    ("pack file name PyTorch.ExecuTorch.X.pack", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I)),
+    ("release download URL", re.compile(r"executorch/releases/download/v?" + VER + GUARD, re.I)),
+)
+
+
+class ScriptsManager(Manager):
+    """Moves pip installs, ``pip show`` checks, pack references and version variables in scripts.
+
+    Handles ``.github/workflows/*.yml`` (at any depth), Dockerfiles, shell
+    and batch scripts; edits kind ``"script"``, code only (never comments).
+    """
+
+    name = "scripts"
+    patterns = SCRIPT_PATTERNS
+
+    def matches(self, relpath: str) -> bool:
+        """True for a workflow under ``.github/workflows/`` or a script/Dockerfile by base name."""
+        if is_workflow(relpath):
+            return True
+        base = relpath.rsplit("/", 1)[-1]
+        return any(fnmatch.fnmatchcase(base, p) for p in SCRIPT_PATTERNS)
+
+    def extract(self, doc: TextDocument) -> list[Finding]:
+        """Installs of ``executorch==X`` and pack references in code, as ``Finding(kind="script")``.
+
+        ``name`` is ``"executorch"`` or ``"PyTorch::ExecuTorch"``; these are
+        listed for the report, not counted as pins by the audit.
+        """
+        text = doc.text
+        if "xecu" not in text.lower():
+            return []
+        comments = _comments(doc)
+        out = []
+        install, _ = _package_patterns("executorch")
+        for m in install.finditer(text):
+            if not _in_comment(m.start("v"), m.end("v"), comments):
+                out.append(Finding(doc.path, doc.line_of(m.start()), "script", "executorch",
+                                   m.group("v"), True, m.group(0)))
+        for _, rx in _PACK_FORMS[:1]:
+            for m in rx.finditer(text):
+                if not _in_comment(m.start("v"), m.end("v"), comments):
+                    out.append(Finding(doc.path, doc.line_of(m.start()), "script", "PyTorch::ExecuTorch",
+                                       m.group("v"), True, m.group(0)))
+        out.sort(key=lambda f: f.line)
+        return out
+
+    def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
+        """Edits (kind ``"script"``) moving every install/check of a changed package to its new value.
+
+        Only packages in ``bump.changes`` are touched (executorch itself is
+        taken from ``bump`` when the changes do not list it).  Flags
+        ``script-pin-drift`` (non-blocking) when the value replaced is not
+        the expected old one.
+        """
+        text = doc.text
+        low = text.lower()
+        changes = _changes(bump)
+        relevant = [c for c in changes if _mentions(low, c.name)]
+        pack_relevant = "executorch" in low and bump.old_pack != bump.new_pack
+        if not relevant and not pack_relevant:
+            return ManagerResult()
+        comments = _comments(doc)
+        edits: list[Edit] = []
+        flags: list[Flag] = []
+        taken: list[tuple[int, int]] = []
+
+        def add(s: int, e: int, old: str, new: str, why: str, expected: Optional[str]) -> None:
+            if old == new or _in_comment(s, e, comments) or any(s < te and ts < e for ts, te in taken):
+                return
+            taken.append((s, e))
+            line = doc.line_of(s)
+            edits.append(Edit(doc.path, s, e, old, new, line, "script", why))
+            if expected is not None and old != expected:
+                flags.append(Flag("script-pin-drift",
+                                  f"{why}: found {old}, expected the old value {expected}; moved to {new}",
+                                  path=doc.path, line=line, blocking=False))
+
+        for c in relevant:
+            install, check = _package_patterns(c.name)
+            n = norm(c.name)
+            for m in check.finditer(text):
+                add(m.start("v"), m.end("v"), m.group("v"), c.new, f"pip show {n} version check", c.old)
+            for m in install.finditer(text):
+                add(m.start("v"), m.end("v"), m.group("v"), c.new, f"install {n}=={c.new}", c.old)
+            if c.old:
+                for m in _variable_pattern(c.name, c.old).finditer(text):
+                    add(m.start("v"), m.end("v"), m.group("v"), c.new, f"{n} version variable", None)
+        if pack_relevant:
+            for why, rx in _PACK_FORMS:
+                for m in rx.finditer(text):
+                    if m.group("v") == bump.old_pack:
+                        add(m.start("v"), m.end("v"), m.group("v"), bump.new_pack, why, None)
+        edits.sort(key=lambda e: e.start)
+        return ManagerResult(tuple(edits), tuple(flags))
+
+
+def _changes(bump: Bump) -> list[PinChange]:
+    """``bump.changes`` plus executorch itself when the changes do not list it."""
+    changes = list(bump.changes)
+    if bump.change_for("executorch") is None and bump.old_executorch != bump.new_executorch:
+        changes.insert(0, PinChange("executorch", bump.old_executorch, bump.new_executorch, bump.new_tag))
+    return [c for c in changes if c.new]
+
+
+def _mentions(low: str, name: str) -> bool:
+    """Cheap pre-filter: does the lower-cased text hold any part of the package name."""
+    return norm(name).split("-")[0] in low
+
+
+def _comments(doc: TextDocument) -> list[tuple[int, int]]:
+    spans = comment_spans(doc.path, doc.text)
+    return spans or []
+
+
+def _in_comment(s: int, e: int, comments: list[tuple[int, int]]) -> bool:
+    return any(cs < e and s < ce for cs, ce in comments)
