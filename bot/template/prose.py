@@ -355,10 +355,16 @@ class _Context:
 
 def prose_regions(doc: TextDocument) -> list[Span]:
     """The spans of ``doc`` that are prose: the whole text, or its (merged) comment blocks."""
-    spans = comment_spans(doc.path, doc.text)
+    return list(_regions(doc.path, doc.text))
+
+
+@lru_cache(maxsize=16)
+def _regions(path: str, text: str) -> tuple[Span, ...]:
+    """Cached :func:`prose_regions` (the engine calls extract then update on the same document)."""
+    spans = comment_spans(path, text)
     if spans is None:
-        return [(0, len(doc.text))]
-    return _merge(spans, doc.text)
+        return ((0, len(text)),)
+    return tuple(_merge(spans, text))
 
 
 def find_mentions(doc: TextDocument, regions: Optional[list[Span]] = None) -> list[Mention]:
@@ -375,18 +381,18 @@ def find_mentions(doc: TextDocument, regions: Optional[list[Span]] = None) -> li
         regions = prose_regions(doc)
     ctx = _Context(text)
     found: list[Mention] = []
-    taken: list[Span] = []
+    taken: set[int] = set()  # offsets covered by an accepted version span
     for form, rx, weak, pack_form in _FORMS:
         for lo, hi in regions:
             for m in rx.finditer(text, lo, hi):
                 group = "v" if m.group("v") is not None else "v2"
                 s, e = m.span(group)
-                if any(s < te and ts < e for ts, te in taken):
+                if not taken.isdisjoint(range(s, e)):
                     continue
                 if weak and not ctx.paragraph_mentions_executorch(s):
                     continue
                 exact = not (form in ("PyTorch::ExecuTorch@", "@version") and m.group("op"))
-                taken.append((s, e))
+                taken.update(range(s, e))
                 found.append(Mention(form, s, e, m.group(group), doc.line_of(s), exact, m.group(0), pack_form))
     found.sort(key=lambda x: x.start)
     return found
@@ -473,7 +479,8 @@ class ProseManager(Manager):
                 else bump.new_executorch
             if new != m.version:
                 edits.append(self._edit(doc, m, new, bump))
-        edits.extend(self._restatements(doc, bump, regions, ctx, [(m.start, m.end) for m in mentions]))
+        taken = {i for m in mentions for i in range(m.start, m.end)}
+        edits.extend(self._restatements(doc, bump, regions, ctx, taken))
         edits.sort(key=lambda e: e.start)
         return ManagerResult(tuple(edits), tuple(flags))
 
@@ -498,7 +505,7 @@ class ProseManager(Manager):
                     path=doc.path, line=m.line, blocking=False)
 
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: _Context,
-                      taken: list[Span]) -> list[Edit]:
+                      taken: set[int]) -> list[Edit]:
         """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
         names = tuple((c.name, c.old) for c in bump.changes
                       if c.old and c.old != c.new and norm(c.name) != "executorch")
@@ -514,13 +521,13 @@ class ProseManager(Manager):
                 for lo, hi in regions:
                     for m in rx.finditer(text, lo, hi):
                         s, e = m.span("v")
-                        if any(s < te and ts < e for ts, te in taken):
+                        if not taken.isdisjoint(range(s, e)):
                             continue
                         ok = (ctx.paragraph_mentions_executorch(s) if pip_form
                               else ctx.sentence_mentions_executorch(m.start(), m.end()))
                         if not ok or _MEASURE.search(ctx.line_text(s)):
                             continue
-                        taken.append((s, e))
+                        taken.update(range(s, e))
                         form = f"{norm(name)}==" if pip_form else f'"{norm(name)} Y"'
                         out.append(Edit(doc.path, s, e, old, news[norm(name)], doc.line_of(s), "prose",
                                         f"prose: {form} restates the {norm(name)} pin of ExecuTorch "

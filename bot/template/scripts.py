@@ -178,10 +178,15 @@ def _mentions(low: str, name: str) -> bool:
     return norm(name).split("-")[0] in low
 
 
-def _comments(doc: TextDocument) -> list[tuple[int, int]]:
-    spans = comment_spans(doc.path, doc.text)
-    return spans or []
+def _comments(doc: TextDocument) -> tuple[tuple[int, int], ...]:
+    """The comment spans of ``doc`` (cached: extract and update read the same document)."""
+    return _comment_spans(doc.path, doc.text)
 
 
-def _in_comment(s: int, e: int, comments: list[tuple[int, int]]) -> bool:
+@lru_cache(maxsize=16)
+def _comment_spans(path: str, text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(comment_spans(path, text) or ())
+
+
+def _in_comment(s: int, e: int, comments: tuple[tuple[int, int], ...]) -> bool:
     return any(cs < e and s < ce for cs, ce in comments)
