@@ -161,14 +161,26 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
     if progress:
         progress(f"template pins ExecuTorch {current}; target tag {target_tag} ({source.describe()})")
-    target = resolve_pinset(source, target_tag)
     current_tag = version_to_tag(current)
-    current_set: Optional[PinSet] = None
+    upstream_tags = set(source.tags())
     flags: list[Flag] = list(tpl.flags)
-    if current_tag in set(source.tags()):
+    if target_tag == current_tag and target_tag not in upstream_tags:
+        # The template is ahead of every stable release upstream (a nightly or a
+        # local build): there is nothing newer to move to.
+        return Plan(repo=Path(repo), bump=None, findings=tpl.findings, flags=_dedupe(flags + [Flag(
+            "ahead-of-upstream", f"the template pins ExecuTorch {current}, which has no tag at "
+            f"{source.describe()} and is newer than its newest stable release; nothing to do",
+            blocking=False)]))
+    target = resolve_pinset(source, target_tag)
+    current_set: Optional[PinSet] = None
+    if current_tag in upstream_tags:
         current_set = resolve_pinset(source, current_tag)
     changes, change_flags = plan_changes(current_set, target, sets)
-    flags.extend(change_flags)
+    flags.extend(target.flags)
+    tosa_names = {p.name for p in target.tosa}
+    pins_tosa = any(f.kind == "requirement" and norm(f.name) in tosa_names for f in tpl.findings)
+    # Without the current tag the TOSA diff is unknown; that only matters when the template pins TOSA packages.
+    flags.extend(f for f in change_flags if f.code != "tosa-unknown" or pins_tosa)
     bump = Bump(
         old_executorch=str(current), new_executorch=target.executorch,
         old_pack=to_semver(current), new_pack=target.pack,

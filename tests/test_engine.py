@@ -147,3 +147,31 @@ def test_demo_prints_a_complete_bump(capsys):
                      "audit: every ExecuTorch pin is 1.5.1"):
         assert expected in out, expected
     assert "-ml_dtypes" not in out and "V2M_MPS3_SSE_300_BSP@1.5.1" not in out
+
+
+def _repin(template, old: str, new: str) -> None:
+    for p in template.rglob("*"):
+        if p.is_file() and p.suffix in (".yml", ".txt"):
+            p.write_text(p.read_text().replace(f"@{old}", f"@{new}").replace(f"executorch=={old}",
+                                                                               f"executorch=={new}"))
+
+
+def test_template_ahead_of_upstream_has_nothing_to_do(template, upstream_repo, capsys):
+    _repin(template, "1.4.0", "1.6.0")
+    before = snapshot(template)
+    code, out, err = run_cli(capsys, "update", "--repo", template, "--upstream", upstream_repo)
+    assert code == 0, err
+    assert "Nothing to change." in out and "[ahead-of-upstream]" in out
+    assert snapshot(template) == before
+
+
+def test_untagged_current_version_blocks_only_when_tosa_is_pinned(template, upstream_repo, capsys):
+    _repin(template, "1.4.0", "1.4.2")  # no v1.4.2 tag upstream: the TOSA diff is unknown
+    code, out, _ = run_cli(capsys, "update", "--repo", template, "--upstream", upstream_repo, "--dry-run")
+    assert code == 1 and "[tosa-unknown]" in out
+    (template / "requirements-arm-tosa.txt").unlink()
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("-r requirements-arm-tosa.txt\n", ""))
+    code, out, _ = run_cli(capsys, "update", "--repo", template, "--upstream", upstream_repo, "--dry-run")
+    assert code == 0, out
+    assert "[tosa-unknown]" not in out
