@@ -328,3 +328,53 @@ def pypi_json(name: str, version: str, *, wheels: bool = True, requires_dist: Op
     if wheels:
         urls.append({"packagetype": "bdist_wheel", "filename": f"{name}-{version}-cp311-cp311-linux_x86_64.whl"})
     return {"info": {"name": name, "version": version, "requires_dist": requires_dist or []}, "urls": urls}
+
+
+# ---------------------------------------------------------------- test worlds
+UPSTREAM = "pytorch/executorch"
+TEMPLATE = "acme/fw-template"
+
+
+def add_sample_release(fake: FakeGitHub, tag: str, *, source_tag: Optional[str] = None, full_name: str = UPSTREAM,
+                       created_at: str = "2026-01-01T00:00:00Z", **kw) -> dict:
+    """A release ``tag`` whose files are the shipped sample upstream tree of ``source_tag`` (default ``tag``)."""
+    from bot.sample import UPSTREAM_DIR
+
+    folder = UPSTREAM_DIR / (source_tag or tag)
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            fake.add_file(full_name, tag, p.relative_to(folder).as_posix(), p.read_bytes())
+    return fake.add_release(full_name, tag, created_at=created_at, **kw)
+
+
+def git(cwd, *args: str) -> str:
+    """Run git in ``cwd`` with a fixed identity and no user config; return stdout."""
+    import subprocess
+
+    from bot.sample import git_env
+    p = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=git_env())
+    if p.returncode:
+        raise RuntimeError(f"git {' '.join(args)}: {p.stderr}")
+    return p.stdout.strip()
+
+
+def make_template_remote(tmp) -> "Path":
+    """A bare git repository holding the sample template (ExecuTorch 1.4.0) on ``main``."""
+    from pathlib import Path
+
+    from bot.commands.demo import copy_template
+    tmp = Path(tmp)
+    work = copy_template(tmp / "seed")
+    git(work, "init", "-q", "-b", "main")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "template")
+    bare = tmp / "fw-template.git"
+    git(tmp, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+def fresh_checkout(remote, dest) -> "Path":
+    """A new clone of ``remote`` (what actions/checkout gives every scheduled run)."""
+    from pathlib import Path
+    git(Path(dest).parent, "clone", "-q", str(remote), str(dest))
+    return Path(dest)

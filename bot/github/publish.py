@@ -132,7 +132,7 @@ class Publisher:
     @property
     def gh_repo(self):
         if self._repo is None:
-            self._repo = self.gh.get_repo(self.full_name, lazy=True)
+            self._repo = self.gh.get_repo(self.full_name)
         return self._repo
 
     # ----------------------------------------------------------------- pulls

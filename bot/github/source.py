@@ -82,7 +82,7 @@ class GitHubSource(UpstreamSource):
         from bot.errors import PlatformError
         from bot.github.client import call
 
-        repo = self.gh.get_repo(self.full_name, lazy=True)
+        repo = self.gh.get_repo(self.full_name)
 
         def get():
             try:
