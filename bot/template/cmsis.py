@@ -79,13 +79,17 @@ def is_executorch(value: Any) -> bool:
     return isinstance(value, str) and (value == PACK or value.startswith(PACK + "@"))
 
 
+#: libyaml's loader when PyYAML was built with it (same nodes and character-offset marks, about 10x faster).
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load(doc: TextDocument) -> tuple[Optional[yaml.Node], Any]:
     """Compose and construct ``doc`` with PyYAML's SafeLoader: ``(root node or None, python data)``.
 
     Raises :class:`ManagerError` naming the file and the line of PyYAML's
     ``problem_mark`` when the text is not valid YAML (or holds several documents).
     """
-    loader = yaml.SafeLoader(doc.text)
+    loader = _SafeLoader(doc.text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -141,18 +145,19 @@ def scalar_span(doc: TextDocument, node: yaml.ScalarNode, path: YamlPath) -> tup
     raw = doc.text[start:end]
     value = node.value
     ok = False
-    if node.style is None:
+    style = node.style or None  # libyaml says "" for a plain scalar, PyYAML None
+    if style is None:
         ok = raw == value
-    elif node.style == "'":
+    elif style == "'":
         ok = "'" not in value and raw == f"'{value}'"
-    elif node.style == '"':
+    elif style == '"':
         ok = "\\" not in raw and raw == f'"{value}"'
     if not ok or "\n" in raw:
         raise ManagerError(
             f"the value {value!r} at {format_path(path)} is written in a layout that is not "
             "supported (anchor, alias, escape or multi-line scalar); write it as a plain "
             "`pack: PyTorch::ExecuTorch@X` item", path=doc.path, line=doc.line_of(node.start_mark.index))
-    if node.style is not None:
+    if style is not None:
         start, end = start + 1, end - 1
     return start, end
 

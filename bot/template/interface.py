@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 import fnmatch
+import re
 
 from bot.errors import TemplateError
 from bot.model import Bump, Edit, Finding, ManagerResult
@@ -38,7 +39,12 @@ class Manager(abc.ABC):
     def matches(self, relpath: str) -> bool:
         """True when this manager handles the file at the repository-relative POSIX path."""
         base = relpath.rsplit("/", 1)[-1]
-        return any(fnmatch.fnmatchcase(base, p) for p in self.patterns)
+        rx = type(self).__dict__.get("_patterns_rx")
+        if rx is None or rx[0] != self.patterns:
+            # one compiled alternation per class (a template has thousands of files)
+            rx = (self.patterns, re.compile("|".join(fnmatch.translate(p) for p in self.patterns) or "(?!)"))
+            type(self)._patterns_rx = rx
+        return rx[1].match(base) is not None
 
     @abc.abstractmethod
     def extract(self, doc: TextDocument) -> list[Finding]:
