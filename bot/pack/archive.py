@@ -303,7 +303,7 @@ def iter_lines(zf: zipfile.ZipFile, name: str, *, max_line: int = 1 << 16) -> It
 
 
 def extract_safely(zf: zipfile.ZipFile, dest: Path, limits: Limits = Limits(),
-                   names: list[str] | None = None) -> None:
+                   names: set[str] | None = None) -> None:
     """Extract the file entries (all, or ``names``) under ``dest``, streaming each member.
 
     Only call after :func:`scan_archive` found no problems; names are checked

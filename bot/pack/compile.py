@@ -67,6 +67,20 @@ def compile_args(comp: Component, root: Path) -> tuple[list[str], list[tuple[str
     return flags, sources
 
 
+def _needed(zf: zipfile.ZipFile, comp: Component) -> set[str]:
+    """Entries the Runtime sources can reach: the sources and everything under its include/header directories."""
+    prefixes, names = [], set()
+    for f in comp.files:
+        name = f.name.replace("\\", "/")
+        if f.category == "include":
+            prefixes.append(name.rstrip("/") + "/")
+        elif f.category == "header":
+            d = posixpath.dirname(name)
+            prefixes.append(d + "/" if d else "")
+        names.add(name)
+    return names | {n for n in zf.namelist() if any(n.startswith(p) for p in prefixes)}
+
+
 def _first_errors(stderr: str, root: Path) -> list[str]:
     prefix = str(root) + "/"
     lines = [ln.replace(prefix, "") for ln in stderr.splitlines()]
@@ -89,8 +103,8 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
     with tempfile.TemporaryDirectory(prefix="et-pack-") as tmp:
         root = Path(tmp) / "pack"
         root.mkdir()
-        extract_safely(zf, root, limits)
         flags, sources = compile_args(comp, root)
+        extract_safely(zf, root, limits, names=_needed(zf, comp))
         if not sources:
             return CheckResult("compile", "fail", f"{pdsc.path}:{comp.line}: the Runtime component lists no sources")
         out_dir = Path(tmp) / "obj"
