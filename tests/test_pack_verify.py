@@ -212,6 +212,14 @@ def test_template_satisfied_passes(tmp_path):
     assert res.status == "pass" and "all 3 ExecuTorch components" in res.detail
 
 
+def test_template_without_executorch_components_warns(tmp_path):
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    (tpl / "app.cproject.yml").write_text("project:\n  components:\n    - component: CMSIS:CORE\n")
+    res = verify_pack(make_pack(tmp_path), V, template=tpl).check("template-components")
+    assert res.status == "warn" and "selects an ExecuTorch component" in res.detail
+
+
 def test_bad_template_yaml_is_exit_2_with_line(tmp_path):
     tpl = tmp_path / "tpl"
     tpl.mkdir()

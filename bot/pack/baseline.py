@@ -123,5 +123,8 @@ def template_check(template: Path, new: Pdsc) -> CheckResult:
         return CheckResult("template-components", "fail",
                            f"{len(missing)} component(s) the template selects are not in the new pack: {names}",
                            {"missing": [f"{s.path}:{s.line}: {s.text}" for s in missing]})
+    if not selected:
+        return CheckResult("template-components", "warn",
+                           f"no *.clayer.yml or *.cproject.yml under {template} selects an ExecuTorch component")
     return CheckResult("template-components", "pass",
                        f"all {len(selected)} ExecuTorch components the template selects are in the pack")

@@ -1,7 +1,8 @@
 """Every check of issue 3 on one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
 
-Order: 1 archive safety (nothing else reads an unsafe archive); 2 manifest
-(``pdsc``, ``vendor-name``, ``release-version``, ``pack-file-name``,
+Order: 1 ``archive`` safety (a bomb or an unreadable zip stops everything;
+other archive failures stop only the external tools); 2 manifest
+(``pdsc``, ``pdsc-parse`` when it cannot be parsed, ``vendor-name``, ``release-version``, ``pack-file-name``,
 ``url``); 3 the quiet omissions (``flatbuffers-headers``,
 ``generated-headers``); 4 ``file-references``, ``no-python``,
 ``license-docs``; 5 ``component-versions``, ``component-ids``,
