@@ -18,7 +18,7 @@ Which mentions move on a bump (the "current" version is ``bump.old_executorch``
 or ``bump.old_pack``, compared as text after whole-version matching):
 
 * strong forms, anywhere in prose: ``PyTorch::ExecuTorch@X`` (also ``@^X``,
-  ``@~X``, ``@>=X``), ``executorch==X`` (any case, with extras),
+  ``@~X``, ``@>=X``; the pack ID spelled exactly so, as CMSIS writes it), ``executorch==X`` (any case, with extras),
   ``PyTorch.ExecuTorch.X.pack``, the release URL
   ``executorch/releases/download/vX/`` (or ``/X/``, and ``releases/tag/``),
   source links ``executorch/tree|blob/vX``, and the word form
@@ -257,20 +257,27 @@ GUARD = r"(?![\w]|[.+\-][0-9A-Za-z])"
 _V = VER + GUARD
 
 #: (form name, regex, weak, pack-form).  Order is priority when spans coincide.
-_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool], ...] = (
-    ("PyTorch::ExecuTorch@", re.compile(r"PyTorch::ExecuTorch@(?P<op>\^|~|>=)?" + _V, re.I), False, True),
-    ("executorch==", re.compile(r"(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + _V, re.I), False, False),
-    ("pack-file", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I), False, True),
-    ("release-url", re.compile(r"executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True),
-    ("source-url", re.compile(r"executorch/(?:tree|blob)/v" + _V, re.I), False, False),
-    ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True),
-    ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True),
+_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] = (
+    # (form, regex, weak, pack form, lower-case literals one of which must be in the text)
+    ("PyTorch::ExecuTorch@", re.compile(r"PyTorch::ExecuTorch@(?P<op>\^|~|>=)?" + _V), False, True,
+     ("pytorch::executorch@",)),
+    ("executorch==", re.compile(r"(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + _V, re.I), False, False,
+     ("==",)),
+    ("pack-file", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I), False, True,
+     ("pytorch.executorch.",)),
+    ("release-url", re.compile(r"executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
+     ("executorch/releases/",)),
+    ("source-url", re.compile(r"executorch/(?:tree|blob)/v" + _V, re.I), False, False,
+     ("executorch/tree/", "executorch/blob/")),
+    ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
+    ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
-                       + r"`?[ \t]+tag\b", re.I), True, False),
-    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False),
+                       + r"`?[ \t]+tag\b", re.I), True, False, ("tag",)),
+    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False,
+     ("checkout", "switch", "--branch", "-b")),
     ("ExecuTorch", re.compile(r"\bExecuTorch(?:[ \t]+|[ \t]*\r?\n[ \t]*(?:(?:#+|//|::)[ \t]*)?)"
-                              r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False),
-    ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False),
+                              r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False, ("executorch",)),
+    ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False, ("release/",)),
 )
 
 #: Human words for each form, used in Edit.why and flag messages.
@@ -367,22 +374,30 @@ def _regions(path: str, text: str) -> tuple[Span, ...]:
     return tuple(_merge(spans, text))
 
 
-def find_mentions(doc: TextDocument, regions: Optional[list[Span]] = None) -> list[Mention]:
-    """Every ExecuTorch version mention inside ``regions`` (default: :func:`prose_regions`).
+def find_mentions(doc: TextDocument) -> list[Mention]:
+    """Every ExecuTorch version mention inside the prose regions of ``doc`` (:func:`prose_regions`).
 
     Weak forms count only under the paragraph rule (module docstring).
     Spans never overlap: where two forms match the same version text, the
-    first form of :data:`_FORMS` wins.  Returns mentions in file order.
+    first form of :data:`_FORMS` wins.  Returns mentions in file order
+    (cached per document text: the engine calls extract, then update).
     """
-    text = doc.text
-    if regions is None:
-        if _EXECUTORCH.search(text) is None:
-            return []
-        regions = prose_regions(doc)
+    return list(_find_mentions(doc.path, doc.text))
+
+
+@lru_cache(maxsize=16)
+def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
+    if _EXECUTORCH.search(text) is None:
+        return ()
+    doc = TextDocument(path=path, text=text)
+    regions = _regions(path, text)
     ctx = _Context(text)
     found: list[Mention] = []
     taken: set[int] = set()  # offsets covered by an accepted version span
-    for form, rx, weak, pack_form in _FORMS:
+    low = text.lower()
+    for form, rx, weak, pack_form, literals in _FORMS:
+        if not any(lit in low for lit in literals):
+            continue
         for lo, hi in regions:
             for m in rx.finditer(text, lo, hi):
                 group = "v" if m.group("v") is not None else "v2"
@@ -395,7 +410,7 @@ def find_mentions(doc: TextDocument, regions: Optional[list[Span]] = None) -> li
                 taken.update(range(s, e))
                 found.append(Mention(form, s, e, m.group(group), doc.line_of(s), exact, m.group(0), pack_form))
     found.sort(key=lambda x: x.start)
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=64)
@@ -456,7 +471,7 @@ class ProseManager(Manager):
         olds = {bump.old_executorch, bump.old_pack}
         edits: list[Edit] = []
         flags: list[Flag] = []
-        mentions = find_mentions(doc, regions)
+        mentions = find_mentions(doc)
         for m in mentions:
             two_part = m.version.count(".") == 1 and m.version.replace(".", "").isdigit()
             line_text = ctx.line_text(m.start)
