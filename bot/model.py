@@ -11,11 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from packaging.utils import canonicalize_name
 
 
 def norm(name: str) -> str:
-    """PEP 503 normalised package name: ``"Ethos_U.Vela"`` -> ``"ethos-u-vela"``."""
+    """PEP 503 normalised package name: ``"Ethos_U.Vela"`` -> ``"ethos-u-vela"``.
+
+    ``packaging.utils`` is imported on first use: it pulls in ``packaging.tags``
+    (tens of ms), which commands such as ``verify-pack`` never need.
+    """
+    from packaging.utils import canonicalize_name
     return canonicalize_name(name)
 
 

@@ -87,7 +87,8 @@ class FakeGitHub:
         self._server = make_server("127.0.0.1", 0, self._app, threaded=True,
                                    request_handler=_QuietHandler)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
         self._thread.start()
         return self.url
 
