@@ -302,3 +302,27 @@ def _commit_config(world, text: str) -> None:
     git(co, "add", ".github/executorch-pack-bot.yml")
     git(co, "commit", "-q", "-m", "bot config")
     git(co, "push", "-q", "origin", "main")
+
+
+def _pack_release(world, tmp_path, **knobs):
+    from packgen import make_pack
+    pack = make_pack(tmp_path / "packs", version="1.5.1", **knobs)
+    world.fake.repo(UPSTREAM).releases = [r for r in world.fake.repo(UPSTREAM).releases if r["tag_name"] != "v1.5.1"]
+    add_sample_release(world.fake, "v1.5.1", created_at="2026-09-01T00:00:00Z",
+                       assets={"PyTorch.ExecuTorch.1.5.1.pack": pack.read_bytes()})
+
+
+def test_verified_release_asset_goes_into_the_pr_body(world, tmp_path):
+    _pack_release(world, tmp_path)
+    assert world.run()[0] == 0
+    body = world.fake.open_pulls(TEMPLATE)[0]["body"]
+    assert "### Pack verification" in body and "Verification passed." in body
+
+
+def test_c14_pack_whose_newest_release_is_older_opens_no_pr(world, tmp_path, capsys):
+    """CASES.md C14: file name says 1.5.1, newest <release> is 1.5.0: verification fails, no PR."""
+    _pack_release(world, tmp_path, releases=[("1.5.0", "2026-09-01"), ("1.4.0", "2026-08-06")])
+    code, _ = world.run()
+    out = capsys.readouterr().out
+    assert code == 1 and "failed verification; no pull request" in out
+    assert world.fake.open_pulls(TEMPLATE) == [] and branch_head(world) is None
