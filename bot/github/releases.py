@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from bot.errors import PlatformError
 from bot.github.client import RetryPolicy, call
+
+MAX_PAGES = 100   # 10,000 releases at per_page=100; a Link header that never ends is refused
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,31 @@ class Release:
 
     @classmethod
     def from_json(cls, d: dict) -> "Release":
-        return cls(tag=d.get("tag_name") or "", draft=bool(d.get("draft")), prerelease=bool(d.get("prerelease")),
-                   created_at=d.get("created_at") or "", html_url=d.get("html_url") or "",
-                   body=d.get("body") or "",
-                   assets=tuple(Asset(a.get("name", ""), int(a.get("size") or 0), a.get("digest"),
-                                      a.get("browser_download_url", "")) for a in d.get("assets") or ()))
+        """A release from one item of the "List releases" answer.
+
+        Fields of the wrong JSON type count as missing (a ``tag_name`` that is
+        not a string is no version tag; a ``size`` that is not a whole number
+        is unknown, so only the digest is checked), never as an error that
+        stops the listing of every other release.
+        """
+        assets = d.get("assets")
+        return cls(tag=_text(d.get("tag_name")), draft=bool(d.get("draft")),   # odd values: not stable
+                   prerelease=bool(d.get("prerelease")),
+                   created_at=_text(d.get("created_at")), html_url=_text(d.get("html_url")),
+                   body=_text(d.get("body")),
+                   assets=tuple(Asset(_text(a.get("name")), _size(a.get("size")), _text(a.get("digest")) or None,
+                                      _text(a.get("browser_download_url")))
+                                for a in (assets if isinstance(assets, list) else ()) if isinstance(a, dict)))
+
+
+def _text(v) -> str:
+    """A JSON string field, or "" when it is missing, null or not a string."""
+    return v if isinstance(v, str) else ""
+
+
+def _size(v) -> int:
+    """A JSON size in bytes, or 0 (unknown) when it is missing or not a non-negative whole number."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
 
 
 def cache_dir(env=os.environ) -> Optional[Path]:
@@ -92,12 +115,8 @@ def list_releases(gh, full_name: str, *, cache: Optional[Path] = None,
     req = gh.requester
     path = f"/repos/{full_name}/releases"
     cfile = _cache_file(cache, req.base_url, full_name) if cache else None
-    cached = None
-    if cfile and cfile.is_file():
-        try:
-            cached = json.loads(cfile.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            cached = None
+    cached = _read_cache(cfile) if cfile else None
+    what = f"list the releases of {full_name}"
 
     def get(url: str, params: Optional[dict], etag: Optional[str]):
         headers = {"If-None-Match": etag} if etag else None
@@ -110,19 +129,37 @@ def list_releases(gh, full_name: str, *, cache: Optional[Path] = None,
             except ValueError:
                 data = {"message": body}
             raise GithubException(status, data, hdrs)
-        return status, hdrs, json.loads(body)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise PlatformError(f"cannot {what}: GitHub answered HTTP {status} with a body that is not JSON") from None
+        if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+            raise PlatformError(f"cannot {what}: GitHub answered HTTP {status} with JSON that is not a list of "
+                                "releases")
+        return status, hdrs, data
 
-    etag = cached.get("etag") if cached else None
-    status, hdrs, data = call(lambda: get(path, {"per_page": 100}, etag), f"list the releases of {full_name}", policy)
+    etag = cached["etag"] if cached else None
+    status, hdrs, data = call(lambda: get(path, {"per_page": 100}, etag), what, policy)
     if status == 304 and cached is not None:
         return [Release.from_json(d) for d in cached["releases"]]
+    if status == 304:   # "not modified" without a cached copy to reuse: ask again, unconditionally
+        status, hdrs, data = call(lambda: get(path, {"per_page": 100}, None), what, policy)
+        if status == 304:
+            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
     items = list(data)
     first_etag = {k.lower(): v for k, v in hdrs.items()}.get("etag")
     nxt = _next_link(hdrs)
     single_page = nxt is None
+    seen: set[str] = set()
     while nxt:
+        if nxt in seen or len(seen) + 1 >= MAX_PAGES:
+            why = "repeats" if nxt in seen else "never ends"
+            raise PlatformError(f"cannot {what}: the Link header's next page {why} after {len(seen) + 1} pages")
+        seen.add(nxt)
         url = nxt
-        status, hdrs, data = call(lambda: get(url, None, None), f"list the releases of {full_name}", policy)
+        status, hdrs, data = call(lambda: get(url, None, None), what, policy)
+        if status == 304:
+            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
         items.extend(data)
         nxt = _next_link(hdrs)
     if cfile and single_page and first_etag:
@@ -132,6 +169,18 @@ def list_releases(gh, full_name: str, *, cache: Optional[Path] = None,
         except OSError:
             pass  # a cache that cannot be written only costs requests
     return [Release.from_json(d) for d in items]
+
+
+def _read_cache(cfile: Path) -> Optional[dict]:
+    """The cached listing ``{"etag": str, "releases": [dict]}``, or None when absent or not of that shape."""
+    try:
+        cached = json.loads(cfile.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if (isinstance(cached, dict) and isinstance(cached.get("etag"), str) and cached["etag"]
+            and isinstance(cached.get("releases"), list) and all(isinstance(x, dict) for x in cached["releases"])):
+        return cached
+    return None
 
 
 def _next_link(headers: dict) -> Optional[str]:
