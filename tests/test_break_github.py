@@ -121,3 +121,58 @@ def test_a_link_header_that_loops_is_refused_not_followed_forever(fake, tpl, cap
     code, out = check(capsys, tpl)
     assert code == 2 and "next page repeats" in out.err
     assert fake.count("GET", r"/releases$") == 2
+
+
+# ------------------------------------------------------------ environment
+@pytest.mark.parametrize("name,value", [("EXECUTORCH_PACK_BOT_MAX_WAIT", "soon"), ("EXECUTORCH_PACK_BOT_MAX_WAIT", "-5"),
+                                        ("EXECUTORCH_PACK_BOT_ATTEMPTS", "many"), ("EXECUTORCH_PACK_BOT_ATTEMPTS", "0"),
+                                        ("EXECUTORCH_PACK_BOT_WRITE_PAUSE", "nan"),
+                                        ("GITHUB_API_URL", "not a url"), ("GITHUB_API_URL", "ftp://example.invalid"),
+                                        ("GITHUB_API_URL", "http://127.0.0.1:port")])
+def test_a_bad_environment_variable_is_named_with_exit_2(fake, tpl, capsys, monkeypatch, name, value):
+    add_sample_release(fake, "v1.5.1")
+    monkeypatch.setenv(name, value)
+    argv = ["check", "--repo", str(tpl), "--upstream", f"github:{UPSTREAM}"]
+    if name.endswith("WRITE_PAUSE"):
+        from bot.github.client import make_github
+        with pytest.raises(Exception) as ei:
+            make_github(TOKEN)
+        assert type(ei.value).__name__ == "UsageError" and name in str(ei.value)
+        return
+    code, out = cli(capsys, *argv)
+    assert code == 2 and name in out.err
+
+
+def test_retry_after_as_an_http_date_and_the_rate_limit_reset_are_honoured():
+    from email.utils import formatdate
+
+    from bot.github.client import RetryPolicy
+    p = RetryPolicy(backoff=1, max_wait=60)
+    now = 1_800_000_000.0
+    assert p.delay(0, {"Retry-After": formatdate(now + 20, usegmt=True)}, now=now) == pytest.approx(20)
+    assert p.delay(0, {"Retry-After": formatdate(now - 20, usegmt=True)}, now=now) == 0
+    assert p.delay(0, {"Retry-After": "999999"}, now=now) == 60
+    assert p.delay(0, {"Retry-After": "garbage"}, now=now) == 1
+    primary = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(now) + 42)}
+    assert p.delay(0, primary, now=now) == pytest.approx(42)
+    assert RetryPolicy.is_transient(403, "Forbidden", primary)
+    assert not RetryPolicy.is_transient(403, "Forbidden", {"X-RateLimit-Remaining": "4999"})
+
+
+def test_a_damaged_chunked_body_is_retried_not_an_internal_error(fake, tpl, capsys):
+    import requests
+
+    from bot.github.client import RetryPolicy, call
+    tries = []
+
+    def flaky():
+        tries.append(1)
+        if len(tries) < 2:
+            raise requests.exceptions.ChunkedEncodingError("Connection broken: IncompleteRead")
+        return "ok"
+    assert call(flaky, "list things", RetryPolicy(sleep=lambda s: None)) == "ok" and len(tries) == 2
+
+    def invalid():
+        raise requests.exceptions.InvalidURL("bad")
+    with pytest.raises(PlatformError, match="cannot list things: InvalidURL"):
+        call(invalid, "list things", RetryPolicy(sleep=lambda s: None))

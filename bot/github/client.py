@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, TypeVar
 
-from bot.errors import PlatformError
+from bot.errors import PlatformError, UsageError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0
@@ -52,8 +52,45 @@ def token_from(arg: Optional[str], env: Mapping[str, str] = os.environ) -> Optio
 
 
 def api_url(env: Mapping[str, str] = os.environ) -> str:
-    """The REST base URL: ``GITHUB_API_URL`` (GitHub Enterprise, the fake server) or api.github.com."""
-    return (env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+    """The REST base URL: ``GITHUB_API_URL`` (GitHub Enterprise, the fake server) or api.github.com.
+
+    Raises :class:`~bot.errors.UsageError` when the variable is not an
+    ``http(s)://HOST[/PATH]`` URL.
+    """
+    from urllib.parse import urlsplit
+
+    url = (env.get("GITHUB_API_URL") or DEFAULT_API_URL).strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port   # noqa: B018 - raises ValueError for a port that is not a number
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.query and not parts.fragment
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UsageError(mask(f"GITHUB_API_URL={url!r} is not an http(s)://HOST URL"))
+    return url
+
+
+def env_number(env: Mapping[str, str], name: str, default: float, *, integer: bool = False,
+               minimum: float = 0) -> float:
+    """The number in environment variable ``name`` (``default`` when unset or empty).
+
+    Raises :class:`~bot.errors.UsageError` naming the variable when the value
+    is not a finite number (a whole number with ``integer``) of at least ``minimum``.
+    """
+    import math
+
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < minimum:
+        kind = "a whole number" if integer else "a number of seconds"
+        raise UsageError(f"{name}={raw!r} is not {kind} of at least {minimum:g}")
+    return value
 
 
 def _is_rate_limit_message(message: str) -> bool:
@@ -84,41 +121,67 @@ class RetryPolicy:
         """Policy with the cap from ``EXECUTORCH_PACK_BOT_MAX_WAIT`` (seconds) and attempts from
         ``EXECUTORCH_PACK_BOT_ATTEMPTS`` when set."""
         p = cls()
-        if env.get("EXECUTORCH_PACK_BOT_MAX_WAIT"):
-            p.max_wait = float(env["EXECUTORCH_PACK_BOT_MAX_WAIT"])
-            p.backoff = min(p.backoff, p.max_wait)
-        if env.get("EXECUTORCH_PACK_BOT_ATTEMPTS"):
-            p.attempts = max(1, int(env["EXECUTORCH_PACK_BOT_ATTEMPTS"]))
+        p.max_wait = env_number(env, "EXECUTORCH_PACK_BOT_MAX_WAIT", p.max_wait)
+        p.backoff = min(p.backoff, p.max_wait)
+        p.attempts = int(env_number(env, "EXECUTORCH_PACK_BOT_ATTEMPTS", p.attempts, integer=True, minimum=1))
         return p
 
     @staticmethod
     def is_transient(status: Optional[int], message: str = "", headers: Optional[Mapping[str, str]] = None) -> bool:
-        """True for 5xx, 429, and a 403 that carries ``Retry-After`` or a rate-limit message."""
+        """True for 5xx, 429, and a 403 that carries ``Retry-After``, ``X-RateLimit-Remaining: 0`` or a
+        rate-limit message (GitHub REST docs, "Rate limits for the REST API")."""
         headers = {k.lower(): v for k, v in (headers or {}).items()}
         if status is None:
             return False
         if status >= 500 or status == 429:
             return True
         if status == 403:
-            return "retry-after" in headers or _is_rate_limit_message(message)
+            return ("retry-after" in headers or str(headers.get("x-ratelimit-remaining", "")).strip() == "0"
+                    or _is_rate_limit_message(message))
         return False
 
-    def delay(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> float:
-        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt``): Retry-After, else backoff; capped."""
-        headers = {k.lower(): v for k, v in (headers or {}).items()}
+    def delay(self, attempt: int, headers: Optional[Mapping[str, str]] = None, now: Optional[float] = None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt``), capped by ``max_wait``.
+
+        ``Retry-After`` in seconds or as an HTTP date (RFC 9110 section
+        10.2.3); else, when ``X-RateLimit-Remaining`` is 0, until
+        ``X-RateLimit-Reset`` (epoch seconds; GitHub REST docs); else
+        exponential backoff.  ``now`` is the epoch time (default: the clock).
+        """
+        headers = {k.lower(): str(v) for k, v in (headers or {}).items()}
+        now = time.time() if now is None else now
         wait = self.backoff * (2 ** attempt)
-        ra = headers.get("retry-after")
+        ra = headers.get("retry-after", "").strip()
+        reset = headers.get("x-ratelimit-reset", "").strip()
         if ra:
+            wait = _retry_after(ra, now, wait)
+        elif headers.get("x-ratelimit-remaining", "").strip() == "0" and reset:
             try:
-                wait = float(ra)
+                wait = float(reset) - now
             except ValueError:
                 pass
+        if wait != wait:   # NaN
+            wait = self.max_wait
         return max(0.0, min(wait, self.max_wait))
 
     def wait(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> None:
         d = self.delay(attempt, headers)
         self.waits.append(d)
         self.sleep(d)
+
+
+def _retry_after(value: str, now: float, default: float) -> float:
+    """Seconds named by a ``Retry-After`` value: delay-seconds or an HTTP date; ``default`` when unreadable."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(value).timestamp() - now
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return default
 
 
 def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
@@ -132,6 +195,14 @@ def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
         message = str(data)
     headers = dict(getattr(exc, "headers", None) or {})
     return status, message, headers
+
+
+def _transient_request_errors() -> tuple:
+    """``requests`` faults worth retrying: the connection broke, timed out, or the body arrived damaged."""
+    import requests
+
+    return (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
+            requests.exceptions.ContentDecodingError)
 
 
 def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -> T:
@@ -157,8 +228,10 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
                 raise PlatformError(mask(f"GitHub refused to {what}: {last}")) from None
             if attempt + 1 < policy.attempts:
                 policy.wait(attempt, headers)
-        except (requests.ConnectionError, requests.Timeout) as exc:
+        except requests.RequestException as exc:
             last = f"{type(exc).__name__}"
+            if not isinstance(exc, _transient_request_errors()):
+                raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
             if attempt + 1 < policy.attempts:
                 policy.wait(attempt, None)
     raise PlatformError(mask(f"gave up trying to {what} after {policy.attempts} attempts (last: {last}); "
@@ -178,9 +251,10 @@ def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
     from github import Auth, Github
 
     register_secret(token)
+    base_url = base_url or api_url()
     if write_pause is None:
-        write_pause = float(os.environ.get("EXECUTORCH_PACK_BOT_WRITE_PAUSE", "1.0"))
-    return Github(auth=Auth.Token(token) if token else None, base_url=base_url or api_url(),
+        write_pause = env_number(os.environ, "EXECUTORCH_PACK_BOT_WRITE_PAUSE", 1.0)
+    return Github(auth=Auth.Token(token) if token else None, base_url=base_url,
                   timeout=int(max(1, timeout)), retry=None, per_page=100, lazy=True,
                   seconds_between_requests=None, seconds_between_writes=write_pause or None,
                   user_agent="executorch-pack-bot")
@@ -201,8 +275,10 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
     for attempt in range(policy.attempts):
         try:
             r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout)
-        except (requests.ConnectionError, requests.Timeout) as exc:
+        except requests.RequestException as exc:
             last = type(exc).__name__
+            if not isinstance(exc, _transient_request_errors()):
+                raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
             if attempt + 1 < policy.attempts:
                 policy.wait(attempt, None)
             continue
