@@ -67,8 +67,10 @@ def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
 
     Raises :class:`UsageError` when ``repo`` is not a directory and
     :class:`TemplateError` (file and line) for a file that cannot be decoded
-    or parsed.  A file that is not UTF-8 but cannot hold an ExecuTorch mention
-    (no ``executorch`` in its bytes, any case) is skipped rather than refused.
+    or parsed.  A file that is not UTF-8 text (another encoding, UTF-16, NUL
+    bytes) is skipped only when it can hold neither a pin (no pin manager
+    handles it) nor an ExecuTorch mention (no ``executorch`` in it, any case);
+    otherwise it is refused, never silently left behind.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -82,12 +84,17 @@ def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
             raw = (repo / rel).read_bytes()
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
-        if scanmod.is_binary(raw):
+        bad = scanmod.unreadable_text(raw)
+        if bad is not None:
+            # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
+            # names ExecuTorch: leaving those behind would be a silent, partial bump.
+            if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
+                raise TemplateError(bad[0], path=rel, line=bad[1])
             continue
         try:
             doc = TextDocument.from_bytes(rel, raw)
         except TemplateError:
-            if b"executorch" not in raw.lower():
+            if b"executorch" not in raw.lower() and not any(m.name in scanmod.PIN_MANAGERS for m in mgrs):
                 continue
             raise
         tpl.files.append(Loaded(doc, mgrs))
@@ -363,7 +370,11 @@ def audit(repo: Path) -> Audit:
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:
-    """``["torchao=0.19.0"]`` -> ``{"torchao": "0.19.0"}``; raises :class:`UsageError` on bad items."""
+    """``["torchao=0.19.0"]`` -> ``{"torchao": "0.19.0"}`` (keys PEP 503 names).
+
+    Raises :class:`UsageError` for an item that is not ``NAME=VERSION``, a value
+    that is not a PEP 440 version, or one package given twice with different values.
+    """
     out: dict[str, str] = {}
     for item in items or []:
         name, sep, version = item.partition("=")
@@ -374,5 +385,9 @@ def parse_sets(items: list[str]) -> dict[str, str]:
             Version(version)
         except InvalidVersion:
             raise UsageError(f"--set {item!r}: {version!r} is not a version") from None
-        out[norm(name)] = version
+        key = norm(name)
+        if key in out and Version(out[key]) != Version(version):
+            raise UsageError(f"--set {item!r}: {key} is given twice ({out[key]} and {version}); "
+                             "give each package once")
+        out[key] = version
     return out

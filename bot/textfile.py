@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from bot.errors import TemplateError
 from bot.model import Edit
 
 BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
@@ -73,7 +75,11 @@ class TextDocument:
         return cls.from_bytes(relpath, raw)
 
     def line_of(self, offset: int) -> int:
-        """1-based line number of a character offset into ``text``."""
+        """1-based line number of a character offset into ``text``.
+
+        A line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (classic Mac line
+        endings, which pip and PyYAML read as line breaks too).
+        """
         if self._line_starts is None:
             starts = [0]
             t = self.text
@@ -81,6 +87,8 @@ class TextDocument:
             while i != -1:
                 starts.append(i + 1)
                 i = t.find("\n", i + 1)
+            if "\r" in t:
+                starts = [0] + [m.end() for m in _LINE_BREAK.finditer(t)]
             self._line_starts = starts
         return bisect.bisect_right(self._line_starts, offset)
 

@@ -49,17 +49,25 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"# {msg}", file=sys.stderr)
 
+    if args.plan_file is not None:
+        _check_plan_file(args.plan_file)
     source = open_source(args.upstream)
     plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
                        allow_prerelease=args.allow_prerelease, progress=progress)
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
-    if write:
-        engine.apply(plan)
     data = plan.to_json()
     data["written"] = write
     if args.plan_file:
-        args.plan_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        # Written before the template: a plan file that cannot be written leaves the checkout as it was.
+        _write_plan_file(args.plan_file, data)
+    if write:
+        try:
+            engine.apply(plan)
+        except BaseException:
+            data["written"] = False
+            _write_plan_file(args.plan_file, data, quiet=True)
+            raise
     if args.json:
         print(json.dumps(data, indent=2))
     else:
@@ -75,3 +83,26 @@ def run(args: argparse.Namespace) -> int:
         elif args.dry_run and not plan.nothing_to_do:
             print("\nDry run: nothing written.")
     return 1 if blocked else 0
+
+
+def _check_plan_file(path: Path) -> None:
+    """Refuse (UsageError, exit 2) a ``--plan-file`` that cannot be written, before anything is planned."""
+    from bot.errors import UsageError
+
+    if path.is_dir():
+        raise UsageError(f"--plan-file {path}: is a directory")
+    if not path.parent.is_dir():
+        raise UsageError(f"--plan-file {path}: the folder {path.parent} does not exist")
+
+
+def _write_plan_file(path, data: dict, quiet: bool = False) -> None:
+    """Write the plan JSON to ``path`` (None: nothing); an OSError becomes a UsageError unless ``quiet``."""
+    from bot.errors import UsageError
+
+    if path is None:
+        return
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        if not quiet:
+            raise UsageError(f"--plan-file {path}: cannot write: {exc.strerror}") from None

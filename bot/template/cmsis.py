@@ -104,7 +104,37 @@ def load(doc: TextDocument) -> tuple[Optional[yaml.Node], Any]:
                            line=doc.line_of(pos) if isinstance(pos, int) else None) from None
     finally:
         loader.dispose()
+    _refuse_duplicate_keys(doc, node)
     return node, data
+
+
+def _refuse_duplicate_keys(doc: TextDocument, node: Optional[yaml.Node]) -> None:
+    """Raise :class:`ManagerError` at the second of two equal plain keys in one mapping.
+
+    PyYAML keeps the last value silently (YAML 1.2 says keys must be unique), so a
+    pin under the first key would be neither read nor bumped.
+    """
+    stack = [node] if node is not None else []
+    seen_nodes: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen_nodes:
+            continue
+        seen_nodes.add(id(n))
+        if isinstance(n, yaml.MappingNode):
+            first: dict[str, yaml.Node] = {}
+            for key, value in n.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag == _STR_TAG:
+                    if key.value in first:
+                        raise ManagerError(
+                            f"duplicate key {key.value!r} (first at line "
+                            f"{doc.line_of(first[key.value].start_mark.index)}); YAML keeps only the last "
+                            "one, so remove or merge one of them", path=doc.path,
+                            line=doc.line_of(key.start_mark.index))
+                    first[key.value] = key
+                stack.append(value)
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend(n.value)
 
 
 def walk_nodes(node: Optional[yaml.Node], path: YamlPath = ()) -> Iterator[tuple[YamlPath, yaml.Node]]:
@@ -189,6 +219,32 @@ def locate(doc: TextDocument, node: Optional[yaml.Node], data: Any,
                            "supported", path=doc.path)
     found.sort(key=lambda p: p.start)
     return found
+
+
+#: A scalar that is nothing but an ExecuTorch pack reference, with any spacing.  Letter case
+#: counts: ``pytorch::executorch`` is another pack ID to CMSIS and stays untouched.
+_PACK_REFERENCE = re.compile(r"\s*PyTorch\s*::\s*ExecuTorch\s*(?:@\S*)?\s*")
+
+
+def refuse_unread_references(doc: TextDocument, node: Optional[yaml.Node], values: list[PackValue]) -> None:
+    """Raise :class:`ManagerError` for an ExecuTorch pack reference the manager did not locate.
+
+    A scalar whose whole value is a pack reference (``PyTorch::ExecuTorch@1.4.0`` as a bare
+    list item instead of a ``pack:`` mapping, ``PyTorch::ExecuTorch @1.4.0`` with a space)
+    would otherwise be neither read nor bumped: the template would keep the old version there
+    while every other pin moves.
+    """
+    located = {v.start for v in values}
+    for path, n in walk_nodes(node):
+        if not isinstance(n, yaml.ScalarNode) or not isinstance(n.value, str):
+            continue
+        start = n.start_mark.index
+        if not _PACK_REFERENCE.fullmatch(n.value) or any(start <= s <= n.end_mark.index for s in located):
+            continue
+        raise ManagerError(
+            f"{n.value.strip()!r} at {format_path(path)} names the ExecuTorch pack but is not a "
+            f"`- pack: {PACK}@X` item the bot can read (a `pack:` key, no spaces in the pack ID); "
+            "correct it so that the bump can move it", path=doc.path, line=doc.line_of(start))
 
 
 def format_path(path: YamlPath) -> str:
@@ -346,7 +402,9 @@ class CmsisManager(Manager):
 
     def _values(self, doc: TextDocument) -> tuple[Optional[yaml.Node], list[PackValue]]:
         node, data = load(doc)
-        return node, locate(doc, node, data, _is_pack_position)
+        values = locate(doc, node, data, _is_pack_position)
+        refuse_unread_references(doc, node, values)
+        return node, values
 
     def extract(self, doc: TextDocument) -> list[Finding]:
         _, values = self._values(doc)

@@ -17,7 +17,7 @@ spans uses the YAML helpers of :mod:`bot.template.cmsis`.
 from __future__ import annotations
 
 from bot.model import Bump, Edit, Finding, ManagerResult
-from bot.template.cmsis import PACK, YamlPath, check_yaml, load, locate, pin_edits
+from bot.template.cmsis import PACK, YamlPath, check_yaml, load, locate, pin_edits, refuse_unread_references
 from bot.template.interface import Manager
 from bot.textfile import TextDocument
 
@@ -50,7 +50,9 @@ class LockfileManager(Manager):
 
     def _values(self, doc: TextDocument):
         node, data = load(doc)
-        return locate(doc, node, data, _is_lock_position)
+        values = locate(doc, node, data, _is_lock_position)
+        refuse_unread_references(doc, node, values)
+        return values
 
     def extract(self, doc: TextDocument) -> list[Finding]:
         return [Finding(path=doc.path, line=v.line, kind="lock", name=PACK, version=v.version,

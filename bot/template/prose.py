@@ -265,9 +265,10 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
      ("==",)),
     ("pack-file", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I), False, True,
      ("pytorch.executorch.",)),
-    ("release-url", re.compile(r"executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
+    # the repository must be named exactly "executorch": acme/cmsis-executorch/releases/... is another project
+    ("release-url", re.compile(r"(?<![\w.\-])executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
      ("executorch/releases/",)),
-    ("source-url", re.compile(r"executorch/(?:tree|blob)/v" + _V, re.I), False, False,
+    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob)/v" + _V, re.I), False, False,
      ("executorch/tree/", "executorch/blob/")),
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),

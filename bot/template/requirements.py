@@ -5,7 +5,8 @@ Facts (FORMATS.md section 1): the template pins ``executorch``, ``torch``,
 (``ml_dtypes == 0.5.1``, ``tosa-tools == 2026.5.0``, spaces around ``==``), with
 extras, environment markers, nightly pins and local labels seen in the wild.
 
-Parsing follows pip's requirement-file rules: a physical line ending in a
+Parsing follows pip's requirement-file rules: a line ends at ``\\n``,
+``\\r\\n`` or a lone ``\\r``; a physical line ending in a
 backslash continues on the next one (unless it is a comment line); ``#``
 at the start or after whitespace starts a comment; a line starting with
 ``-`` is an option line (``-r``, ``-c``, ``-e``, ``--extra-index-url`` ...);
@@ -24,7 +25,10 @@ inline comments stay; a local label is kept (``2.13.0+cpu`` ->
 (``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
 requirement carrying ``--hash`` options that must change raises
 :class:`ManagerError` naming its line: hashes cannot be recomputed offline
-(CASES.md C01); one that does not change is left untouched.
+(CASES.md C01); one that does not change is left untouched.  An ``-e``/``--editable``
+option line installing one of those packages (``#egg=executorch``, or a VCS URL
+ending in ``/executorch``) is a non-blocking ``url-requirement`` flag: the bot
+does not rewrite URLs.
 """
 
 from __future__ import annotations
@@ -114,8 +118,7 @@ def _logical_lines(text: str):
     pending: list[tuple[Optional[int], str]] = []  # (doc_start, segment)
     first = 0
     for lineno, chunk in enumerate(_split(text), start=1):
-        body = chunk[:-1] if chunk.endswith("\n") else chunk
-        body = body[:-1] if body.endswith("\r") else body
+        body = chunk.rstrip("\r\n")
         start = pos
         pos += len(chunk)
         if body.endswith("\\") and not _COMMENT.match(body):
@@ -137,7 +140,9 @@ def _logical_lines(text: str):
 
 
 def _split(text: str) -> list[str]:
-    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+    """Physical lines with their line break; ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line
+    (pip reads requirement files with ``str.splitlines``)."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
 
 def _join(segments):
@@ -220,6 +225,25 @@ def _clauses(doc, req, req_text, lead, pieces, line) -> tuple[Clause, ...]:
     return tuple(found)
 
 
+_EDITABLE = re.compile(r"^(?:-e|--editable)(?:[ \t]*=[ \t]*|[ \t]+|(?=\S))(?P<target>\S+)")
+
+
+def _option_package(option: str) -> Optional[str]:
+    """The package an ``-e``/``--editable`` option line installs (its ``#egg=`` name, else the
+    last path part of a VCS URL without ``.git`` and ``@ref``); None for other options or a local path."""
+    m = _EDITABLE.match(option)
+    if not m:
+        return None
+    target = m.group("target")
+    egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", target)
+    if egg:
+        return egg.group(1)
+    if "://" not in target:
+        return None
+    last = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0]
+    return re.sub(r"\.git$", "", last) or None
+
+
 def new_version_text(old: str, new: str) -> str:
     """The version to write over ``old``: ``new``, keeping a local label (``2.13.0+cpu`` -> ``2.14.0+cpu``)."""
     if "+" in old and "+" not in new:
@@ -262,6 +286,12 @@ class RequirementsManager(Manager):
         flags: list[Flag] = []
         for e in parse(doc):
             if e.req is None:
+                named = _option_package(e.text) if e.kind == "option" else None
+                change = bump.change_for(named) if named else None
+                if change is not None:
+                    flags.append(Flag("url-requirement", f"{doc.path}:{e.line}: {named} is installed by "
+                                      f"the option line {e.text!r}; it was not changed to {change.new}",
+                                      path=doc.path, line=e.line, blocking=False))
                 continue
             change = bump.change_for(e.req.name)
             if change is None:

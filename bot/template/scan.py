@@ -32,8 +32,15 @@ SKIP_DIRS = frozenset({
 SKIP_DIR_PREFIXES = ("cmake-out", "cmake-build", ".cmsis")
 #: Repository-relative directories never descended into: generated engine trees of the AI layer.
 SKIP_SUBTREES = ("ai_layer/engine",)
-#: Files larger than this (bytes) are never read: no pin file is that large.
+#: Prose and script files larger than this (bytes) are never read.  Files a *pin* manager
+#: handles (:data:`PIN_MANAGERS`) are read whatever their size: skipping one would leave
+#: its pin behind silently.
 MAX_FILE_BYTES = 2 * 1024 * 1024
+#: Names of the managers whose files hold pins (csolution/cproject/clayer, lock file, requirements).
+PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements"})
+#: Byte order marks of UTF-16 and UTF-32 text (longest first: UTF-32 LE starts like UTF-16 LE).
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 
 def managers() -> list[Manager]:
@@ -99,7 +106,8 @@ def discover(repo: Path, mgrs: list[Manager] | None = None) -> Scan:
                 scan.skipped += 1
                 continue
             try:
-                if entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES:
+                if entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES \
+                        and not any(m.name in PIN_MANAGERS for m in handlers):
                     scan.skipped += 1
                     continue
             except OSError:
@@ -135,3 +143,32 @@ def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], s
 def is_binary(raw: bytes) -> bool:
     """True when the first 8 KiB hold a NUL byte (git's heuristic)."""
     return b"\0" in raw[:8192]
+
+
+def unreadable_text(raw: bytes) -> tuple[str, int] | None:
+    """Why a file's bytes are not text the managers can read: ``(reason, line)``, or None.
+
+    UTF-16/UTF-32 text with a byte order mark (what ``pip freeze >`` writes in
+    Windows PowerShell) and bytes holding a NUL (binary, or wide text without a
+    BOM) are not UTF-8 text.  ``line`` is the 1-based line of the first NUL (1
+    for a BOM).
+    """
+    for bom, codec in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return (f"{codec.upper()} text (byte order mark {bom.hex(' ')}); convert the file to "
+                    "UTF-8 before running the bot", 1)
+    i = raw.find(b"\0", 0, 8192)
+    if i != -1:
+        return (f"holds a NUL byte at offset {i} (binary data, or UTF-16 text without a byte order "
+                "mark); convert the file to UTF-8 text before running the bot", raw.count(b"\n", 0, i) + 1)
+    return None
+
+
+def mentions_executorch(raw: bytes) -> bool:
+    """True when ``raw`` names ExecuTorch (any case) as UTF-8/ASCII bytes or as UTF-16/32 text."""
+    if b"executorch" in raw.lower():
+        return True
+    for bom, codec in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return "executorch" in raw.decode(codec, "replace").lower()
+    return b"e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in raw.lower() or b"\0e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in raw.lower()

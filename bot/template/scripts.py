@@ -70,7 +70,7 @@ def _variable_pattern(name: str, old: str) -> "re.Pattern[str]":
 _PACK_FORMS = (
     ("pack reference PyTorch::ExecuTorch@X", re.compile(r"PyTorch::ExecuTorch@v?" + VER + GUARD, re.I)),
     ("pack file name PyTorch.ExecuTorch.X.pack", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I)),
-    ("release download URL", re.compile(r"executorch/releases/download/v?" + VER + GUARD, re.I)),
+    ("release download URL", re.compile(r"(?<![\w.\-])executorch/releases/download/v?" + VER + GUARD, re.I)),
 )
 
 
