@@ -176,3 +176,64 @@ def test_a_damaged_chunked_body_is_retried_not_an_internal_error(fake, tpl, caps
         raise requests.exceptions.InvalidURL("bad")
     with pytest.raises(PlatformError, match="cannot list things: InvalidURL"):
         call(invalid, "list things", RetryPolicy(sleep=lambda s: None))
+
+
+# ------------------------------------------------------------------ assets
+PACK = "PyTorch.ExecuTorch.1.5.1.pack"
+
+
+def fetch(capsys, dest):
+    return cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+
+
+def test_a_digest_that_is_not_hex_is_refused_before_downloading(fake, tmp_path, capsys):
+    fake.add_release(UPSTREAM, "v1.5.1", assets={PACK: b"PK..."}, digest={PACK: "sha256:" + "z" * 64})
+    code, out = fetch(capsys, tmp_path / "d")
+    assert code == 2 and "unsupported digest" in out.err and "does not match" not in out.err
+    assert fake.count("GET", "/download/") == 0
+
+
+def test_an_uppercase_digest_is_accepted(fake, tmp_path):
+    import hashlib
+
+    from bot.github.assets import download_asset
+    from bot.github.releases import Release
+    data = b"PK" + b"y" * 100
+    rel = fake.add_release(UPSTREAM, "v1.5.1", assets={PACK: data},
+                           digest={PACK: "SHA256:" + hashlib.sha256(data).hexdigest().upper()})
+    path = download_asset(Release.from_json(rel).asset(PACK), tmp_path)
+    assert path.read_bytes() == data
+
+
+def test_dest_that_is_a_file_is_a_clear_error(fake, tmp_path, capsys):
+    fake.add_release(UPSTREAM, "v1.5.1", assets={PACK: b"PK..."})
+    (tmp_path / "d").write_text("I am a file")
+    code, out = fetch(capsys, tmp_path / "d")
+    assert code == 2 and "cannot create the folder" in out.err and str(tmp_path / "d") in out.err
+    assert (tmp_path / "d").read_text() == "I am a file"
+
+
+def test_disk_full_while_downloading_is_a_clear_error_and_leaves_no_part_file(fake, tmp_path, capsys, monkeypatch):
+    import errno
+
+    import bot.github.assets as assets
+    fake.add_release(UPSTREAM, "v1.5.1", assets={PACK: b"PK" + b"z" * 5000})
+    real_open = open
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            self.f.close()
+
+        def write(self, b):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(assets, "open", lambda p, m="r", *a, **k: Full(real_open(p, m, *a, **k)), raising=False)
+    code, out = fetch(capsys, tmp_path / "d")
+    assert code == 2 and "No space left on device" in out.err and f"{PACK}.part" in out.err
+    assert list((tmp_path / "d").iterdir()) == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -26,6 +27,7 @@ from bot.github.releases import Asset, Release
 from bot.versions import to_semver
 
 CHUNK = 1 << 20
+_HEX64 = re.compile(r"[0-9A-Fa-f]{64}")
 Progress = Callable[[int, Optional[int]], None]
 
 
@@ -59,17 +61,22 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
     import requests
 
     policy = policy or RetryPolicy.from_env()
-    http = http or session()
-    dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
-    final = dest / asset.name
-    part = dest / (asset.name + ".part")
     want = None
     if asset.digest:
-        algo, _, hexd = asset.digest.partition(":")
-        if algo.lower() != "sha256" or len(hexd) != 64:
+        algo, _, hexd = asset.digest.strip().partition(":")
+        if algo.lower() != "sha256" or not _HEX64.fullmatch(hexd):
             raise PackError(f"release asset {asset.name}: unsupported digest {asset.digest!r} (expected sha256:HEX)")
         want = hexd.lower()
+    if not asset.name or "/" in asset.name or "\\" in asset.name or asset.name in (".", ".."):
+        raise PackError(f"release asset name {asset.name!r} is not a plain file name")
+    http = http or session()
+    dest = Path(dest)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PackError(f"cannot create the folder: {exc.strerror or exc}", path=str(dest)) from None
+    final = dest / asset.name
+    part = dest / (asset.name + ".part")
     last = ""
     for attempt in range(policy.attempts):
         h = hashlib.sha256()
@@ -88,19 +95,35 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             if expected and got != expected:
                 raise _Short(f"got {got} of {expected} bytes")
         except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError,
-                requests.Timeout, _Short) as exc:
+                requests.exceptions.ContentDecodingError, requests.Timeout, _Short) as exc:
             last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
-            part.unlink(missing_ok=True)
+            _remove(part)
             if attempt + 1 < policy.attempts:
                 policy.wait(attempt, None)
             continue
+        except OSError as exc:   # disk full, no permission, a folder in the way: not worth retrying
+            _remove(part)
+            raise PackError(f"cannot write the download: {exc.strerror or exc}", path=str(part)) from None
         if want and h.hexdigest() != want:
-            part.unlink(missing_ok=True)
+            _remove(part)
             raise CheckFailed(f"release asset {asset.name}: sha256 {h.hexdigest()} does not match the "
                               f"release's digest {want}; the download was deleted")
-        os.replace(part, final)
+        try:
+            os.replace(part, final)
+        except OSError as exc:
+            _remove(part)
+            raise PackError(f"cannot move the download into place: {exc.strerror or exc}", path=str(final)) from None
         return final
     raise PackError(mask(f"could not download {asset.name} after {policy.attempts} attempts (last: {last})"))
+
+
+def _remove(path: Path) -> None:
+    """Delete a partial download if it is a file; never raises."""
+    try:
+        if path.is_file():
+            path.unlink()
+    except OSError:
+        pass
 
 
 class _Short(Exception):
