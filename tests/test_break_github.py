@@ -237,3 +237,21 @@ def test_disk_full_while_downloading_is_a_clear_error_and_leaves_no_part_file(fa
     code, out = fetch(capsys, tmp_path / "d")
     assert code == 2 and "No space left on device" in out.err and f"{PACK}.part" in out.err
     assert list((tmp_path / "d").iterdir()) == []
+
+
+# ----------------------------------------------------------- package index
+@pytest.mark.parametrize("answer", ["<html>", "[1]", '{"info": null, "urls": [null]}', '{"info": [], "urls": []}',
+                                    '{"info": {"requires_dist": "torch>=3"}, "urls": [{"packagetype": "bdist_wheel"}]}'])
+def test_a_package_index_answer_of_the_wrong_shape_is_a_clear_error(fake, answer):
+    from bot.github.index import check_index
+    override(fake, lambda r: r.path.startswith("/pypi/"),
+             lambda r, orig: Response(answer, status=200, mimetype="application/json"))
+    with pytest.raises(PlatformError, match="the package index answered .*/pypi/executorch/1.5.1/json"):
+        check_index("1.5.1", {"torch": "2.14.0"})
+
+
+def test_requires_dist_null_means_no_requirements(fake):
+    from bot.github.index import check_index
+    fake.pypi[("executorch", "1.5.1")] = {"info": {"requires_dist": None},
+                                          "urls": [{"packagetype": "bdist_wheel"}]}
+    assert check_index("1.5.1", {"torch": "2.14.0"}).ready

@@ -61,6 +61,39 @@ def index_url(env: Mapping[str, str] = os.environ) -> str:
     return (env.get("EXECUTORCH_PACK_BOT_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
 
 
+def _parse(response, url: str) -> tuple[bool, tuple[str, ...]]:
+    """(has a wheel, ``requires_dist`` lines) of a JSON API answer.
+
+    Raises :class:`~bot.errors.PlatformError` naming ``url`` when the answer
+    is not JSON or not shaped as the warehouse docs say (``urls``: a list of
+    objects; ``info.requires_dist``: null or a list of strings).
+    """
+    from bot.errors import PlatformError
+
+    def bad(why: str) -> PlatformError:
+        return PlatformError(f"the package index answered {url} with {why}")
+
+    try:
+        data = response.json()
+    except ValueError:
+        raise bad("a body that is not JSON") from None
+    if not isinstance(data, dict):
+        raise bad("JSON that is not an object")
+    urls = data.get("urls")
+    info = data.get("info")
+    urls = [] if urls is None else urls
+    info = {} if info is None else info
+    if not isinstance(urls, list) or not all(isinstance(u, dict) for u in urls):
+        raise bad("`urls` that is not a list of files")
+    if not isinstance(info, dict):
+        raise bad("`info` that is not an object")
+    reqs = info.get("requires_dist")
+    reqs = [] if reqs is None else reqs
+    if not isinstance(reqs, list) or not all(isinstance(x, str) for x in reqs):
+        raise bad("`info.requires_dist` that is not a list of requirement strings")
+    return any(u.get("packagetype") == "bdist_wheel" for u in urls), tuple(reqs)
+
+
 def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str] = None,
                 http=None, policy=None) -> IndexStatus:
     """Ask the index about ``executorch==version`` and check ``pins`` (name -> version) against it.
@@ -76,9 +109,7 @@ def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str
     r = http_get(http, url, what=f"ask the package index about executorch {version}", policy=policy, ok=(200, 404))
     if r.status_code == 404:
         return IndexStatus(version, False, False)
-    data = r.json()
-    wheels = any(u.get("packagetype") == "bdist_wheel" for u in data.get("urls") or ())
-    reqs = tuple((data.get("info") or {}).get("requires_dist") or ())
+    wheels, reqs = _parse(r, url)
     problems: list[str] = []
     want = {norm(k): v for k, v in pins.items() if norm(k) in CHECKED and v}
     for line in reqs:
