@@ -29,6 +29,16 @@ DEFAULT_BRANCH = "executorch-pack-bot/executorch"
 DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
+_REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
+
+
+def valid_branch_name(name: str) -> bool:
+    """True when ``refs/heads/NAME`` is a valid git ref (the rules of ``git check-ref-format``, git docs):
+    no space, control character, ``~^:?*[\\``, ``..``, ``@{`` or ``//``; no component starting with
+    ``.`` or ending with ``.lock``; not starting with ``-`` or ``/``; not ending with ``/`` or ``.``; not ``@``."""
+    if not name or name == "@" or _REF_BAD.search(name) or name.startswith(("-", "/")) or name.endswith(("/", ".")):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock") for part in name.split("/"))
 
 
 @dataclass(frozen=True)
@@ -60,13 +70,24 @@ def load_config(repo: Path) -> Config:
     path = Path(repo) / CONFIG_PATH
     if not path.is_file():
         return Config()
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", path=CONFIG_PATH) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise UsageError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=CONFIG_PATH, line=line) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=CONFIG_PATH,
-                         line=mark.line + 1 if mark else None) from None
+        line = mark.line + 1 if mark else None
+        if line is None and isinstance(getattr(exc, "position", None), int):   # a ReaderError (bad character)
+            line = text[:exc.position].count("\n") + 1
+        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or getattr(exc, 'reason', None) or exc}",
+                         path=CONFIG_PATH, line=line) from None
     if node is None:
         return Config(path=CONFIG_PATH)
     if not isinstance(node, yaml.MappingNode):
@@ -76,7 +97,7 @@ def load_config(repo: Path) -> Config:
         return UsageError(msg, path=CONFIG_PATH, line=n.start_mark.line + 1)
 
     def scalar(key: str, v) -> str:
-        if not isinstance(v, yaml.ScalarNode) or not str(v.value).strip():
+        if not isinstance(v, yaml.ScalarNode) or not str(v.value).strip() or v.tag == "tag:yaml.org,2002:null":
             raise err(f"{key}: expected a non-empty string", v)
         return str(v.value).strip()
 
@@ -96,11 +117,14 @@ def load_config(repo: Path) -> Config:
         seen.add(key)
         if key == "branch":
             b = scalar(key, v)
-            if not _BRANCH_OK.match(b) or ".." in b or b.startswith(("/", "-")) or b.endswith(("/", ".lock")):
+            if not _BRANCH_OK.match(b) or not valid_branch_name(b.replace("{version}", "1.0.0")):
                 raise err(f"branch: {b!r} is not a valid branch name", v)
             values["branch"] = b
         elif key == "base":
-            values["base"] = scalar(key, v)
+            b = scalar(key, v)
+            if not valid_branch_name(b):
+                raise err(f"base: {b!r} is not a valid branch name", v)
+            values["base"] = b
         elif key in ("labels", "reviewers"):
             values[key] = strings(key, v)
         elif key == "author":

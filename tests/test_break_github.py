@@ -255,3 +255,34 @@ def test_requires_dist_null_means_no_requirements(fake):
     fake.pypi[("executorch", "1.5.1")] = {"info": {"requires_dist": None},
                                           "urls": [{"packagetype": "bdist_wheel"}]}
     assert check_index("1.5.1", {"torch": "2.14.0"}).ready
+
+
+# ------------------------------------------------------------------ config
+@pytest.mark.parametrize("text,line,words", [
+    (b"base: null\n", 1, "base: expected a non-empty string"),
+    (b"branch: bot/x\nbase: ~\n", 2, "base: expected a non-empty string"),
+    (b"labels: [a, null]\n", 1, "labels: expected a non-empty string"),
+    (b"# settings\nbranch: bot/\xff\n", 2, "not UTF-8"),
+    (b"branch: bot/.hidden\n", 1, "not a valid branch name"),
+    (b"branch: bot//x\n", 1, "not a valid branch name"),
+    (b"branch: bot/x.lock/y\n", 1, "not a valid branch name"),
+    (b"branch: bot/{version}.\n", 1, "not a valid branch name"),
+    (b"\nbase: 'my branch'\n", 2, "base: 'my branch' is not a valid branch name"),
+    (b"branch: a\nlabels: [x]\n\x01\n", 3, "invalid YAML"),
+])
+def test_config_values_git_or_yaml_would_reject_are_named_with_file_and_line(tmp_path, text, line, words):
+    from bot.config import load_config
+    from bot.errors import UsageError
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "executorch-pack-bot.yml").write_bytes(text)
+    with pytest.raises(UsageError) as ei:
+        load_config(tmp_path)
+    assert str(ei.value).startswith(f".github/executorch-pack-bot.yml:{line}: ") and words in str(ei.value)
+
+
+def test_run_with_an_undecodable_config_exits_2_naming_it(fake, tpl, capsys):
+    add_sample_release(fake, "v1.5.1")
+    (tpl / ".github").mkdir(exist_ok=True)
+    (tpl / ".github" / "executorch-pack-bot.yml").write_bytes(b"branch: \xfe\n")
+    code, out = cli(capsys, "run", "--repo", str(tpl), "--upstream", f"github:{UPSTREAM}", "--dry-run")
+    assert code == 2 and ".github/executorch-pack-bot.yml:1: not UTF-8" in out.err
