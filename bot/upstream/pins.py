@@ -21,6 +21,12 @@ stated order of sources and every value records the source that gave it.
   at v1.0.x is unresolved).
 * ``requires-python`` from ``pyproject.toml``.
 
+No guessing: a package named on several lines of one requirement file with
+different pins is unresolved (every line named); a ``===`` pin that is not a
+PEP 440 version is unresolved; a ``TORCH_VERSION`` that exists but is not a
+version string gives a non-blocking ``source-unusable`` flag when a later
+source supplies the value.
+
 Python is read with :mod:`ast` (never regular expressions: v1.3.x has a
 commented-out ``# NIGHTLY_VERSION = ...`` line), ``pyproject.toml`` with
 :mod:`tomllib`, requirement files with :mod:`packaging.requirements`.  A file
@@ -78,8 +84,11 @@ class ReqLine:
     url: Optional[str] = None
     line: Optional[int] = None
     via: Optional[str] = None  # the module-level constant an f-string used, if any
+    problem: Optional[str] = None  # why the pin cannot be used, when the fields do not say it
 
     def why_unresolved(self) -> str:
+        if self.problem:
+            return self.problem
         if self.url:
             return f"pinned by a URL ({self.url}), not a version"
         if not self.spec:
@@ -94,9 +103,12 @@ def _exact(req: Requirement) -> Optional[str]:
     if len(specs) != 1 or specs[0].operator not in ("==", "===") or "*" in specs[0].version:
         return None
     try:
-        return str(Version(specs[0].version)) if specs[0].operator == "==" else specs[0].version
+        # ``===`` compares text, but the bump compares and writes versions: only a
+        # PEP 440 version is usable (``=== 5.2.0-custom`` or an empty ``===`` is not).
+        normal = str(Version(specs[0].version))
     except InvalidVersion:
         return None
+    return normal if specs[0].operator == "==" else specs[0].version
 
 
 _SPEC_TEXT = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*([^;]*)")
@@ -133,11 +145,14 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
     text = _decode(data, path, tag)
     out: list[ReqLine] = []
     pending, start = "", 0
-    for no, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for no, raw in enumerate(lines + [""], 1):
+        if no > len(lines) and not pending:
+            break  # a backslash on the last line continues into nothing: pip keeps that line
         if not pending:
             start = no
         stripped = raw.rstrip()
-        if stripped.endswith("\\"):
+        if stripped.endswith("\\") and no <= len(lines):
             pending += stripped[:-1] + " "
             continue
         logical = _OPTIONS.split(_COMMENT.sub("", pending + raw), 1)[0].strip()
@@ -176,6 +191,8 @@ class PythonFacts:
 
     constants: dict[str, str] = field(default_factory=dict)
     requirements: list[ReqLine] = field(default_factory=list)
+    #: every module-level ``NAME = <anything>`` (source text of the value), strings or not
+    assigned: dict[str, str] = field(default_factory=dict)
 
 
 _REQ_SHAPE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?\s*(==|===|>=|<=|~=|!=|<|>|@)")
@@ -200,6 +217,9 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets, value = [node.target], node.value
+        for t in targets:
+            if isinstance(t, ast.Name):
+                facts.assigned[t.id] = ast.get_source_segment(text, value) or ast.dump(value)
         if targets and isinstance(value, ast.Constant) and isinstance(value.value, str):
             for t in targets:
                 if isinstance(t, ast.Name):
@@ -293,12 +313,21 @@ class _Candidates:
     name: str
     found: list[tuple[str, str, str]] = field(default_factory=list)  # (version, source, spec)
     notes: list[str] = field(default_factory=list)
+    #: ``(values found before it, why)`` for sources that exist and name the package but give
+    #: no usable value; flagged when a later source supplies the value
+    unusable: list[tuple[int, str]] = field(default_factory=list)
 
     def offer(self, req: ReqLine, source: str) -> None:
         if req.version is not None:
             self.found.append((req.version, source, req.spec))
         else:
             self.notes.append(f"{source} gives {req.why_unresolved()}")
+            self.unusable.append((len(self.found), f"{source} gives {req.why_unresolved()}"))
+
+    def skip(self, why: str) -> None:
+        """A source that names the package in a form that is not a pin (a non-string constant)."""
+        self.notes.append(why)
+        self.unusable.append((len(self.found), why))
 
 
 class _TagFiles:
@@ -326,6 +355,8 @@ def _torch(files: _TagFiles) -> _Candidates:
         c.notes.append(f"{TORCH_PIN} is absent")
     elif "TORCH_VERSION" in pin.constants:
         c.offer(_constant_req("torch", pin.constants["TORCH_VERSION"]), _src(TORCH_PIN, tag, "TORCH_VERSION"))
+    elif "TORCH_VERSION" in pin.assigned:
+        c.skip(f"{TORCH_PIN} TORCH_VERSION @ {tag} is {pin.assigned['TORCH_VERSION']}, not a version string")
     else:
         c.notes.append(f"{TORCH_PIN} has no TORCH_VERSION")
     _from_install_requirements(files, c)
@@ -340,16 +371,33 @@ def _torchao(files: _TagFiles) -> _Candidates:
     return c
 
 
+def _single(reqs: list[ReqLine], name: str, path: str, tag: str) -> Optional[ReqLine]:
+    """The one requirement of a requirement file for ``name`` (None when it names it nowhere).
+
+    A package named on several lines with the same pin (environment markers) is one pin; with
+    different pins it cannot be chosen without guessing, so the result is unresolved, its
+    ``problem`` naming every line (DESIGN.md "No guessing").
+    """
+    mine = [r for r in reqs if r.name == name]
+    if not mine:
+        return None
+    if len({(r.version, r.spec if r.version is None else None, r.url) for r in mine}) == 1:
+        return mine[0]
+    listing = ", ".join(f"{path}:{r.line} {r.spec or r.url}" for r in mine)
+    return ReqLine(name, None, mine[0].spec, line=mine[0].line,
+                   problem=f"pinned differently on several lines @ {tag} ({listing})")
+
+
 def _vela(files: _TagFiles) -> _Candidates:
     c, tag = _Candidates("ethos-u-vela"), files.tag
     reqs = files.get(ETHOS_U_REQUIREMENTS, parse_requirement_file)
     if reqs is None:
         c.notes.append(f"{ETHOS_U_REQUIREMENTS} is absent")
     else:
-        mine = [r for r in reqs if r.name == c.name]
-        for r in mine[:1]:
-            c.offer(r, _src(ETHOS_U_REQUIREMENTS, tag))
-        if not mine:
+        one = _single(reqs, c.name, ETHOS_U_REQUIREMENTS, tag)
+        if one is not None:
+            c.offer(one, _src(ETHOS_U_REQUIREMENTS, tag))
+        else:
             c.notes.append(f"{ETHOS_U_REQUIREMENTS} does not name ethos-u-vela")
     py = files.get(PYPROJECT, parse_pyproject)
     if py is not None and "ethos-u" in py.extras:
@@ -400,7 +448,9 @@ def _decide(c: _Candidates, tag: str) -> tuple[ResolvedPin, list[Flag]]:
         reason = "; ".join(dict.fromkeys(c.notes)) or "no source names it"
         return ResolvedPin(c.name, None, None, reason=f"no exact pin at {tag}: {reason}"), []
     version, source, spec = c.found[0]
-    flags = []
+    # A source before the chosen one named the package without a usable pin: say so, never fall back silently.
+    flags = [Flag("source-unusable", f"{c.name}: {why}; using {version} from {source}",
+                  path=why.split(" ", 1)[0], blocking=False) for before, why in c.unusable if before == 0]
     seen = set()
     for other_v, other_src, _ in c.found[1:]:
         if Version(other_v) != Version(version) and other_src not in seen:
@@ -414,10 +464,11 @@ def _decide(c: _Candidates, tag: str) -> tuple[ResolvedPin, list[Flag]]:
 def _tosa(files: _TagFiles) -> tuple[ResolvedPin, ...]:
     reqs = files.get(TOSA_REQUIREMENTS, parse_requirement_file)
     out, seen = [], set()
-    for r in reqs or []:
-        if r.name in seen:
+    for first in reqs or []:
+        if first.name in seen:
             continue
-        seen.add(r.name)
+        seen.add(first.name)
+        r = _single(reqs, first.name, TOSA_REQUIREMENTS, files.tag)
         src = _src(TOSA_REQUIREMENTS, files.tag)
         if r.version is not None:
             out.append(ResolvedPin(r.name, r.version, src, spec=r.spec))
