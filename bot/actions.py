@@ -34,27 +34,48 @@ def _escape_prop(s: str) -> str:
 
 
 def set_outputs(values: Mapping[str, object], env: Mapping[str, str] = os.environ) -> bool:
-    """Append ``values`` to ``$GITHUB_OUTPUT`` (booleans as ``true``/``false``); False when it is unset."""
+    """Append ``values`` to ``$GITHUB_OUTPUT`` (booleans as ``true``/``false``); False when it is unset.
+
+    Raises :class:`~bot.errors.UsageError` when the file cannot be written.
+    """
     path = env.get("GITHUB_OUTPUT")
     if not path:
         return False
-    with open(path, "a", encoding="utf-8") as fh:
-        for name, value in values.items():
-            text = ("true" if value else "false") if isinstance(value, bool) else ("" if value is None else str(value))
+    chunks = []
+    for name, value in values.items():
+        text = ("true" if value else "false") if isinstance(value, bool) else ("" if value is None else str(value))
+        delim = f"ghadelimiter_{uuid.uuid4().hex}"
+        while delim in text:
             delim = f"ghadelimiter_{uuid.uuid4().hex}"
-            while delim in text:
-                delim = f"ghadelimiter_{uuid.uuid4().hex}"
-            fh.write(f"{name}<<{delim}\n{text}\n{delim}\n")
+        chunks.append(f"{name}<<{delim}\n{text}\n{delim}\n")
+    _append("GITHUB_OUTPUT", path, "".join(chunks))
     return True
 
 
+def _append(var: str, path: str, text: str) -> None:
+    """Append ``text`` to the file named by ``$var`` in one write.
+
+    Raises :class:`~bot.errors.UsageError` naming the variable and the file
+    when it cannot be written (missing folder, no permission, disk full).
+    """
+    from bot.errors import UsageError
+
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot append to ${var}: {exc.strerror or exc}", path=path) from None
+
+
 def append_summary(markdown: str, env: Mapping[str, str] = os.environ) -> bool:
-    """Append Markdown to ``$GITHUB_STEP_SUMMARY``; False when it is unset."""
+    """Append Markdown to ``$GITHUB_STEP_SUMMARY``; False when it is unset.
+
+    Raises :class:`~bot.errors.UsageError` when the file cannot be written.
+    """
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return False
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(markdown if markdown.endswith("\n") else markdown + "\n")
+    _append("GITHUB_STEP_SUMMARY", path, markdown if markdown.endswith("\n") else markdown + "\n")
     return True
 
 

@@ -54,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say)
     except BotError as exc:
         actions.error(exc.message, file=exc.path, line=exc.line)
-        actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+        try:
+            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+        except BotError as summary_exc:   # the run's own error matters more than a lost summary
+            print(f"# {summary_exc}", file=sys.stderr)
         raise
     st = out.state
     outs = st.outputs() if st else {}
