@@ -101,10 +101,19 @@ class GitSource(UpstreamSource):
 
     # -- UpstreamSource -------------------------------------------------------------
     def tags(self) -> list[str]:
-        """Every tag (``git for-each-ref refs/tags``), read once and cached."""
+        """Every tag that names a commit (``git for-each-ref refs/tags``), read once and cached.
+
+        A release is a commit: a tag of a tree or a blob (lightweight or annotated) is
+        left out, so it can never become the target.  A tag of a tag is kept (git peels it).
+        """
         if self._tags is None:
-            out = self._run("for-each-ref", "--format=%(refname)", "refs/tags").stdout.decode("utf-8", "replace")
-            self._tags = [line[len("refs/tags/"):] for line in out.splitlines() if line.startswith("refs/tags/")]
+            out = self._run("for-each-ref", "--format=%(objecttype) %(*objecttype) %(refname)",
+                            "refs/tags").stdout.decode("utf-8", "replace")
+            self._tags = []
+            for line in out.splitlines():
+                kind, peeled, ref = line.split(" ", 2) if line.count(" ") >= 2 else ("", "", "")
+                if ref.startswith("refs/tags/") and (kind == "commit" or peeled in ("commit", "tag")):
+                    self._tags.append(ref[len("refs/tags/"):])
         return list(self._tags)
 
     def read(self, tag: str, path: str) -> bytes | None:
