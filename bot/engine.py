@@ -339,13 +339,13 @@ def audit(repo: Path) -> Audit:
     """
     tpl = read_template(repo)
     pins = tpl.executorch_pins()
-    parsed: dict[Version, str] = {}
+    parsed: dict[object, str] = {}  # Version, or the text itself for a pin that is not a version
     for p in pins:
         try:
             parsed.setdefault(Version(p.version), p.version)
         except InvalidVersion:
-            parsed.setdefault(Version("0"), p.version)
-    agree = len(parsed) == 1
+            parsed.setdefault(p.version, p.version)  # two different non-versions never agree
+    agree = len(parsed) == 1 and isinstance(next(iter(parsed)), Version)
     flags = list(tpl.flags)
     for f in tpl.findings:
         if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):

@@ -137,3 +137,20 @@ def test_plan_file_that_cannot_be_written_changes_nothing(template, upstream_rep
 def test_same_set_given_twice_is_refused(template, upstream_repo, capsys):
     assert_refused(capsys, template, upstream_repo, "--set", "torch=2.15.0", "--set", "Torch=2.16.0",
                    message=["--set", "torch", "twice"])
+
+
+# --------------------------------------------------------------------------- audit
+
+def test_audit_never_calls_different_non_version_pins_equal(template, capsys):
+    """Every pin that was not a PEP 440 version fell into one bucket: 1.4.0-foo 'agreed' with 1.5.0-bar."""
+    for f in template.rglob("*.yml"):
+        text = f.read_text()
+        if "PyTorch::ExecuTorch@1.4.0" in text:
+            new = "1.5.0-bar" if f.name == "model.cproject.yml" else "1.4.0-foo"
+            f.write_text(text.replace("PyTorch::ExecuTorch@1.4.0", f"PyTorch::ExecuTorch@{new}"))
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("executorch==1.4.0\n", ""))
+    rc, out, err = run_cli(capsys, "audit", "--repo", template, "--json")
+    data = json.loads(out)
+    assert rc == 1 and data["agree"] is False
+    assert sorted(data["versions"]) == ["1.4.0-foo", "1.5.0-bar"]
