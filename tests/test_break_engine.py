@@ -154,3 +154,12 @@ def test_audit_never_calls_different_non_version_pins_equal(template, capsys):
     data = json.loads(out)
     assert rc == 1 and data["agree"] is False
     assert sorted(data["versions"]) == ["1.4.0-foo", "1.5.0-bar"]
+
+
+def test_constraints_file_pins_move_with_the_requirements(template, upstream_repo, capsys):
+    """``constraints.txt`` (pip -c) kept executorch==1.4.0 while requirements.txt moved: pip then fails."""
+    con = template / "constraints.txt"
+    con.write_text("executorch==1.4.0\ntorch==2.13.0  # ExecuTorch 1.4.0\n")
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert con.read_text() == "executorch==1.5.1\ntorch==2.14.0  # ExecuTorch 1.5.1\n"

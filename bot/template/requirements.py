@@ -1,4 +1,4 @@
-"""Requirement files (``requirements*.txt``, ``*requirements*.txt``): the Python pins of a bump.
+"""Requirement and constraint files (``*requirements*.txt``, ``*constraints*.txt``): the Python pins of a bump.
 
 Facts (FORMATS.md section 1): the template pins ``executorch``, ``torch``,
 ``torchao``, ``ethos-u-vela`` and the TOSA serializer packages
@@ -269,7 +269,8 @@ class RequirementsManager(Manager):
     """
 
     name = "requirements"
-    patterns = ("requirements*.txt", "*requirements*.txt")
+    # pip constraint files (``-c constraints.txt``) have the same format and pin the same packages
+    patterns = ("requirements*.txt", "*requirements*.txt", "*constraints*.txt")
 
     def extract(self, doc: TextDocument) -> list[Finding]:
         out = []
