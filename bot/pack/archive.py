@@ -19,6 +19,7 @@ count.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import posixpath
@@ -57,6 +58,31 @@ class Limits:
 
 class UnsafeArchive(PackError):
     """The archive must not be read further (unreadable, or a zip bomb); a failed check, not bad usage."""
+
+
+class UnreadableMember(UnsafeArchive):
+    """One member cannot be inflated (bad CRC, corrupt deflate stream, bad local header, truncated data).
+
+    Raised by every reader of this module (:func:`stream_member`,
+    :func:`read_member`, :func:`read_head`, :func:`iter_lines`), so that a
+    check reading a member reports a failure naming it instead of letting a
+    ``zlib.error`` or ``EOFError`` escape.
+    """
+
+
+#: What zipfile/zlib raise for a member whose bytes are damaged.
+READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError, ValueError)
+
+
+@contextlib.contextmanager
+def _reading(name: str):
+    """Turn the errors of :data:`READ_ERRORS` raised while reading member ``name`` into :class:`UnreadableMember`."""
+    try:
+        yield
+    except UnsafeArchive:
+        raise
+    except READ_ERRORS as exc:
+        raise UnreadableMember(f"entry {name!r} cannot be read: {exc}") from exc
 
 
 @dataclass
@@ -238,10 +264,8 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
         try:
             for chunk in stream_member(zf, info, limits, already=scan.inflated):
                 scan.inflated += len(chunk)
-        except UnsafeArchive:
-            raise
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
-            scan.problems.append(f"entry {info.filename!r} cannot be read: {exc}")
+        except UnreadableMember as exc:
+            scan.problems.append(str(exc))
             if len(scan.problems) >= 20:
                 scan.problems.append("(stopped after 20 unreadable entries)")
                 return
@@ -255,11 +279,12 @@ def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = L
     :class:`UnsafeArchive` when the member produces more than its declared
     size, more than ``max_bytes``, or pushes ``already`` (bytes inflated so
     far) past ``limits.max_total_size``.  zipfile raises ``BadZipFile`` for
-    a CRC mismatch.
+    a CRC mismatch, zlib ``zlib.error`` for a corrupt stream: both become
+    :class:`UnreadableMember`.
     """
     cap = info.file_size if max_bytes is None else min(info.file_size, max_bytes)
     produced = 0
-    with zf.open(info) as fh:
+    with _reading(info.filename), zf.open(info) as fh:
         while True:
             chunk = fh.read(CHUNK)
             if not chunk:
@@ -277,7 +302,8 @@ def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = L
 def read_member(zf: zipfile.ZipFile, name: str, max_bytes: int) -> bytes:
     """The whole member ``name`` (a small file such as the PDSC), at most ``max_bytes`` long.
 
-    Raises :class:`UnsafeArchive` when it is larger, KeyError when absent.
+    Raises :class:`UnsafeArchive` when it is larger, :class:`UnreadableMember`
+    when its bytes are damaged, KeyError when absent.
     """
     info = zf.getinfo(name)
     if info.file_size > max_bytes:
@@ -286,14 +312,17 @@ def read_member(zf: zipfile.ZipFile, name: str, max_bytes: int) -> bytes:
 
 
 def read_head(zf: zipfile.ZipFile, name: str, nbytes: int) -> bytes:
-    """The first ``nbytes`` bytes of member ``name`` (inflates no more than needed)."""
-    with zf.open(name) as fh:
+    """The first ``nbytes`` bytes of member ``name`` (inflates no more than needed); :class:`UnreadableMember` when damaged."""
+    with _reading(name), zf.open(name) as fh:
         return fh.read(nbytes)
 
 
 def iter_lines(zf: zipfile.ZipFile, name: str, *, max_line: int = 1 << 16) -> Iterator[str]:
-    """Decoded lines (UTF-8, errors replaced) of member ``name``, streamed; each at most ``max_line`` chars."""
-    with zf.open(name) as raw:
+    """Decoded lines (UTF-8, errors replaced) of member ``name``, streamed; each at most ``max_line`` chars.
+
+    Raises :class:`UnreadableMember` when the member's bytes are damaged.
+    """
+    with _reading(name), zf.open(name) as raw:
         text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
         while True:
             line = text.readline(max_line)
@@ -339,6 +368,6 @@ def require_file(path: Path, what: str) -> Path:
     return path
 
 
-__all__ = ["Limits", "UnsafeArchive", "EntryIndex", "ArchiveScan", "name_problem", "open_zip",
+__all__ = ["Limits", "UnsafeArchive", "UnreadableMember", "READ_ERRORS", "EntryIndex", "ArchiveScan", "name_problem", "open_zip",
            "scan_archive", "stream_member", "read_member", "read_head", "iter_lines", "extract_safely",
            "require_file"]

@@ -1,0 +1,80 @@
+"""Hostile and odd inputs for verify-pack and build-pack (regression tests of the adversarial pass).
+
+Each test holds the right behaviour for one kind of fault that was found
+broken: a clear failed check or error naming the entry/file, the right exit
+code, never an "internal error", nothing changed on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bot import cli
+from bot.pack.verify import verify_pack
+from packgen import PackSpec, _pdsc, files_of, make_pack
+
+V = "1.5.1"
+PACK = f"PyTorch.ExecuTorch.{V}.pack"
+
+
+def _write(dest: Path, files, *, name: str = PACK) -> Path:
+    """Write (name, bytes) entries as a deflated zip; names are taken as given."""
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / name
+    import warnings
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        warnings.simplefilter("ignore")
+        for n, data in files:
+            zf.writestr(zipfile.ZipInfo(n) if isinstance(n, str) else n, data)
+    return path
+
+
+def _corrupt_member(pack: Path, member: str) -> Path:
+    """Overwrite the compressed bytes of ``member`` with 0xFF (an invalid deflate stream)."""
+    data = bytearray(pack.read_bytes())
+    with zipfile.ZipFile(pack) as zf:
+        info = zf.getinfo(member)
+    nlen, xlen = struct.unpack_from("<HH", data, info.header_offset + 26)
+    start = info.header_offset + 30 + nlen + xlen
+    data[start:start + info.compress_size] = b"\xff" * info.compress_size
+    pack.write_bytes(bytes(data))
+    return pack
+
+
+def _cli(capsys, *argv) -> tuple[int, str, str]:
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err
+    return rc, out, err
+
+
+# --- damaged members: a corrupt deflate stream is a failed check, never a zlib.error ---------------
+
+@pytest.mark.parametrize("member, check", [
+    ("PyTorch.ExecuTorch.pdsc", "pdsc-parse"),
+    ("src/registration/RegisterAllKernels.cpp", "registrations"),
+    ("include/executorch/schema/program_generated.h", "generated-headers"),
+])
+def test_corrupt_deflate_stream_is_a_failed_check_naming_the_entry(tmp_path, capsys, member, check):
+    pack = _corrupt_member(make_pack(tmp_path), member)
+    rc, out, _ = _cli(capsys, "verify-pack", str(pack), "--version", V)
+    assert rc == 1
+    report = verify_pack(pack, V)
+    assert report.check("archive").status == "fail" and member in report.check("archive").detail
+    res = report.check(check)
+    assert res.status == "fail" and member in res.detail and "cannot be read" in res.detail
+
+
+def test_corrupt_baseline_pdsc_is_bad_input_naming_the_baseline(tmp_path, capsys):
+    good = make_pack(tmp_path / "new")
+    old = _corrupt_member(make_pack(tmp_path / "old", version="1.4.0"), "PyTorch.ExecuTorch.pdsc")
+    rc, _, err = _cli(capsys, "verify-pack", str(good), "--version", V, "--baseline", str(old))
+    assert rc == 2
+    assert "--baseline" in err and "PyTorch.ExecuTorch.pdsc" in err and "cannot be read" in err
