@@ -314,3 +314,93 @@ def test_output_values_with_newlines_and_delimiter_lookalikes_stay_one_value(tmp
     head, rest = text.split("\n", 1)
     name, delim = head.split("<<")
     assert name == "body" and rest.startswith(value + "\n" + delim + "\n") and "flag<<" in rest
+
+
+# ----------------------------------------------------------------- publish
+@pytest.fixture
+def world(fake, tmp_path, monkeypatch):
+    """Upstream v1.4.0/v1.5.1, the package index ready, and the template as a local bare remote."""
+    from fakegithub import TEMPLATE, make_template_remote, pypi_json
+    add_sample_release(fake, "v1.4.0", created_at="2026-06-01T00:00:00Z")
+    add_sample_release(fake, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    fake.repo(TEMPLATE)
+    for v in ("1.5.1", "1.5.2"):
+        fake.pypi[("executorch", v)] = pypi_json("executorch", v, requires_dist=["torch>=2.14.0a0"])
+    monkeypatch.setenv("GITHUB_REPOSITORY", TEMPLATE)
+    fake.remote = make_template_remote(tmp_path)
+    fake.tmp = tmp_path
+    fake.runs = 0
+    return fake
+
+
+def checkout(w):
+    from fakegithub import fresh_checkout
+    w.runs += 1
+    return fresh_checkout(w.remote, w.tmp / f"co{w.runs}")
+
+
+def run_bot(w, capsys, *extra):
+    co = checkout(w)
+    return cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", *extra)[0]
+
+
+def remote_head(w, branch="executorch-pack-bot/executorch"):
+    from fakegithub import git
+    return git(w.tmp, "--git-dir", str(w.remote), "for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}") or None
+
+
+def planned_checkout(w, capsys):
+    co = checkout(w)
+    plan = w.tmp / f"plan{w.runs}.json"
+    assert cli(capsys, "update", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--plan-file", str(plan))[0] == 0
+    return co, plan
+
+
+def test_publish_with_a_missing_pack_report_is_a_clear_error(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan),
+                    "--pack-report", str(world.tmp / "nope.md"))
+    assert code == 2 and "nope.md: cannot read the pack report" in out.err
+    assert remote_head(world) is None
+
+
+def test_publish_with_a_stale_plan_opens_no_empty_pr(world, capsys):
+    """The checkout was reset after `update`: publishing would push a commit without the bump under its title."""
+    from fakegithub import TEMPLATE, git
+    co, plan = planned_checkout(world, capsys)
+    git(co, "checkout", "-q", "--", ".")
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))
+    assert code == 2 and "does not carry the plan's edit" in out.err and str(plan) in out.err
+    assert world.open_pulls(TEMPLATE) == [] and remote_head(world) is None
+
+
+@pytest.mark.parametrize("bad", ["/etc/hostname", "../outside.txt", ".git/config", "a/../README.md", 7])
+def test_publish_refuses_plan_paths_outside_the_checkout(world, capsys, bad):
+    co, plan = planned_checkout(world, capsys)
+    data = json.loads(plan.read_text())
+    data["files"].append(bad)
+    plan.write_text(json.dumps(data))
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))
+    assert code == 2 and "not a path inside the template checkout" in out.err
+    assert remote_head(world) is None
+
+
+def test_publish_names_a_plan_that_is_not_an_object(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    plan.write_text("[1, 2]")
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))
+    assert code == 2 and "expected a JSON object" in out.err
+
+
+def test_publish_writes_the_output_names_action_yml_mirrors(world, capsys, monkeypatch):
+    """action.yml exposes steps.bot.outputs.pr-number / pr-url: publish and run must write those names."""
+    out_file = world.tmp / "out.txt"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out_file))
+    co, plan = planned_checkout(world, capsys)
+    assert cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))[0] == 0
+    text = out_file.read_text()
+    assert "pr-number<<" in text and "pr-url<<" in text and "https://github.com/acme/fw-template/pull/1" in text
+    out_file.write_text("")
+    assert run_bot(world, capsys) == 0
+    text = out_file.read_text()
+    assert "pr-number<<" in text and "\n1\n" in text and "pr-url<<" in text

@@ -45,6 +45,8 @@ def load_plan(repo: Path, plan_file: Path):
         raise UsageError(f"cannot read: {exc.strerror}", path=str(plan_file)) from None
     except ValueError as exc:
         raise UsageError(f"not JSON: {exc}", path=str(plan_file), line=getattr(exc, "lineno", None)) from None
+    if not isinstance(data, dict):
+        raise UsageError("not a plan written by `update --plan-file` (expected a JSON object)", path=str(plan_file))
     try:
         if data.get("schema") != 1:
             raise UsageError(f"unsupported plan schema {data.get('schema')!r} (expected 1)", path=str(plan_file))
@@ -56,14 +58,70 @@ def load_plan(repo: Path, plan_file: Path):
                     flags=[Flag(f["code"], f["message"], f.get("path"), f.get("line"), f.get("blocking", True))
                            for f in data.get("flags", [])])
         for rel in data.get("files", []):
-            p = repo / rel
+            p = repo / _checkout_path(rel, plan_file)
             if not p.is_file():
                 raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
             plan.contents[rel] = p.read_bytes()
             plan.originals[rel] = plan.contents[rel]
+        _check_applied(plan, data.get("edits", []), plan_file)
     except (KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"not a plan written by `update --plan-file` (missing {exc})", path=str(plan_file)) from None
     return plan
+
+
+def _checkout_path(rel, plan_file: Path) -> str:
+    """``rel`` when it is a plain repository-relative POSIX path (no ``..``, not absolute, not in ``.git``).
+
+    Raises :class:`UsageError` naming the plan file otherwise: publish never
+    reads, nor commits, a file outside the template checkout.
+    """
+    from pathlib import PurePosixPath
+
+    from bot.errors import UsageError
+
+    parts = PurePosixPath(rel).parts if isinstance(rel, str) else ()
+    if (not parts or rel.startswith("/") or "\\" in rel or any(p in ("..", ".") for p in parts)
+            or parts[0].lower() == ".git" or PurePosixPath(rel).as_posix() != rel):
+        raise UsageError(f"the plan lists {rel!r}, which is not a path inside the template checkout",
+                         path=str(plan_file))
+    return rel
+
+
+def _check_applied(plan, edits, plan_file: Path) -> None:
+    """Every edit's new text is on its line in the checkout: the files are the ones `update` wrote for this plan.
+
+    Raises :class:`UsageError` naming the first file and line that does not
+    carry its edit (a stale plan, a plan from another checkout, or files
+    reset since ``update``): publishing would otherwise propose a commit that
+    does not match the PR's pin table.
+    """
+    from bot.errors import UsageError
+
+    lines: dict[str, list[str]] = {}
+    for e in edits:
+        path, line, new, old = e["path"], e["line"], e["new"], e.get("old") or ""
+        if path not in plan.contents:
+            raise UsageError(f"the plan edits {path} but does not list it in `files`", path=str(plan_file))
+        if not isinstance(line, int) or not isinstance(new, str) or "\n" in new or "\n" in old or not new:
+            continue
+        if path not in lines:
+            lines[path] = plan.contents[path].decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+        text = lines[path][line - 1] if 0 < line <= len(lines[path]) else ""
+        if new not in text:
+            raise UsageError(f"{path}:{line} does not carry the plan's edit ({old} -> {new}); run `update "
+                             "--plan-file` again on this checkout before publishing", path=str(plan_file))
+
+
+def _read_report(path: Path) -> str:
+    """The Markdown of ``--pack-report``; :class:`UsageError` naming the file when it cannot be read as UTF-8."""
+    from bot.errors import UsageError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the pack report: {exc.strerror or exc}", path=str(path)) from None
+    except UnicodeDecodeError:
+        raise UsageError("the pack report is not UTF-8 text", path=str(path)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
-    report = flow.MarkdownReport(args.pack_report.read_text(encoding="utf-8")) if args.pack_report else None
+    report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     body = pr_body(plan, upstream=upstream, pack_report=report,
@@ -98,5 +156,6 @@ def run(args: argparse.Namespace) -> int:
     res = pub.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
-    actions.set_outputs({"pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
+    actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
+                         "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

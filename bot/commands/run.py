@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     st = out.state
     outs = st.outputs() if st else {}
     if out.result is not None and getattr(out.result, "number", None):
-        outs["pull-request"] = out.result.number
+        outs["pull-request"] = outs["pr-number"] = out.result.number     # pr-number/pr-url: action.yml's names
+        outs["pr-url"] = getattr(out.result, "url", "") or ""
     actions.set_outputs(outs)
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
