@@ -78,3 +78,53 @@ def test_corrupt_baseline_pdsc_is_bad_input_naming_the_baseline(tmp_path, capsys
     rc, _, err = _cli(capsys, "verify-pack", str(good), "--version", V, "--baseline", str(old))
     assert rc == 2
     assert "--baseline" in err and "PyTorch.ExecuTorch.pdsc" in err and "cannot be read" in err
+
+
+# --- entry names: non-canonical aliases and file/directory clashes are refused ----------------------
+
+@pytest.mark.parametrize("alias, why", [
+    ("./include/flatbuffers/flatbuffers.h", "'.' segment"),
+    ("include//flatbuffers/flatbuffers.h", "empty segment"),
+    ("include/./flatbuffers/flatbuffers.h", "'.' segment"),
+    ("include/flatbuffers/flatbuffers.h ", "ending in a space or a dot"),
+    ("include/flatbuffers./flatbuffers.h", "ending in a space or a dot"),
+    ("include/flatbuffers/flat\tbuffers.h", "control character"),
+])
+def test_an_entry_that_extracts_onto_another_is_an_archive_failure(tmp_path, capsys, alias, why):
+    # the alias carries other bytes: an extractor would replace the checked header with it
+    files = files_of(PackSpec()) + [(alias, b"#error replaced\n")]
+    pack = _write(tmp_path, files)
+    report = verify_pack(pack, V)
+    res = report.check("archive")
+    assert res.status == "fail" and repr(alias) in res.detail and why in res.detail
+    rc, _, _ = _cli(capsys, "verify-pack", str(pack), "--version", V)
+    assert rc == 1
+
+
+def test_a_file_entry_that_is_also_a_directory_is_an_archive_failure(tmp_path):
+    files = files_of(PackSpec()) + [("include/flatbuffers", b"not a directory")]
+    res = verify_pack(_write(tmp_path, files), V).check("archive")
+    assert res.status == "fail"
+    assert "'include/flatbuffers' is a file and also a directory of other entries" in res.detail
+
+
+def _clear_utf8_flags(pack: Path) -> None:
+    """Store every name as code page 437 (flag bit 11 cleared), as old Windows zip tools do."""
+    data = bytearray(pack.read_bytes())
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(sig)
+        while at >= 0:
+            flags = struct.unpack_from("<H", data, at + off)[0]
+            struct.pack_into("<H", data, at + off, flags & ~0x800)
+            at = data.find(sig, at + 4)
+    pack.write_bytes(bytes(data))
+
+
+def test_cp437_names_are_not_mistaken_for_overlapping_entries(tmp_path):
+    # a non-ASCII name stored in code page 437 (one byte a character) first in the archive
+    files = [("Documentation/r\u00e9sum\u00e9 caf\u00e9.md", b"notes\n")] + files_of(PackSpec())
+    pack = _write(tmp_path, files)
+    _clear_utf8_flags(pack)
+    report = verify_pack(pack, V)
+    assert report.check("archive").status == "pass", report.check("archive").detail
+    assert not report.failed

@@ -163,20 +163,46 @@ class ArchiveScan:
 
 
 def name_problem(name: str) -> str | None:
-    """Why an entry name is unsafe to extract, or None.
+    """Why an entry name is unsafe or ambiguous to extract, or None.
 
     Refused: absolute paths (``/x``, ``C:x``), ``..`` segments, backslashes
-    (a Windows separator that some extractors honour) and NUL characters.
+    (a Windows separator that some extractors honour), NUL and other control
+    characters, and names that are not canonical -- an empty name, an empty
+    segment (``a//b``), a ``.`` segment (``./a``), or a segment ending in a
+    space or a dot (Windows drops those).  Extractors normalise a
+    non-canonical name to another entry's path, so ``./include/x.h`` would
+    silently replace ``include/x.h`` while the checks read the other one.
+    A directory entry keeps its one trailing ``/``.
     """
+    if not name:
+        return "is empty"
     if "\x00" in name:
         return "contains a NUL character"
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+        return "contains a control character"
     if "\\" in name:
         return "contains a backslash"
     if name.startswith("/") or _DRIVE.match(name):
         return "is an absolute path"
-    if ".." in name.split("/"):
+    segments = (name[:-1] if name.endswith("/") else name).split("/")
+    if ".." in segments:
         return "contains a '..' segment"
+    if "" in segments:
+        return "is not a canonical path (empty segment)"
+    if "." in segments:
+        return "is not a canonical path ('.' segment)"
+    if any(seg.endswith((" ", ".")) for seg in segments):
+        return "has a segment ending in a space or a dot (Windows drops it)"
     return None
+
+
+def _header_name_length(info: zipfile.ZipInfo) -> int:
+    """Bytes of the entry name as stored: UTF-8 when flag bit 11 is set, else code page 437 (zip APPNOTE 4.4.4)."""
+    codec = "utf-8" if info.flag_bits & 0x800 else "cp437"
+    try:
+        return len(info.orig_filename.encode(codec))
+    except UnicodeEncodeError:
+        return len(info.orig_filename.encode("utf-8", "surrogateescape"))
 
 
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
@@ -234,6 +260,9 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
                 f"entry {name!r} declares {info.file_size} bytes from {info.compress_size} compressed "
                 f"(ratio above {limits.max_ratio}): refused as a zip bomb before inflating")
         scan.index.add(info)
+    for name in scan.index.files:
+        if not name.endswith("/") and name + "/" in scan.index.dirs:
+            scan.problems.append(f"entry {name!r} is a file and also a directory of other entries")
     if scan.total_size > limits.max_total_size:
         raise UnsafeArchive(f"entries declare {scan.total_size} bytes uncompressed, more than the limit "
                             f"of {limits.max_total_size}: refused as a zip bomb before inflating")
@@ -248,7 +277,7 @@ def _check_overlaps(zf: zipfile.ZipFile, infos: list) -> None:
     ordered = sorted(infos, key=lambda i: i.header_offset)
     end_of_data = getattr(zf, "start_dir", None)
     for a, b in zip(ordered, ordered[1:]):
-        a_end = a.header_offset + 30 + len(a.orig_filename.encode("utf-8", "surrogateescape")) + a.compress_size
+        a_end = a.header_offset + 30 + _header_name_length(a) + a.compress_size
         if b.header_offset < a_end:
             raise UnsafeArchive(f"entries {a.filename!r} and {b.filename!r} overlap in the archive")
     if ordered and end_of_data is not None:
