@@ -47,7 +47,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.upstream": str(upstream_repo),
         "needs.watch.outputs.target": "1.5.1",
         "inputs.dry-run": "true",
-        "secrets.token || github.token": "ghs_dummy",
+        "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
     }
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["update", "publish"]
