@@ -128,3 +128,22 @@ def test_cp437_names_are_not_mistaken_for_overlapping_entries(tmp_path):
     report = verify_pack(pack, V)
     assert report.check("archive").status == "pass", report.check("archive").detail
     assert not report.failed
+
+
+# --- PDSC: comments inside text elements ---------------------------------------------------------
+
+def test_comments_inside_pdsc_text_do_not_cut_the_text(tmp_path):
+    text = _pdsc(PackSpec())
+    for tag, value in (("vendor", "PyTorch"), ("name", "ExecuTorch")):
+        text = text.replace(f"<{tag}>{value}</{tag}>", f"<{tag}><!-- set by build_pack.sh -->{value[:2]}<!-- x -->{value[2:]}</{tag}>")
+    url = "https://github.com/pytorch/executorch/releases/download/v1.5.1/"
+    text = text.replace(f"<url>{url}</url>", f"<url><!-- release -->{url}</url>")
+    text = text.replace("<RTE_Components_h>#define RTE_ML_EXECUTORCH_RUNTIME",
+                        "<RTE_Components_h><!-- runtime -->#define RTE_ML_EXECUTORCH_RUNTIME")
+    pack = make_pack(tmp_path, pdsc_bytes=text.encode())
+    report = verify_pack(pack, V)
+    for name in ("vendor-name", "url"):
+        assert report.check(name).status == "pass", report.check(name).detail
+    from bot.pack.pdsc import parse_pdsc
+    runtime = parse_pdsc(text.encode(), "PyTorch.ExecuTorch.pdsc").component("Machine Learning", "ExecuTorch", "Runtime")
+    assert runtime.defines == ("RTE_ML_EXECUTORCH_RUNTIME",)

@@ -11,7 +11,9 @@ optionally ``Cbundle``/``Cvariant``, ``Cversion`` inherited from a
 The parser is hardened: a PDSC never needs a DOCTYPE, so any ``<!DOCTYPE``
 is refused before parsing (this stops external entities and the
 billion-laughs expansion), and lxml runs with entity resolution, DTD
-loading and network access off and the huge-tree limits on.
+loading and network access off and the huge-tree limits on.  Comments and
+processing instructions are dropped while parsing, so an element's text is
+read whole whatever comments it holds.
 """
 
 from __future__ import annotations
@@ -127,8 +129,9 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
         if at >= 0:
             raise PdscError("declares a DOCTYPE/ENTITY; DTDs and entities are refused in a PDSC",
                             path=path, line=_line_of(data, at))
+    # remove_comments: a comment inside an element (<vendor><!-- x -->PyTorch</vendor>) must not cut its text
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             huge_tree=False, remove_pis=True, collect_ids=False)
+                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False)
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
