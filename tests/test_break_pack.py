@@ -147,3 +147,35 @@ def test_comments_inside_pdsc_text_do_not_cut_the_text(tmp_path):
     from bot.pack.pdsc import parse_pdsc
     runtime = parse_pdsc(text.encode(), "PyTorch.ExecuTorch.pdsc").component("Machine Learning", "ExecuTorch", "Runtime")
     assert runtime.defines == ("RTE_ML_EXECUTORCH_RUNTIME",)
+
+
+# --- compile check: PDSC file names outside the pack never reach the compiler -----------------------
+
+needs_gxx = pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi-g++ not installed")
+
+
+@needs_gxx
+@pytest.mark.parametrize("old, new", [
+    ('name="src/runtime/core/scalar_type.cpp"', 'name="{secret}"'),
+    ('name="src/runtime/core/scalar_type.cpp"', 'name="..\\..\\..\\..\\..\\..\\..\\..{secret}"'),
+    ('<file category="include" name="include/"/>', '<file category="include" name="include/"/>'
+                                                   '<file category="include" name="../../../../../../../../{secret_dir}/"/>'),
+])
+def test_compile_check_never_reads_host_files_named_by_the_pdsc(tmp_path, capsys, old, new):
+    secret = tmp_path / "host" / "secret.h"
+    secret.parent.mkdir()
+    secret.write_text("HOST_SECRET_ghp_0123456789 leaked;\n")
+    text = _pdsc(PackSpec())
+    assert old in text
+    text = text.replace(old, new.format(secret=secret, secret_dir=secret.parent), 1)
+    pack = make_pack(tmp_path / "pack", pdsc_bytes=text.encode())
+    md = tmp_path / "report.md"
+    rc, out, _ = _cli(capsys, "verify-pack", str(pack), "--version", V, "--compile-check", "--json",
+                      "--markdown", str(md))
+    assert rc == 1
+    assert "HOST_SECRET" not in out and "HOST_SECRET" not in md.read_text()
+    res = verify_pack(pack, V, compile_check=True).check("compile")
+    assert res.status == "fail" and res.detail.startswith("not run: the Runtime component names files outside the pack")
+    assert "PyTorch.ExecuTorch.pdsc:" in res.detail
+    assert "outside" not in verify_pack(pack, V).check("file-references").detail  # the reason is given instead
+    assert any(w in verify_pack(pack, V).check("file-references").detail for w in ("absolute path", "'..' segment"))

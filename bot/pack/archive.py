@@ -196,6 +196,23 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def pdsc_file_name(name: str) -> tuple[str, str | None]:
+    """A PDSC ``<file name>`` as a pack entry name, and why it is unsafe (or None).
+
+    Backslashes become ``/`` and leading ``./`` are dropped (both appear in
+    hand-written PDSCs); the result must then pass :func:`name_problem`, so
+    absolute paths and ``..`` segments, which point outside the pack, are
+    reported instead of being looked up or handed to a compiler.
+    Returns ``(normalised name, problem)``.
+    """
+    norm = name.replace("\\", "/")
+    while norm.startswith("./"):
+        norm = norm[2:]
+    if not norm or norm in (".", "./"):
+        return norm, "names the pack root" if name else "is empty"
+    return norm, name_problem(norm)
+
+
 def _header_name_length(info: zipfile.ZipInfo) -> int:
     """Bytes of the entry name as stored: UTF-8 when flag bit 11 is set, else code page 437 (zip APPNOTE 4.4.4)."""
     codec = "utf-8" if info.flag_bits & 0x800 else "cp437"
@@ -398,5 +415,5 @@ def require_file(path: Path, what: str) -> Path:
 
 
 __all__ = ["Limits", "UnsafeArchive", "UnreadableMember", "READ_ERRORS", "EntryIndex", "ArchiveScan", "name_problem", "open_zip",
-           "scan_archive", "stream_member", "read_member", "read_head", "iter_lines", "extract_safely",
+           "pdsc_file_name", "scan_archive", "stream_member", "read_member", "read_head", "iter_lines", "extract_safely",
            "require_file"]

@@ -23,7 +23,7 @@ import re
 import zipfile
 
 from bot.model import CheckResult
-from bot.pack.archive import EntryIndex, iter_lines, read_head
+from bot.pack.archive import EntryIndex, iter_lines, pdsc_file_name, read_head
 from bot.pack.pdsc import Pdsc
 
 VENDOR = "PyTorch"
@@ -171,16 +171,20 @@ def generated_headers(zf: zipfile.ZipFile, index: EntryIndex) -> CheckResult:
 
 
 def references(pdsc: Pdsc, index: EntryIndex) -> CheckResult:
-    """Check 4a ``file-references``: every component ``<file name>`` is an entry or a directory prefix."""
+    """Check 4a ``file-references``: every component ``<file name>`` is an entry or a directory prefix.
+
+    A name pointing outside the pack (absolute, ``..``) fails with the reason
+    (:func:`~bot.pack.archive.pdsc_file_name`).
+    """
     missing, count = [], 0
     for comp in pdsc.components:
         for f in comp.files:
             count += 1
-            name = f.name.replace("\\", "/")
-            while name.startswith("./"):
-                name = name[2:]
-            if not name or not index.resolves(name):
-                hint = index.case_variant(name) if name else None
+            name, unsafe = pdsc_file_name(f.name)
+            if unsafe:
+                missing.append(f"{pdsc.path}:{f.line}: {f.name!r} of {comp.ident} ({unsafe})")
+            elif not index.resolves(name):
+                hint = index.case_variant(name)
                 extra = f" (the pack has {hint!r}: letter case differs)" if hint else ""
                 missing.append(f"{pdsc.path}:{f.line}: {f.name!r} of {comp.ident}{extra}")
     if missing:

@@ -24,12 +24,14 @@ from pathlib import Path
 
 from bot.errors import UsageError
 from bot.model import CheckResult
-from bot.pack.archive import Limits, extract_safely
+from bot.pack.archive import Limits, extract_safely, pdsc_file_name
 from bot.pack.pdsc import Component, Pdsc
 
 DEFAULT_CXX = "arm-none-eabi-g++"
 RUNTIME = ("Machine Learning", "ExecuTorch", "Runtime")
 ERROR_LINES = 3
+#: File categories whose names reach the compiler (as ``-I`` or as a source).
+COMPILED = ("include", "header", "sourceCpp", "sourceC")
 
 
 def find_compiler(cxx: str | None) -> str:
@@ -41,16 +43,33 @@ def find_compiler(cxx: str | None) -> str:
     return path
 
 
+def unsafe_files(comp: Component, pdsc_path: str) -> list[str]:
+    """``"PDSC:LINE: 'name' (why)"`` for each compiled file of ``comp`` whose name points outside the pack.
+
+    Only the categories that reach the compiler count (:data:`COMPILED`).
+    Such a name must never be used: ``root / "/etc/passwd"`` is
+    ``/etc/passwd``, ``-I root/../..`` leaves the pack, and the compiler's
+    error lines would quote a host file into the report and the PR body.
+    """
+    out = []
+    for f in comp.files:
+        why = pdsc_file_name(f.name)[1] if f.category in COMPILED else None
+        if why:
+            out.append(f"{pdsc_path}:{f.line}: {f.name!r} ({why})")
+    return out
+
+
 def compile_args(comp: Component, root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """(flags, [(language, source entry)]) for one component unpacked at ``root``.
 
     Flags are ``-I`` per include directory and ``-D`` per define; languages
-    are ``c++`` for ``sourceCpp`` and ``c`` for ``sourceC``.
+    are ``c++`` for ``sourceCpp`` and ``c`` for ``sourceC``.  Call
+    :func:`unsafe_files` first: names here are taken as pack-relative.
     """
     flags: list[str] = []
     sources: list[tuple[str, str]] = []
     for f in comp.files:
-        name = f.name.replace("\\", "/")
+        name = pdsc_file_name(f.name)[0]
         if f.category == "include":
             inc = f"-I{root / name.rstrip('/')}"
         elif f.category == "header":
@@ -71,7 +90,7 @@ def _needed(zf: zipfile.ZipFile, comp: Component) -> set[str]:
     """Entries the Runtime sources can reach: the sources and everything under its include/header directories."""
     prefixes, names = [], set()
     for f in comp.files:
-        name = f.name.replace("\\", "/")
+        name = pdsc_file_name(f.name)[0]
         if f.category == "include":
             prefixes.append(name.rstrip("/") + "/")
         elif f.category == "header":
@@ -93,13 +112,19 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
     """Unpack the pack into a temporary directory and compile every Runtime source; see the module docstring.
 
     Fails naming each failing file and its first :data:`ERROR_LINES` error
-    lines (``data["failures"]`` maps entry -> lines).  Only call on an
-    archive :func:`~bot.pack.archive.scan_archive` found clean.
+    lines (``data["failures"]`` maps entry -> lines).  Fails without running
+    the compiler when a Runtime file name points outside the pack
+    (:func:`unsafe_files`).  Only call on an archive
+    :func:`~bot.pack.archive.scan_archive` found clean.
     """
     compiler = find_compiler(cxx)
     comp = pdsc.component(*RUNTIME)
     if comp is None:
         return CheckResult("compile", "fail", f"{pdsc.path}: no {':'.join(RUNTIME)} component to compile")
+    unsafe = unsafe_files(comp, pdsc.path)
+    if unsafe:
+        return CheckResult("compile", "fail", "not run: the Runtime component names files outside the pack: "
+                           + "; ".join(unsafe[:3]), {"unsafe": unsafe})
     with tempfile.TemporaryDirectory(prefix="et-pack-") as tmp:
         root = Path(tmp) / "pack"
         root.mkdir()
@@ -115,8 +140,8 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
             std = ["-std=c++17"] if lang == "c++" else ["-std=c11"]
             cmd = [compiler, "-x", lang, *std, *flags, "-c", str(root / src), "-o", str(out_dir / f"{i}.o")]
             try:
-                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   errors="replace", timeout=timeout)
+                p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, errors="replace", timeout=timeout)
             except subprocess.TimeoutExpired:
                 return src, [f"timed out after {timeout:.0f} s"]
             return src, (None if p.returncode == 0 else _first_errors(p.stderr, root))
