@@ -404,3 +404,41 @@ def test_publish_writes_the_output_names_action_yml_mirrors(world, capsys, monke
     assert run_bot(world, capsys) == 0
     text = out_file.read_text()
     assert "pr-number<<" in text and "\n1\n" in text and "pr-url<<" in text
+
+
+@pytest.mark.parametrize("who", ["human-opened", "marker-removed"])
+def test_an_open_pr_without_the_fingerprint_on_the_bot_branch_is_never_pushed_to(world, capsys, who):
+    """Before: the bot pushed the new bump under that PR, then failed with a bare '422 Validation Failed'."""
+    from fakegithub import TEMPLATE
+    assert run_bot(world, capsys) == 0
+    pr = world.open_pulls(TEMPLATE)[0]
+    if who == "human-opened":
+        world.repo(TEMPLATE).pulls.clear()
+        pr = world.add_pull(TEMPLATE, head="executorch-pack-bot/executorch", title="my take", body="mine",
+                            user="human")
+    else:
+        pr["body"] = "I rewrote the description."
+    head = remote_head(world)
+    add_sample_release(world, "v1.5.2", source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
+    before = len([s for s in world.requests if s.method != "GET"])
+    code, out = cli(capsys, "run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}")
+    assert code == 0 and f"#{pr['number']} is open from branch executorch-pack-bot/executorch" in out.out
+    assert remote_head(world) == head                                           # nothing pushed
+    assert len([s for s in world.requests if s.method != "GET"]) == before      # no PR, edit or comment
+    assert [p["number"] for p in world.open_pulls(TEMPLATE)] == [pr["number"]]
+
+
+def test_a_reviewers_edit_to_an_unchanged_proposal_is_kept(world, capsys):
+    """Ticking a checkbox or adding a note must survive the next scheduled run (and the run sends nothing)."""
+    from fakegithub import TEMPLATE
+    assert run_bot(world, capsys) == 0
+    pr = world.open_pulls(TEMPLATE)[0]
+    pr["body"] = pr["body"].replace("_Opened by", "Reviewed on hardware: OK.\n\n_Opened by")
+    pr["title"] = "Bump ExecuTorch to 1.5.1 (tested)"
+    before = len([s for s in world.requests if s.method != "GET"])
+    assert run_bot(world, capsys) == 0
+    assert "Reviewed on hardware: OK." in pr["body"] and pr["title"].endswith("(tested)")
+    assert len([s for s in world.requests if s.method != "GET"]) == before
+    add_sample_release(world, "v1.5.2", source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
+    assert run_bot(world, capsys) == 0                      # a new proposal does replace title and body
+    assert pr["title"] == "Bump ExecuTorch to 1.5.2" and "1.5.2" in pr["body"]

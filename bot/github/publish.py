@@ -14,8 +14,13 @@ Lifecycle rules (issue 4; CASES.md C10, C11, C13):
   fingerprint marker in the body.  A PR without the marker is not ours and is
   never edited, commented on or closed.
 * Rerun with nothing new: the branch already holds the same tree on the same
-  base and the PR has the same title and body, so nothing is pushed, edited
-  or commented.
+  base and the PR carries the stamp (a hidden sha256) of the same generated
+  title and body, so nothing is pushed, edited or commented; a reviewer's
+  edits to the PR (a ticked checkbox, a note) are kept until the bot's own
+  proposal changes.
+* An open PR from the bot's branch without the fingerprint (opened by a
+  person, or its body edited to drop the marker): nothing is pushed to the
+  branch and no second PR is attempted.
 * A commit on the branch by anyone else (author or committer differs from the
   bot identity): no push; one comment on the PR, updated in place, says how
   to hand the branch back.
@@ -56,7 +61,8 @@ class PublishResult:
 
     ``action`` is one of ``"created"``, ``"updated"``, ``"unchanged"``,
     ``"closed-before"`` (same pin set closed unmerged: nothing proposed),
-    ``"foreign-commits"`` (someone else committed on the branch: not pushed).
+    ``"foreign-commits"`` (someone else committed on the branch: not pushed),
+    ``"foreign-pr"`` (an open PR without the fingerprint uses the branch: not pushed).
     """
 
     action: str
@@ -155,6 +161,14 @@ class Publisher:
         One request for a fixed branch (``head=OWNER:BRANCH``); a per-version
         track lists the repository's PRs in ``state`` and filters them.
         """
+        return self._pulls(state, branch)[0]
+
+    def _pulls(self, state: str, branch: Optional[str] = None) -> tuple[list, list]:
+        """(the bot's PRs, other PRs whose head is a track branch of this repository) in ``state``.
+
+        "Other" PRs come from the same branch but carry no fingerprint: a
+        person opened them from the bot's branch, or removed the marker.
+        """
         fixed = branch if branch is not None else (None if "{version}" in self.config.branch else self.config.branch)
         want = self._branch_re(fixed)
         if fixed is not None:
@@ -162,7 +176,10 @@ class Publisher:
                          f"list pull requests of {self.full_name}")
         else:
             pulls = call(lambda: list(self.gh_repo.get_pulls(state=state)), f"list pull requests of {self.full_name}")
-        return [p for p in pulls if self._ours(p, want)]
+        mine = [p for p in pulls if self._ours(p, want)]
+        others = [p for p in pulls if p not in mine and bool(want.fullmatch(p.head.ref or ""))
+                  and p.head.repo is not None and p.head.repo.full_name.lower() == self.full_name.lower()]
+        return mine, others
 
     def close_obsolete(self, version: str, *, keep: Optional[int] = None, link: Optional[str] = None) -> list[int]:
         """Close every open bot PR of the track except ``keep``, with a comment; return their numbers.
@@ -241,8 +258,17 @@ class Publisher:
         """
         branch = self.config.branch_for(version)
         base = self.base_branch()
-        open_prs = self.bot_pulls("open", branch)
+        open_prs, foreign_prs = self._pulls("open", branch)
+        if foreign_prs:
+            other = foreign_prs[0]
+            return PublishResult("foreign-pr", other.number, other.html_url,
+                                 message=f"#{other.number} is open from branch {branch} but carries no "
+                                         "executorch-pack-bot fingerprint (opened by someone else, or its body was "
+                                         "edited); not pushing to its branch and not opening another pull request. "
+                                         "Merge or close it to hand the branch back")
         pr = open_prs[0] if open_prs else None
+        stamp = body_stamp(title, body)
+        body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
         if pr is None:
             for old in self.bot_pulls("closed", branch):
                 if not old.merged and parse_fingerprint(old.body) == fingerprint:
@@ -273,7 +299,9 @@ class Publisher:
             self.progress(f"pushed {branch}")
 
         if pr is not None:
-            if pr.title != title or (pr.body or "") != body:
+            # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
+            # to an unchanged proposal are kept, and a rerun sends nothing.
+            if parse_stamp(pr.body) != stamp:
                 call(lambda: pr.edit(title=title, body=body), f"update #{pr.number}")
                 action = "updated"
             else:
@@ -317,6 +345,27 @@ class Publisher:
                 call(lambda: mine[0].edit(text), f"update the comment on #{pr.number}")
         else:
             call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+
+
+_STAMP = re.compile(r"<!--\s*executorch-pack-bot:body=([0-9a-f]{64})\s*-->")
+
+
+def body_stamp(title: str, body: str) -> str:
+    """sha256 hex of the title and body the bot generated (what a later run compares to decide on an edit)."""
+    import hashlib
+
+    return hashlib.sha256(f"{title}\n\n{body}".encode()).hexdigest()
+
+
+def stamp_marker(stamp: str) -> str:
+    """The hidden HTML comment carrying :func:`body_stamp` at the end of the PR body."""
+    return f"<!-- executorch-pack-bot:body={stamp} -->"
+
+
+def parse_stamp(body: Optional[str]) -> Optional[str]:
+    """The last body stamp in a PR body, or None."""
+    found = _STAMP.findall(body or "")
+    return found[-1] if found else None
 
 
 def repo_full_name(repo: Path, arg: Optional[str] = None, env=os.environ) -> str:
