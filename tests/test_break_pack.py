@@ -179,3 +179,22 @@ def test_compile_check_never_reads_host_files_named_by_the_pdsc(tmp_path, capsys
     assert "PyTorch.ExecuTorch.pdsc:" in res.detail
     assert "outside" not in verify_pack(pack, V).check("file-references").detail  # the reason is given instead
     assert any(w in verify_pack(pack, V).check("file-references").detail for w in ("absolute path", "'..' segment"))
+
+
+# --- --template: YAML aliases -------------------------------------------------------------------
+
+@pytest.mark.parametrize("layer", [
+    "a: &a [*a]\nlayer:\n  components:\n    - component: Machine Learning:ExecuTorch:Runtime\n",
+    # billion laughs by aliases: 10 levels of 10 references
+    "l0: &l0 [{component: 'Machine Learning:ExecuTorch:Runtime'}]\n"
+    + "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    + "layer: {components: *l9}\n",
+])
+def test_template_with_recursive_or_exponential_aliases_ends(tmp_path, capsys, layer):
+    tpl = tmp_path / "tpl" / "ai_layer"
+    tpl.mkdir(parents=True)
+    (tpl / "ai_layer.clayer.yml").write_text(layer)
+    rc, out, _ = _cli(capsys, "verify-pack", str(make_pack(tmp_path / "p")), "--version", V,
+                      "--template", str(tmp_path / "tpl"))
+    assert rc == 0
+    assert "all 1 ExecuTorch components the template selects are in the pack" in out

@@ -98,12 +98,21 @@ def _ours(parts: dict) -> bool:
 
 
 def _component_values(node):
-    """Scalar values of every ``component:`` key in a composed YAML tree."""
+    """Scalar values of every ``component:`` key in a composed YAML tree.
+
+    Each node is visited once: an anchor used many times (``*a`` nested
+    aliases) or a recursive alias (``a: &a [*a]``) is one shared node in the
+    composed graph, so the walk stays linear and always ends.
+    """
     import yaml
 
     stack = [node] if node is not None else []
+    seen: set[int] = set()
     while stack:
         n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
         if isinstance(n, yaml.MappingNode):
             for k, v in n.value:
                 if isinstance(k, yaml.ScalarNode) and k.value == "component" and isinstance(v, yaml.ScalarNode):
