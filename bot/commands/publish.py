@@ -149,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
         print(title + "\n\n" + body)
         return 0
     config = load_config(args.repo)
-    pub = Publisher(make_github(token), repo_full_name(args.repo, args.github_repo), args.repo, config,
+    full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
+    pub = Publisher(make_github(token), full, args.repo, config,
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
     draft = config.draft == "always" or (config.draft == "auto" and bool(plan.flags))
     msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"

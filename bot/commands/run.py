@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
             source = open_upstream(args.upstream, token)
-            full = repo_full_name(args.repo, args.github_repo) if not args.dry_run else (args.github_repo or "")
+            full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
+                    else (args.github_repo or ""))
             pub = None
             if not args.dry_run:
                 pub = Publisher(make_github(token), full, args.repo, config, token=token,

@@ -368,18 +368,51 @@ def parse_stamp(body: Optional[str]) -> Optional[str]:
     return found[-1] if found else None
 
 
-def repo_full_name(repo: Path, arg: Optional[str] = None, env=os.environ) -> str:
-    """The template's ``OWNER/NAME``: ``--github-repo``, else ``GITHUB_REPOSITORY``, else the ``origin`` URL.
+def remote_repo(repo: Path, remote: str = "origin", env=os.environ) -> Optional[str]:
+    """``OWNER/NAME`` named by the URL of git remote ``remote`` when it points at the GitHub server, else None.
 
-    Raises :class:`UsageError` when none gives one.
+    The server is ``GITHUB_SERVER_URL``'s host (default github.com), matched
+    exactly (``notgithub.com`` is not GitHub).  Understands
+    ``https://[user@]HOST/OWNER/NAME[.git][/]``, ``ssh://git@HOST[:PORT]/OWNER/NAME[.git]``
+    and the scp-like ``git@HOST:OWNER/NAME[.git]``.
     """
-    if arg:
-        return arg
-    if env.get("GITHUB_REPOSITORY"):
-        return env["GITHUB_REPOSITORY"]
-    p = subprocess.run(["git", "remote", "get-url", "origin"], cwd=repo, capture_output=True, text=True)
-    m = re.search(r"github\.com[:/]([^/]+/[^/]+?)(?:\.git)?/?$", p.stdout.strip())
-    if m:
-        return m.group(1)
+    from urllib.parse import urlsplit
+
+    p = subprocess.run(["git", "remote", "get-url", remote], cwd=repo, capture_output=True, text=True)
+    url = p.stdout.strip()
+    if p.returncode or not url:
+        return None
+    host = (urlsplit(env.get("GITHUB_SERVER_URL") or "https://github.com").hostname or "github.com").lower()
+    m = re.fullmatch(r"[^@/:]+@([^/:]+):/?([^/]+/[^/]+?)(?:\.git)?/?", url)      # scp-like
+    if m and "://" not in url:
+        got_host, path = m.group(1), m.group(2)
+    else:
+        try:
+            parts = urlsplit(url)
+            got_host = parts.hostname or ""
+        except ValueError:
+            return None
+        m = re.fullmatch(r"/([^/]+/[^/]+?)(?:\.git)?/?", parts.path)
+        if parts.scheme not in ("https", "http", "ssh", "git") or not m:
+            return None
+        path = m.group(1)
+    return path if got_host.lower() == host else None
+
+
+def repo_full_name(repo: Path, arg: Optional[str] = None, env=os.environ, remote: str = "origin") -> str:
+    """The template's ``OWNER/NAME``: ``--github-repo``, else ``GITHUB_REPOSITORY``, else the remote's URL.
+
+    Raises :class:`UsageError` when none gives one, or when the remote the
+    bot pushes to is a GitHub repository other than the one named (the
+    branch would be pushed to one repository and the PR opened in another).
+    """
+    named = arg or env.get("GITHUB_REPOSITORY") or None
+    pushed = remote_repo(repo, remote, env)
+    if named and pushed and named.lower() != pushed.lower():
+        src = "--github-repo" if arg else "GITHUB_REPOSITORY"
+        raise UsageError(f"{src} names {named} but git remote {remote!r} of the checkout is {pushed}; "
+                         "the branch and the pull request must be in the same repository")
+    if named or pushed:
+        return named or pushed
     raise UsageError("cannot tell the template's GitHub repository; pass --github-repo OWNER/NAME "
                      "or set GITHUB_REPOSITORY")
