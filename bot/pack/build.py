@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import stat
 import subprocess
 import time
 from collections import deque
@@ -58,8 +60,15 @@ class StepFailed(BotError):
 
     def __init__(self, step: "StepResult"):
         tail = "\n".join(f"    | {line}" for line in step.tail) or "    | (no output)"
+        if step.returncode < 0:
+            try:
+                how = f"was killed by signal {-step.returncode} ({signal.Signals(-step.returncode).name})"
+            except ValueError:
+                how = f"was killed by signal {-step.returncode}"
+        else:
+            how = f"failed with exit code {step.returncode}"
         super().__init__(
-            f"step {step.name!r} failed with exit code {step.returncode} after {step.seconds:.1f} s: "
+            f"step {step.name!r} {how} after {step.seconds:.1f} s: "
             f"{' '.join(step.argv)}\n  last lines of its output:\n{tail}")
         self.step = step
         # A signal shows as a negative return code; keep a valid non-zero exit status.
@@ -142,7 +151,9 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
     Raises:
         PackError (exit 2) naming the first missing thing: the ExecuTorch root,
         ``cmake``, ``bash``, the Python interpreter, the toolchain file, or
-        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, FORMATS.md section 2).
+        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, FORMATS.md section 2);
+        or a build/output directory that is a file, lies under a file or
+        cannot be written.
     """
     if not cfg.executorch_root.is_dir():
         raise PackError("ExecuTorch root is not a directory", path=str(cfg.executorch_root))
@@ -158,10 +169,29 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
     if not script.is_file():
         raise PackError(f"{BUILD_PACK_SCRIPT} not found: this ExecuTorch checkout has no CMSIS pack script "
                         "(it first appears in v1.4.0)", path=str(script))
-    if cfg.build_dir.exists() and not cfg.build_dir.is_dir():
-        raise PackError("build directory exists and is not a directory", path=str(cfg.build_dir))
-    if cfg.output_dir.exists() and not cfg.output_dir.is_dir():
-        raise PackError("output directory exists and is not a directory", path=str(cfg.output_dir))
+    for d, what in ((cfg.build_dir, "build directory"), (cfg.output_dir, "output directory")):
+        _check_creatable(d, what)
+
+
+def _check_creatable(path: Path, what: str) -> None:
+    """Raise PackError (exit 2) unless ``path`` is a writable directory or can be created as one.
+
+    Walks up to the nearest existing ancestor: it must be a directory and
+    writable, so that nothing is created when the other directory cannot be.
+    """
+    if path.exists():
+        if not path.is_dir():
+            raise PackError(f"{what} exists and is not a directory", path=str(path))
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PackError(f"{what} is not writable", path=str(path))
+        return
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise PackError(f"cannot create the {what}: {parent} is not a directory", path=str(path))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PackError(f"cannot create the {what}: {parent} is not writable", path=str(path))
 
 
 @dataclass(frozen=True)
@@ -188,8 +218,9 @@ class TreeReport:
 def scan_build_tree(build_dir: Path) -> TreeReport:
     """Walk ``build_dir`` once for the flatc-generated headers and a flatbuffers include dir.
 
-    A generated header counts only when non-empty.  Symlinked directories are
-    not followed.  Cost: one ``os.walk`` of the tree.
+    A generated header counts only when it is a non-empty regular file (a
+    symlink to one counts; a dangling symlink does not).  Symlinked
+    directories are not followed.  Cost: one ``os.walk`` of the tree.
     """
     headers: dict[str, Path | None] = {name: None for name in GENERATED_HEADERS}
     fb_include: Path | None = None
@@ -198,7 +229,11 @@ def scan_build_tree(build_dir: Path) -> TreeReport:
         for name in GENERATED_HEADERS:
             if headers[name] is None and name in names:
                 p = Path(dirpath, name)
-                if p.stat().st_size > 0:
+                try:
+                    st = p.stat()  # follows a symlink; a dangling one counts as missing
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_size > 0:
                     headers[name] = p
         if fb_include is None and "flatbuffers.h" in names and Path(dirpath).name == "flatbuffers":
             fb_include = Path(dirpath).parent
@@ -291,13 +326,17 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
         PackError (exit 2): a missing tool or input (:func:`preflight`), before anything runs.
         StepFailed (exit code of the step): a step exited non-zero; later steps do not run.
         CheckFailed (exit 1): the trap guard failed (no packaging happened), or
-            build_pack.sh exited 0 without writing ``PyTorch.ExecuTorch.V.pack``.
+            build_pack.sh exited 0 without writing ``PyTorch.ExecuTorch.V.pack``
+            (a pack left in the output directory by an earlier run does not count).
     """
     if github_actions is None:
         github_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     preflight(cfg)
-    cfg.build_dir.mkdir(parents=True, exist_ok=True)
-    cfg.output_dir.mkdir(parents=True, exist_ok=True)
+    for d in (cfg.build_dir, cfg.output_dir):
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PackError(f"cannot create the directory: {exc.strerror}", path=str(d)) from None
     steps: list[StepResult] = []
 
     def step(name: str, argv: list[str]) -> StepResult:
@@ -319,10 +358,23 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
     step("build", build_command(cfg))
     tree = check_build_tree(cfg.build_dir)
     emit("trap guard: generated headers and flatbuffers headers present in the build tree")
+    before = _file_signature(cfg.pack_path)
     step("package", pack_command(cfg))
     if not cfg.pack_path.is_file():
         raise CheckFailed("build_pack.sh exited 0 but did not write the pack", path=str(cfg.pack_path))
+    if before is not None and _file_signature(cfg.pack_path) == before:
+        raise CheckFailed("build_pack.sh exited 0 but did not write a new pack: this file is left over from an "
+                          "earlier run (unchanged); remove it or use an empty --output-dir", path=str(cfg.pack_path))
     return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree)
+
+
+def _file_signature(path: Path) -> tuple[int, int, int, int] | None:
+    """(device, inode, size, mtime in ns) of a regular file, or None: tells a rewritten pack from a stale one."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
 
 
 def timing_table(steps: Sequence[StepResult]) -> list[str]:
