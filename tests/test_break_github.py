@@ -475,3 +475,20 @@ def test_github_repository_naming_another_repo_than_the_push_remote_is_refused(t
         repo_full_name(tmp_path, None, env={"GITHUB_REPOSITORY": "other/repo"})
     with pytest.raises(UsageError, match="--github-repo names acme/fw-template but git remote 'fork'"):
         repo_full_name(tmp_path, "acme/fw-template", env={}, remote="fork")
+
+
+# ---------------------------------------------------------- contents API
+@pytest.mark.parametrize("answer", [
+    {"type": "file", "encoding": "none", "content": "", "size": 2_000_000},
+    {"type": "symlink", "target": "elsewhere", "size": 9},
+    {"type": "file", "encoding": "base64", "content": "***not base64***", "size": 3},
+])
+def test_contents_that_are_not_a_base64_file_are_a_clear_upstream_error(fake, answer):
+    from bot.errors import UpstreamError
+    fake.add_release(UPSTREAM, "v1.5.1")
+    fake.add_file(UPSTREAM, "v1.5.1", "torch_pin.py", b"x")
+    doc = dict(answer, name="torch_pin.py", path="torch_pin.py", sha="1" * 40)
+    override(fake, lambda r: "/contents/" in r.path,
+             lambda r, orig: Response(json.dumps(dict(doc, url=r.url)), mimetype="application/json"))
+    with pytest.raises(UpstreamError, match="torch_pin.py at v1.5.1 in github:pytorch/executorch"):
+        source().read("v1.5.1", "torch_pin.py")

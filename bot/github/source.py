@@ -98,9 +98,26 @@ class GitHubSource(UpstreamSource):
             raise UpstreamError(str(exc)) from None
         if isinstance(got, list):
             raise UpstreamError(f"{path} at {tag} in {self.describe()} is a directory, not a file")
-        data = None if got is None else got.decoded_content
+        data = None if got is None else self._decoded(got, tag, path)
         self._files[key] = data
         return data
+
+    def _decoded(self, got, tag: str, path: str) -> bytes:
+        """The bytes of a contents-API answer; :class:`UpstreamError` for anything but a base64 file.
+
+        GitHub REST docs ("Get repository content"): a symlink or submodule has
+        another ``type``, and a file over 1 MB comes with ``encoding`` ``none``
+        and no content.
+        """
+        kind, encoding = getattr(got, "type", None), getattr(got, "encoding", None)
+        if kind != "file" or encoding != "base64":
+            raise UpstreamError(f"{path} at {tag} in {self.describe()}: the contents API gave no file content "
+                                f"(type {kind!r}, encoding {encoding!r}; files over 1 MB, symlinks and submodules "
+                                "are not served)")
+        try:
+            return got.decoded_content
+        except (ValueError, TypeError, AssertionError) as exc:
+            raise UpstreamError(f"{path} at {tag} in {self.describe()}: undecodable content ({exc})") from None
 
     def describe(self) -> str:
         return f"github:{self.full_name}"
