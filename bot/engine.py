@@ -312,7 +312,7 @@ class Audit:
         versions: the distinct versions among them, as written.
         agree: True when all pins name the same version (and there is at least one).
         stale_mentions: prose findings naming an ExecuTorch version other than the pinned one.
-        flags: range pins and similar items.
+        flags: range pins and similar items; a blocking one fails the audit.
     """
 
     pins: list[Finding]
@@ -321,11 +321,21 @@ class Audit:
     stale_mentions: list[Finding]
     flags: list[Flag]
 
+    @property
+    def blocking_flags(self) -> list[Flag]:
+        """The flagged items that fail the audit (a range pin, a pin file linked out of the repository)."""
+        return [f for f in self.flags if f.blocking]
+
+    @property
+    def ok(self) -> bool:
+        """True when the pins agree and no blocking item is flagged (``audit`` exits 0)."""
+        return self.agree and not self.blocking_flags
+
     def to_json(self) -> dict:
         def f(x: Finding) -> dict:
             return {"path": x.path, "line": x.line, "kind": x.kind, "name": x.name,
                     "version": x.version, "text": x.text}
-        return {"agree": self.agree, "versions": self.versions,
+        return {"ok": self.ok, "agree": self.agree, "versions": self.versions,
                 "pins": [f(p) for p in self.pins],
                 "stale_mentions": [f(p) for p in self.stale_mentions],
                 "flags": [x.to_json() for x in self.flags]}

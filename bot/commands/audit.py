@@ -8,7 +8,7 @@ from pathlib import Path
 
 NAME = "audit"
 ORDER = 20
-HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree)"
+HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an item is blocking)"
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -23,12 +23,16 @@ def run(args: argparse.Namespace) -> int:
     result = engine.audit(args.repo)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
-        return 0 if result.agree else 1
+        return 0 if result.ok else 1
     rows = [[f"{p.path}:{p.line}", p.kind, p.text or p.version or ""] for p in result.pins]
     print(table(["where", "kind", "pin"], rows) if rows else "No ExecuTorch pin found.")
     print()
-    if result.agree:
+    blocking = len(result.blocking_flags)
+    if result.ok:
         print(f"OK: every ExecuTorch pin is {result.versions[0]}.")
+    elif result.agree:
+        print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {blocking} blocking item(s) "
+              "are flagged below (marked !).")
     elif result.pins:
         print(f"FAIL: the ExecuTorch pins disagree ({', '.join(result.versions)}).")
     else:
@@ -40,4 +44,4 @@ def run(args: argparse.Namespace) -> int:
     if result.flags:
         print("\nFlagged items:")
         print("\n".join(flag_lines(result.flags)))
-    return 0 if result.agree else 1
+    return 0 if result.ok else 1
