@@ -274,3 +274,21 @@ def test_step_killed_by_a_signal_says_so_and_exits_non_zero(et_root, tmp_path, m
     rc, _, err = _cli(capsys, *_argv(et_root, tmp_path))
     assert rc == 1
     assert "step 'configure' was killed by signal 9 (SIGKILL)" in err and "| configuring" in err
+
+
+# --- report: pack contents with line breaks cannot start a line (GitHub workflow commands) ------------
+
+def test_pdsc_values_with_line_breaks_stay_on_their_line(tmp_path, capsys):
+    url = "https://github.com/pytorch/executorch/releases/download/v1.5.1/"
+    text = _pdsc(PackSpec()).replace(f"<url>{url}</url>", "<url>https://x/&#10;::error title=pwned::x&#13;y</url>")
+    text = text.replace('Csub="Runtime" Cversion="1.5.1"', 'Csub="Runtime" Cversion="1.5.0&#10;::add-mask::z"')
+    pack = make_pack(tmp_path, pdsc_bytes=text.encode())
+    md = tmp_path / "section.md"
+    rc, out, _ = _cli(capsys, "verify-pack", str(pack), "--version", V, "--markdown", str(md))
+    assert rc == 1
+    for rendered in (out, md.read_text()):
+        assert not any(line.lstrip("| ").startswith("::") for line in rendered.splitlines())
+        assert "\r" not in rendered
+    assert "<url> is https://x/\\n::error title=pwned::x\\ry, expected" in out
+    assert "has Cversion 1.5.0\\n::add-mask::z" in out
+    assert len([ln for ln in md.read_text().splitlines() if ln.startswith("| `")]) == len(verify_pack(pack, V).checks)

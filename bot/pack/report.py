@@ -9,6 +9,7 @@ the same data for ``--json`` and the job summary.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from bot.model import CheckResult
@@ -16,9 +17,23 @@ from bot.model import CheckResult
 _ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped (``\\n``, ``\\r``, ``\\x1b``, ``\\u2028``).
+
+    Details quote pack contents (a PDSC ``<url>``, a ``Cversion``) verbatim;
+    a newline there would start a line of its own, and in GitHub Actions a
+    line starting with ``::`` is a workflow command (``::error``,
+    ``::add-mask::``).  So a detail always renders as one line.
+    """
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _md(text: str) -> str:
-    """Escape text for a Markdown table cell (pipes, newlines, backticks kept readable)."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    """Escape text for a Markdown table cell: one line (:func:`one_line`), pipes, backslashes and ``<`` escaped."""
+    return one_line(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
 @dataclass
@@ -66,14 +81,14 @@ class PackReport:
                 "operators": {"added": list(self.operators_added), "removed": list(self.operators_removed)}}
 
     def to_text(self) -> str:
-        """An aligned plain-text table, one check a line, then a one-line summary."""
+        """An aligned plain-text table, one check a line (control characters escaped), then a one-line summary."""
         width = max([len(c.name) for c in self.checks] + [5])
         lines = [f"{'check':<{width}}  status  detail"]
         for c in self.checks:
-            lines.append(f"{c.name:<{width}}  {c.status:<6}  {c.detail}")
+            lines.append(f"{c.name:<{width}}  {c.status:<6}  {one_line(c.detail)}")
         if self.baseline:
-            lines.append(f"operators added ({len(self.operators_added)}): {', '.join(self.operators_added) or '-'}")
-            lines.append(f"operators removed ({len(self.operators_removed)}): {', '.join(self.operators_removed) or '-'}")
+            for title, items in (("added", self.operators_added), ("removed", self.operators_removed)):
+                lines.append(f"operators {title} ({len(items)}): {one_line(', '.join(items)) or '-'}")
         lines.append(self.summary)
         return "\n".join(lines) + "\n"
 
