@@ -292,3 +292,19 @@ def test_pdsc_values_with_line_breaks_stay_on_their_line(tmp_path, capsys):
     assert "<url> is https://x/\\n::error title=pwned::x\\ry, expected" in out
     assert "has Cversion 1.5.0\\n::add-mask::z" in out
     assert len([ln for ln in md.read_text().splitlines() if ln.startswith("| `")]) == len(verify_pack(pack, V).checks)
+
+
+def test_build_output_cannot_issue_workflow_commands_in_actions(et_root, tmp_path, monkeypatch, capsys):
+    bindir = tmp_path / "bin"
+    _write_exec(bindir / "cmake", "#!/bin/sh\necho '::add-mask::x'\necho '::error title=pwned::from the build'\nexit 3\n")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    rc, out, _ = _cli(capsys, *_argv(et_root, tmp_path))
+    assert rc == 3
+    lines = out.splitlines()
+    stop = next(ln for ln in lines if ln.startswith("::stop-commands::"))
+    token = stop.split("::")[2]
+    assert len(token) >= 32
+    start, end = lines.index(stop), lines.index(f"::{token}::")
+    assert start < lines.index("::error title=pwned::from the build") < end < lines.index("::endgroup::")
+    assert lines.index("::group::configure") < start

@@ -20,13 +20,16 @@ three steps, each streamed and timed:
 
 The module never prints: output lines go to an ``emit(str)`` callback.  In
 GitHub Actions (``GITHUB_ACTIONS=true``) each step is wrapped in
-``::group::NAME`` / ``::endgroup::`` workflow commands; elsewhere a plain
-``==> NAME`` header is used.
+``::group::NAME`` / ``::endgroup::`` workflow commands, and the step's own
+output between ``::stop-commands::TOKEN`` and ``::TOKEN::`` so that a line
+of build output starting with ``::`` is never run as a workflow command;
+elsewhere a plain ``==> NAME`` header is used.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import stat
@@ -342,9 +345,13 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
     def step(name: str, argv: list[str]) -> StepResult:
         emit(f"::group::{name}" if github_actions else f"==> {name}: {' '.join(argv)}")
         if github_actions:
+            # a build's output is data: a line of it starting with "::" must not run as a workflow command
+            resume = secrets.token_hex(16)
+            emit(f"::stop-commands::{resume}")
             emit(" ".join(argv))
         result = runner(name, argv, emit=emit, cwd=cfg.executorch_root)
         if github_actions:
+            emit(f"::{resume}::")
             emit("::endgroup::")
         emit(f"{name}: exit {result.returncode} in {result.seconds:.1f} s")
         steps.append(result)
