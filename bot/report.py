@@ -18,6 +18,7 @@ from typing import Optional
 from bot.plan import Plan
 
 MARKER = "executorch-pack-bot:fingerprint="
+MAX_BODY = 60_000   # GitHub refuses a PR body over 65,536 characters (HTTP 422); room is left for the body stamp
 _FP = re.compile(r"<!--\s*executorch-pack-bot:fingerprint=([0-9a-f]{64})\s*-->")
 
 
@@ -27,9 +28,13 @@ def fingerprint_marker(fp: str) -> str:
 
 
 def parse_fingerprint(body: Optional[str]) -> Optional[str]:
-    """The fingerprint hidden in a PR body, or None when the body has none (not a bot PR)."""
-    m = _FP.search(body or "")
-    return m.group(1) if m else None
+    """The fingerprint hidden in a PR body, or None when the body has none (not a bot PR).
+
+    The last marker counts: the bot writes it at the end, after every text
+    quoted from the template (a flagged line could contain a look-alike).
+    """
+    found = _FP.findall(body or "")
+    return found[-1] if found else None
 
 
 def pr_title(plan: Plan) -> str:
@@ -119,10 +124,16 @@ def pr_body(plan: Plan, *, upstream: str, pack_report=None, pack_note: Optional[
     fl = flags_section(plan)
     if fl:
         parts.append(fl)
-    parts.append("---\n_Opened by executorch-pack-bot. Commits pushed to this branch by anyone else stop the bot "
-                 "from updating it._")
-    parts.append(fingerprint_marker(plan.fingerprint()))
-    return "\n\n".join(p for p in parts if p) + "\n"
+    tail = ("---\n_Opened by executorch-pack-bot. Commits pushed to this branch by anyone else stop the bot "
+            "from updating it._\n\n" + fingerprint_marker(plan.fingerprint()) + "\n")
+    head = "\n\n".join(p for p in parts if p) + "\n\n"
+    budget = MAX_BODY - len(tail)
+    if len(head) > budget:
+        note = ("\n\n_The report was cut here to fit GitHub's limit on a pull request body; "
+                "the job summary has it in full._\n\n")
+        cut = head.rfind("\n", 0, budget - len(note))
+        head = head[:max(cut, 0)] + note
+    return head + tail
 
 
 def job_summary(*, current: Optional[str], target: Optional[str], outcome: str, plan: Optional[Plan] = None,

@@ -492,3 +492,30 @@ def test_contents_that_are_not_a_base64_file_are_a_clear_upstream_error(fake, an
              lambda r, orig: Response(json.dumps(dict(doc, url=r.url)), mimetype="application/json"))
     with pytest.raises(UpstreamError, match="torch_pin.py at v1.5.1 in github:pytorch/executorch"):
         source().read("v1.5.1", "torch_pin.py")
+
+
+# ----------------------------------------------------------------- PR body
+def _plan_with_flags(tmp_path, messages):
+    from bot.model import Bump, Flag
+    from bot.plan import PinRow, Plan
+    plan = Plan(repo=tmp_path, bump=Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1"),
+                rows=[PinRow("executorch", "1.4.0", "1.5.1", "release tag v1.5.1")],
+                flags=[Flag("history", m, "README.md", i + 1, False) for i, m in enumerate(messages)])
+    plan.contents["README.md"] = b"x"
+    return plan
+
+
+def test_a_huge_report_is_cut_to_fit_githubs_body_limit_keeping_the_fingerprint(tmp_path):
+    """GitHub answers 422 to a body over 65,536 characters: every run would fail on a template with many flags."""
+    from bot.report import parse_fingerprint, pr_body
+    plan = _plan_with_flags(tmp_path, [f"ExecuTorch 1.{i}.0 is mentioned as history in a long line" for i in range(3000)])
+    body = pr_body(plan, upstream=UPSTREAM)
+    assert len(body) <= 60_000 and "the job summary has it in full" in body
+    assert parse_fingerprint(body) == plan.fingerprint() and "| pin | old | new | source |" in body
+
+
+def test_a_fingerprint_look_alike_quoted_from_the_template_does_not_win(tmp_path):
+    from bot.report import parse_fingerprint, pr_body
+    fake_marker = "<!-- executorch-pack-bot:fingerprint=" + "f" * 64 + " -->"
+    plan = _plan_with_flags(tmp_path, [f"line quotes {fake_marker}"])
+    assert parse_fingerprint(pr_body(plan, upstream=UPSTREAM)) == plan.fingerprint()
