@@ -308,3 +308,20 @@ def test_build_output_cannot_issue_workflow_commands_in_actions(et_root, tmp_pat
     start, end = lines.index(stop), lines.index(f"::{token}::")
     assert start < lines.index("::error title=pwned::from the build") < end < lines.index("::endgroup::")
     assert lines.index("::group::configure") < start
+
+
+# --- verify-pack --markdown ---------------------------------------------------------------------------
+
+def test_markdown_onto_the_pack_itself_is_refused_and_the_pack_kept(tmp_path, capsys):
+    pack = make_pack(tmp_path)
+    before = pack.read_bytes()
+    rc, _, err = _cli(capsys, "verify-pack", str(pack), "--version", V, "--markdown", str(pack))
+    assert rc == 2 and "--markdown" in err and "is the pack being verified" in err
+    assert pack.read_bytes() == before
+
+
+def test_markdown_into_a_missing_directory_is_refused_before_checking(tmp_path, capsys):
+    pack = make_pack(tmp_path)
+    rc, out, err = _cli(capsys, "verify-pack", str(pack), "--version", V, "--markdown", str(tmp_path / "no/dir/x.md"))
+    assert rc == 2 and "--markdown: cannot write" in err and "is not a directory" in err
+    assert out == ""  # refused before the checks ran

@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cxx and not args.compile_check:
         raise UsageError("--cxx needs --compile-check")
+    if args.markdown:
+        _check_markdown_target(args.markdown, [p for p in (args.pack, args.baseline) if p])
     report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
                          template=args.template, executorch_root=args.executorch_root,
                          compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget)
@@ -66,3 +68,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report.to_text())
     return 1 if report.failed else 0
+
+
+def _check_markdown_target(target: Path, inputs: list) -> None:
+    """Refuse a ``--markdown`` FILE that is one of the inputs (it would be overwritten) or cannot be created.
+
+    Checked before any check runs, so a long ``--compile-check`` is not wasted.
+    Raises :class:`~bot.errors.UsageError` (exit 2).
+    """
+    import os
+
+    from bot.errors import UsageError
+
+    for inp in inputs:
+        try:
+            if os.path.samefile(target, inp):
+                raise UsageError(f"--markdown: {target} is the pack being verified; choose another file")
+        except OSError:
+            continue  # the target does not exist yet
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir() or not parent.is_dir():
+        what = f"{target} is a directory" if target.is_dir() else f"{parent} is not a directory"
+        raise UsageError(f"--markdown: cannot write {target}: {what}")
