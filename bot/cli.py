@@ -69,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last resort: one line, never a traceback unless asked
         if os.environ.get("EXECUTORCH_PACK_BOT_DEBUG"):
             raise
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc} "
+        text = f"{type(exc).__name__}: {exc}"
+        client = sys.modules.get("bot.github.client")   # loaded whenever a token was read: hide it
+        if client is not None:
+            text = client.mask(text)
+        print(f"{PROG}: internal error: {text} "
               "(set EXECUTORCH_PACK_BOT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
         return EXIT_BAD_INPUT
 

@@ -519,3 +519,14 @@ def test_a_fingerprint_look_alike_quoted_from_the_template_does_not_win(tmp_path
     fake_marker = "<!-- executorch-pack-bot:fingerprint=" + "f" * 64 + " -->"
     plan = _plan_with_flags(tmp_path, [f"line quotes {fake_marker}"])
     assert parse_fingerprint(pr_body(plan, upstream=UPSTREAM)) == plan.fingerprint()
+
+
+def test_the_last_resort_error_line_never_prints_the_token(fake, tpl, capsys, monkeypatch):
+    from bot.github import flow
+
+    def explode(*a, **k):
+        raise RuntimeError(f"unexpected: Authorization: Bearer {TOKEN}")
+    monkeypatch.setattr(flow, "check", explode)
+    assert main(["check", "--repo", str(tpl), "--upstream", f"github:{UPSTREAM}"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: unexpected: Authorization: Bearer ***" in err and TOKEN not in err
