@@ -530,3 +530,16 @@ def test_the_last_resort_error_line_never_prints_the_token(fake, tpl, capsys, mo
     assert main(["check", "--repo", str(tpl), "--upstream", f"github:{UPSTREAM}"]) == 2
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: unexpected: Authorization: Bearer ***" in err and TOKEN not in err
+
+
+def test_a_422_names_githubs_reason_not_only_validation_failed():
+    from github import GithubException
+
+    from bot.github.client import RetryPolicy, call
+
+    def refuse():
+        raise GithubException(422, {"message": "Validation Failed",
+                                    "errors": [{"resource": "PullRequest", "code": "custom",
+                                                "message": "A pull request already exists for acme:bot."}]}, {})
+    with pytest.raises(PlatformError, match=r"HTTP 422: Validation Failed \(A pull request already exists for acme:bot\.\)"):
+        call(refuse, "create the pull request", RetryPolicy(sleep=lambda s: None))

@@ -191,6 +191,10 @@ def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
     message = ""
     if isinstance(data, dict):
         message = str(data.get("message", ""))
+        details = [e.get("message") or e.get("code") for e in data.get("errors") or () if isinstance(e, dict)]
+        details = [str(d) for d in details if d]
+        if details:   # a 422 "Validation Failed" says why only here (GitHub REST docs, "Client errors")
+            message += " (" + "; ".join(details) + ")"
     elif data:
         message = str(data)
     headers = dict(getattr(exc, "headers", None) or {})
