@@ -103,31 +103,86 @@ def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
     return tpl
 
 
+@dataclass(frozen=True)
+class PinGroup:
+    """The exact ExecuTorch pins that name one version.
+
+    ``key`` is the PEP 440 :class:`Version` (pack ``1.0.0-rc1`` and
+    ``executorch==1.0.0rc1`` are one group) or, for a pin that is not a
+    version, its text (two different non-versions never share a group);
+    ``version`` is the text of the group's first pin; ``pins`` in file order.
+    """
+
+    key: object
+    version: str
+    pins: tuple[Finding, ...]
+
+
+def group_pins(pins: list[Finding]) -> list[PinGroup]:
+    """Group exact ExecuTorch pins by version, the most pinned version first (ties: first seen first)."""
+    order: dict[object, list[Finding]] = {}
+    for f in pins:
+        try:
+            key: object = Version(f.version)
+        except InvalidVersion:
+            key = f.version
+        order.setdefault(key, []).append(f)
+    groups = [PinGroup(k, v[0].version, tuple(v)) for k, v in order.items()]
+    return sorted(groups, key=lambda g: -len(g.pins))  # stable: ties keep file order
+
+
+#: Locations listed per minority group before "and N more".
+_MAX_LOCATIONS = 5
+
+
+def describe_groups(groups: list[PinGroup]) -> str:
+    """``"1.4.0: 10 pins; 1.3.0: 1 pin (requirements.txt:4)"``: the majority first, the odd ones located.
+
+    The majority group is counted only; every other group names up to five
+    locations.  The result starts with ``" "`` (one line), or, when one
+    line would be long, with a line break and each group on its own indented
+    line: it reads well after a colon either way.
+    """
+    parts = []
+    for i, g in enumerate(groups):
+        n = len(g.pins)
+        part = f"{g.version}: {n} pin{'s' if n != 1 else ''}"
+        if i > 0:
+            locs = ", ".join(f"{f.path}:{f.line}" for f in g.pins[:_MAX_LOCATIONS])
+            if n > _MAX_LOCATIONS:
+                locs += f", and {n - _MAX_LOCATIONS} more"
+            part += f" ({locs})"
+        parts.append(part)
+    text = "; ".join(parts)
+    return " " + text if len(text) <= 150 else "\n  " + "\n  ".join(parts)
+
+
 def current_version(tpl: Template) -> Version:
     """The ExecuTorch version the template pins now.
 
     Every exact pin (csolution, cprojects, versioned clayers, the cbuild-pack
     lock, ``executorch==`` requirements) must agree.  Raises
-    :class:`TemplateError` listing every pin with its file and line when
-    they disagree, or when there is none.
+    :class:`TemplateError` when there is none, when a pin is not a version,
+    or when they disagree: the message groups the pins by version with
+    counts, the majority first, and its location is the first pin of the
+    largest minority group (the odd one out).
     """
     pins = tpl.executorch_pins()
     if not pins:
         raise TemplateError(f"no exact {PACK} pack pin or executorch== requirement found in "
                             f"{tpl.repo}; nothing to bump", path=str(tpl.repo))
-    versions: dict[Version, list[Finding]] = {}
-    for f in pins:
-        try:
-            versions.setdefault(Version(f.version), []).append(f)
-        except InvalidVersion:
-            raise TemplateError(f"{f.text or f.version!r} is not a version", path=f.path, line=f.line) from None
-    if len(versions) > 1:
-        listing = "; ".join(f"{f.path}:{f.line} {f.text or f.version}" for f in pins)
-        first = pins[0]
+    groups = group_pins(pins)
+    for g in groups:
+        if not isinstance(g.key, Version):
+            f = g.pins[0]
+            raise TemplateError(f"{f.text or f.version!r} is not a version", path=f.path, line=f.line)
+    if len(groups) > 1:
+        odd = groups[1].pins[0]
         raise TemplateError(
-            f"the template's ExecuTorch pins disagree ({listing}); make them equal "
-            "(see `executorch-pack-bot audit`) before bumping", path=first.path, line=first.line)
-    return next(iter(versions))
+            f"the template's ExecuTorch pins disagree:{describe_groups(groups)}\n"
+            "  make them equal (see `executorch-pack-bot audit`) before bumping",
+            path=odd.path, line=odd.line)
+    return groups[0].key
 
 
 def _template_values(tpl: Template, name: str) -> list[str]:
@@ -309,10 +364,11 @@ class Audit:
 
     Attributes:
         pins: every exact ExecuTorch pin found (pack entries, lock, requirements).
-        versions: the distinct versions among them, as written.
+        versions: the distinct versions among them, as written, the most pinned first.
         agree: True when all pins name the same version (and there is at least one).
         stale_mentions: prose findings naming an ExecuTorch version other than the pinned one.
         flags: range pins and similar items; a blocking one fails the audit.
+        groups: the pins grouped by version, the most pinned first.
     """
 
     pins: list[Finding]
@@ -320,6 +376,11 @@ class Audit:
     agree: bool
     stale_mentions: list[Finding]
     flags: list[Flag]
+    groups: list[PinGroup] = field(default_factory=list)
+
+    def disagreement(self) -> str:
+        """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
+        return describe_groups(self.groups)
 
     @property
     def blocking_flags(self) -> list[Flag]:
@@ -349,13 +410,8 @@ def audit(repo: Path) -> Audit:
     """
     tpl = read_template(repo)
     pins = tpl.executorch_pins()
-    parsed: dict[object, str] = {}  # Version, or the text itself for a pin that is not a version
-    for p in pins:
-        try:
-            parsed.setdefault(Version(p.version), p.version)
-        except InvalidVersion:
-            parsed.setdefault(p.version, p.version)  # two different non-versions never agree
-    agree = len(parsed) == 1 and isinstance(next(iter(parsed)), Version)
+    groups = group_pins(pins)
+    agree = len(groups) == 1 and isinstance(groups[0].key, Version)
     flags = list(tpl.flags)
     for f in tpl.findings:
         if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):
@@ -363,7 +419,7 @@ def audit(repo: Path) -> Audit:
                               path=f.path, line=f.line))
     stale: list[Finding] = []
     if agree:
-        pinned = next(iter(parsed))
+        pinned = groups[0].key
         for f in tpl.findings:
             if f.kind != "prose" or not f.version:
                 continue
@@ -376,7 +432,8 @@ def audit(repo: Path) -> Audit:
                     stale.append(f)
             elif v != pinned:
                 stale.append(f)
-    return Audit(pins=pins, versions=list(parsed.values()), agree=agree, stale_mentions=stale, flags=flags)
+    return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
+                 flags=flags, groups=groups)
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:

@@ -71,7 +71,8 @@ def test_two_different_executorch_pins(template, upstream_repo, capsys):
     p = template / "app" / "app.cproject.yml"
     p.write_text(p.read_text().replace("@1.4.0", "@1.3.0"))
     _, err = assert_refused(capsys, template, upstream_repo,
-                            message=["pins disagree", "app/app.cproject.yml:4", "PyTorch::ExecuTorch@1.3.0"])
+                            message=["pins disagree", "error: app/app.cproject.yml:4:",
+                                     "1.3.0: 1 pin (app/app.cproject.yml:4)"])
 
 
 def test_hash_pinned_requirement(template, upstream_repo, capsys):

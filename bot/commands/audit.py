@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {blocking} blocking item(s) "
               "are flagged below (marked !).")
     elif result.pins:
-        print(f"FAIL: the ExecuTorch pins disagree ({', '.join(result.versions)}).")
+        print(f"FAIL: the ExecuTorch pins disagree:{result.disagreement()}")
     else:
         print("FAIL: no exact ExecuTorch pin found.")
     if result.stale_mentions:
