@@ -127,8 +127,35 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
         except InvalidVersion:
             key = f.version
         order.setdefault(key, []).append(f)
+    for key in list(order):
+        # A nightly requirement (``executorch==1.4.0.dev20260728``) next to a pack pin 1.4.0
+        # (FORMATS.md section 1, "wild variants") agrees with the pack: it joins its group.
+        if isinstance(key, Version) and key.is_devrelease and all(f.kind == "requirement" for f in order[key]):
+            base = Version(key.base_version)
+            if base in order and any(f.kind in ("pack-pin", "lock") for f in order[base]):
+                order[base].extend(order.pop(key))
     groups = [PinGroup(k, v[0].version, tuple(v)) for k, v in order.items()]
     return sorted(groups, key=lambda g: -len(g.pins))  # stable: ties keep file order
+
+
+def nightly_pins(groups: list[PinGroup]) -> list[Finding]:
+    """The nightly requirements (``.devN``) that :func:`group_pins` counted with their pack's version."""
+    return [f for g in groups if isinstance(g.key, Version) for f in g.pins
+            if f.kind == "requirement" and _is_dev(f.version) and Version(f.version) != g.key]
+
+
+def _is_dev(text: Optional[str]) -> bool:
+    try:
+        return Version(text).is_devrelease
+    except (InvalidVersion, TypeError):
+        return False
+
+
+def nightly_flags(groups: list[PinGroup]) -> list[Flag]:
+    """A non-blocking ``nightly-pin`` flag for each nightly requirement of the pack's version."""
+    return [Flag("nightly-pin", f"executorch=={f.version} is a nightly of {Version(f.version).base_version}, "
+                 "the pack's version: counted as that version", path=f.path, line=f.line, blocking=False)
+            for f in nightly_pins(groups)]
 
 
 #: Locations listed per minority group before "and N more".
@@ -161,7 +188,9 @@ def current_version(tpl: Template) -> Version:
     """The ExecuTorch version the template pins now.
 
     Every exact pin (csolution, cprojects, versioned clayers, the cbuild-pack
-    lock, ``executorch==`` requirements) must agree.  Raises
+    lock, ``executorch==`` requirements) must agree; a nightly requirement
+    ``executorch==X.devN`` agrees with pack pins ``X`` (the version is the
+    pack's).  Raises
     :class:`TemplateError` when there is none, when a pin is not a version,
     or when they disagree: the message groups the pins by version with
     counts, the majority first, and its location is the first pin of the
@@ -412,7 +441,7 @@ def audit(repo: Path) -> Audit:
     pins = tpl.executorch_pins()
     groups = group_pins(pins)
     agree = len(groups) == 1 and isinstance(groups[0].key, Version)
-    flags = list(tpl.flags)
+    flags = list(tpl.flags) + nightly_flags(groups)
     for f in tpl.findings:
         if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):
             flags.append(Flag("range-pin", f"{f.text or f.version} is a range; the ExecuTorch pin must be exact",

@@ -86,3 +86,42 @@ def test_many_odd_pins_are_listed_one_group_a_line(template, upstream_repo, caps
     assert rc == 2
     assert "disagree:\n  1.4.0: 7 pins\n  1.0.0: 1 pin (p0.cproject.yml:3)\n" in err
     assert all(len(line) < 200 for line in err.splitlines())
+
+
+# --------------------------------------------------------------------------- 3. nightly pins
+
+def _nightly(template, version="1.4.0.dev20260728"):
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("executorch==1.4.0", f"executorch=={version}"))
+
+
+def test_a_nightly_of_the_pack_version_is_not_a_disagreement(template, upstream_repo, capsys):
+    _nightly(template)
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert data["current"]["executorch"] == "1.4.0" and data["target"]["executorch"] == "1.5.1"
+    assert "executorch==1.5.1\n" in (template / "requirements.txt").read_text()
+    nightly = [f for f in data["flags"] if f["code"] == "nightly-pin"]
+    assert len(nightly) == 1 and not nightly[0]["blocking"]
+    assert nightly[0]["path"] == "requirements.txt" and nightly[0]["line"] == 4
+    assert "1.4.0.dev20260728" in nightly[0]["message"]
+    assert not [f for f in data["flags"] if f["code"] == "pin-was-different"]
+
+
+def test_audit_accepts_a_nightly_of_the_pack_version(template, capsys):
+    _nightly(template)
+    rc, out, _ = _audit(capsys, template, "--json")
+    assert rc == 0, out
+    data = json.loads(out)
+    assert data["agree"] is True and data["versions"] == ["1.4.0"]
+    assert [f["code"] for f in data["flags"]] == ["nightly-pin"]
+
+
+def test_a_nightly_of_another_version_still_disagrees(template, upstream_repo, capsys):
+    _nightly(template, "1.3.0.dev20260101")
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2
+    assert "1.3.0.dev20260101: 1 pin (requirements.txt:4)" in err
+    assert snapshot(template) == before

@@ -130,8 +130,13 @@ def test_local_label_nightly_triple_equals_and_inline_comment():
            b"torchao===0.18.0\n")
     result, new = bump_file(raw)
     assert new == b"torch==2.14.0+cpu  # CPU wheel\nexecutorch==1.5.1\ntorchao===0.19.0\n"
-    # a nightly pin differs from upstream's 1.4.0: moved, with an informational flag
-    assert [(f.code, f.line) for f in result.flags] == [("pin-was-different", 2)]
+    # a nightly of upstream's 1.4.0: moved, with an informational nightly-pin flag
+    assert [(f.code, f.line, f.blocking) for f in result.flags] == [("nightly-pin", 2, False)]
+
+
+def test_a_nightly_of_another_version_is_a_different_pin():
+    result, _ = bump_file(b"executorch==1.3.0.dev20260101\n")
+    assert [f.code for f in result.flags] == ["pin-was-different"]
 
 
 def test_options_urls_comments_and_blank_lines_left_alone():

@@ -21,7 +21,8 @@ markers gets the new version on each of them, the markers kept byte for byte
 (CASES.md C02: deterministic, never one line only).  Only the version
 characters change, so extras (C03), spaces around the operator, markers and
 inline comments stay; a local label is kept (``2.13.0+cpu`` ->
-``2.14.0+cpu``); a nightly pin becomes the release version.  A range
+``2.14.0+cpu``); a nightly pin (``executorch==1.4.0.dev20260728``, FORMATS.md
+section 1) becomes the release version with a non-blocking ``nightly-pin`` flag.  A range
 (``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
 requirement carrying ``--hash`` options that must change raises
 :class:`ManagerError` naming its line: hashes cannot be recomputed offline
@@ -251,6 +252,15 @@ def new_version_text(old: str, new: str) -> str:
     return new
 
 
+def _nightly_of(text: str) -> Optional[str]:
+    """The base version of a nightly pin (``1.4.0.dev20260728`` -> ``1.4.0``), None for any other version."""
+    try:
+        v = Version(text)
+    except InvalidVersion:
+        return None
+    return v.base_version if v.is_devrelease else None
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return Version(a) == Version(b)
@@ -318,7 +328,12 @@ class RequirementsManager(Manager):
                                    f"{change.new} cannot be recomputed offline, so the bot will not "
                                    "rewrite it: remove the hashes or update this requirement yourself",
                                    path=doc.path, line=e.line)
-            if change.old and not _same(clause.version.split("+", 1)[0], change.old):
+            nightly = _nightly_of(clause.version)
+            if nightly is not None and (change.old is None or _same(nightly, change.old)):
+                flags.append(Flag("nightly-pin", f"{doc.path}:{e.line}: {e.req.name}=={clause.version} is a "
+                                  f"nightly{' of ' + nightly if change.old else ''}; rewritten to {new} like "
+                                  "any other pin", path=doc.path, line=e.line, blocking=False))
+            elif change.old and not _same(clause.version.split("+", 1)[0], change.old):
                 flags.append(Flag("pin-was-different", f"{doc.path}:{e.line}: {e.req.name} was pinned "
                                   f"at {clause.version}, not upstream's {change.old}; it is moved to "
                                   f"{new} too", path=doc.path, line=e.line, blocking=False))
