@@ -125,3 +125,77 @@ def test_a_nightly_of_another_version_still_disagrees(template, upstream_repo, c
     assert rc == 2
     assert "1.3.0.dev20260101: 1 pin (requirements.txt:4)" in err
     assert snapshot(template) == before
+
+
+# --------------------------------------------------------------------------- 4. more requirement files, pyproject
+
+def test_requirements_folder_and_pip_tools_inputs_are_bumped(template, upstream_repo, capsys):
+    (template / "requirements").mkdir()
+    (template / "requirements" / "base.txt").write_text("# ExecuTorch 1.4.0 stack\nexecutorch==1.4.0\ntorch==2.13.0\n")
+    (template / "requirements" / "dev.txt").write_text("-r base.txt\ntorchao==0.18.0\npytest\n")
+    (template / "requirements.in").write_text("executorch==1.4.0\n")
+    (template / "dev-requirements.in").write_text("torch == 2.13.0  # keep\n")
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert (template / "requirements" / "base.txt").read_text() == \
+        "# ExecuTorch 1.5.1 stack\nexecutorch==1.5.1\ntorch==2.14.0\n"
+    assert (template / "requirements" / "dev.txt").read_text() == "-r base.txt\ntorchao==0.19.0\npytest\n"
+    assert (template / "requirements.in").read_text() == "executorch==1.5.1\n"
+    assert (template / "dev-requirements.in").read_text() == "torch == 2.14.0  # keep\n"
+
+
+PYPROJECT = '''\
+# The template's Python tools
+[project]
+name = "fw-template"
+requires-python = ">=3.10"
+dependencies = [
+    "executorch==1.4.0",   # the pack's version
+    'torch == 2.13.0',
+    "torchvision==0.28.0",
+    "numpy>=1.26",
+]
+
+[project.optional-dependencies]
+arm = ["ethos-u-vela==5.1.0", "tosa-tools == 2026.5.0"]
+
+[dependency-groups]
+dev = ["torchao==0.18.0", {include-group = "lint"}]
+lint = ["ruff"]
+
+[tool.note]
+text = "executorch==1.4.0 stays: not a dependency"
+'''
+
+
+def test_template_pyproject_dependencies_are_bumped_byte_for_byte(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text(PYPROJECT)
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    expected = (PYPROJECT.replace('"executorch==1.4.0",', '"executorch==1.5.1",')
+                .replace("torch == 2.13.0", "torch == 2.14.0").replace("ethos-u-vela==5.1.0", "ethos-u-vela==5.2.0")
+                .replace("tosa-tools == 2026.5.0", "tosa-tools == 2026.8.0").replace("torchao==0.18.0", "torchao==0.19.0"))
+    assert (template / "pyproject.toml").read_text() == expected
+    assert 'text = "executorch==1.4.0 stays' in expected
+
+
+def test_template_pyproject_pin_counts_in_the_audit(template, capsys):
+    (template / "pyproject.toml").write_text(PYPROJECT.replace('"executorch==1.4.0",', '"executorch==1.3.0",'))
+    rc, out, _ = _audit(capsys, template)
+    assert rc == 1
+    assert "1.3.0: 1 pin (pyproject.toml:6)" in out
+
+
+def test_template_pyproject_duplicate_string_is_refused(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text(PYPROJECT.replace('text = "executorch==1.4.0 stays: not a dependency"',
+                                                               'text = "executorch==1.4.0"'))
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2 and "pyproject.toml:6:" in err and "cannot be located exactly" in err
+    assert snapshot(template) == before
+
+
+def test_template_pyproject_invalid_toml_names_the_line(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text('[project]\ndependencies = ["executorch==1.4.0"\nname = 1\n')
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2 and "pyproject.toml:3:" in err and "invalid TOML" in err

@@ -68,7 +68,7 @@ from bot.versions import major_minor
 #: (kind, base-name patterns), first match wins; "CMakeLists.txt" before "*.txt".
 _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cmake", ("CMakeLists.txt", "*.cmake")),
-    ("requirements", ("*requirements*.txt", "*constraints*.txt")),
+    ("requirements", ("*requirements*.txt", "*constraints*.txt", "*requirements*.in")),
     ("markdown", ("*.md", "*.markdown", "*.rst", "*.txt")),
     ("yaml", ("*.yml", "*.yaml")),
     ("python", ("*.py",)),
@@ -87,6 +87,8 @@ def file_kind(relpath: str) -> Optional[str]:
     ``"cmake"`` (only comments are prose).
     """
     base = relpath.rsplit("/", 1)[-1]
+    if ("/" + relpath).rsplit("/", 2)[-2] == "requirements" and base.endswith((".txt", ".in")):
+        return "requirements"  # requirements/base.txt: a requirement file, comments only are prose
     for kind, pats in _KINDS:
         if any(fnmatch.fnmatchcase(base, p) for p in pats):
             return kind

@@ -1,4 +1,5 @@
-"""Requirement and constraint files (``*requirements*.txt``, ``*constraints*.txt``): the Python pins of a bump.
+"""Requirement files (``*requirements*.txt``, ``requirements/*.txt``, pip-tools ``*requirements*.in``,
+``*constraints*.txt``): the Python pins of a bump.
 
 Facts (FORMATS.md section 1): the template pins ``executorch``, ``torch``,
 ``torchao``, ``ethos-u-vela`` and the TOSA serializer packages
@@ -261,6 +262,12 @@ def _nightly_of(text: str) -> Optional[str]:
     return v.base_version if v.is_devrelease else None
 
 
+def is_requirements_folder_file(relpath: str) -> bool:
+    """True for ``.../requirements/NAME.txt`` or ``.../requirements/NAME.in`` (a folder of requirement files)."""
+    parts = relpath.rsplit("/", 2)
+    return len(parts) >= 2 and parts[-2] == "requirements" and parts[-1].endswith((".txt", ".in"))
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return Version(a) == Version(b)
@@ -279,8 +286,14 @@ class RequirementsManager(Manager):
     """
 
     name = "requirements"
-    # pip constraint files (``-c constraints.txt``) have the same format and pin the same packages
-    patterns = ("requirements*.txt", "*requirements*.txt", "*constraints*.txt")
+    # pip constraint files (``-c constraints.txt``) have the same format and pin the same packages;
+    # pip-tools inputs (``requirements.in``) too
+    patterns = ("requirements*.txt", "*requirements*.txt", "*constraints*.txt", "*requirements*.in")
+
+    def matches(self, relpath: str) -> bool:
+        """By base name (:attr:`patterns`), or any ``.txt``/``.in`` file in a ``requirements/``
+        folder (``requirements/base.txt``, ``requirements/dev.txt``)."""
+        return super().matches(relpath) or is_requirements_folder_file(relpath)
 
     def extract(self, doc: TextDocument) -> list[Finding]:
         out = []

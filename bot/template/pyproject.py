@@ -1,0 +1,239 @@
+"""The template's own ``pyproject.toml``: exact pins in ``[project]`` and ``[dependency-groups]`` strings.
+
+Facts: a template may state its Python side as a project (PEP 621
+``[project] dependencies`` and ``[project.optional-dependencies]``, PEP 735
+``[dependency-groups]``) instead of, or beside, ``requirements.txt``
+(FORMATS.md section 1 names the packages: ``executorch``, ``torch``,
+``torchao``, ``ethos-u-vela``, TOSA).  Each dependency is a PEP 508 string.
+
+The file is parsed with :mod:`tomllib` to know which strings are
+dependencies; each string is then located in the text by a small TOML string
+scanner (comments skipped), and only the version characters inside the
+string are replaced, so every other byte stays.  A dependency string that
+also appears elsewhere in the file (another table), or that uses escapes, is
+refused with :class:`ManagerError` when it must change: its span cannot be
+told apart exactly.  ``check()`` re-parses the edited file and asserts that
+the only difference is the planned dependency strings.  The rules of the
+requirements manager apply (PEP 503 names in full, nightly and local labels,
+ranges flagged).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
+from bot.template.interface import Manager, ManagerError
+from bot.textfile import TextDocument
+
+_CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*([^\s,;()]+)")
+_NAME = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\])?")
+
+
+def load(doc: TextDocument) -> dict:
+    """Parse ``doc`` with tomllib; raises :class:`ManagerError` naming the file and line."""
+    try:
+        return tomllib.loads(doc.text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ManagerError(f"invalid TOML: {exc}", path=doc.path, line=int(m.group(1)) if m else None) from None
+
+
+def dependency_strings(data: dict) -> list[str]:
+    """Every PEP 508 string of ``[project] dependencies``, ``[project.optional-dependencies]`` and
+    ``[dependency-groups]`` (tables in ``include-group`` form are skipped), in document order."""
+    out: list[str] = []
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    lists = [project.get("dependencies")]
+    for table in (project.get("optional-dependencies"), data.get("dependency-groups")):
+        if isinstance(table, dict):
+            lists.extend(table.values())
+    for items in lists:
+        if isinstance(items, list):
+            out.extend(x for x in items if isinstance(x, str))
+    return out
+
+
+def string_tokens(text: str) -> list[tuple[int, int, str, bool]]:
+    """Every TOML string literal: ``(start, end, value, plain)``; ``start``/``end`` exclude the quotes,
+    ``plain`` is True when the text between the quotes equals the value (no escapes, one line)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j == -1 else j
+            continue
+        if c in "\"'":
+            q3 = text.startswith(c * 3, i)
+            quote = c * 3 if q3 else c
+            s = i + len(quote)
+            j = s
+            while True:
+                j = text.find(quote, j)
+                if j == -1:
+                    return out  # unterminated: tomllib has already refused such a file
+                if c == '"' and _escaped(text, s, j):
+                    j += 1
+                    continue
+                break
+            raw = text[s:j]
+            plain = "\\" not in raw if c == '"' else True
+            plain = plain and not q3 and "\n" not in raw
+            out.append((s, j, raw, plain))
+            i = j + len(quote)
+            continue
+        i += 1
+    return out
+
+
+def _escaped(text: str, start: int, j: int) -> bool:
+    k = j - 1
+    count = 0
+    while k >= start and text[k] == "\\":
+        count += 1
+        k -= 1
+    return count % 2 == 1
+
+
+def _nightly_of(text: str) -> Optional[str]:
+    try:
+        v = Version(text)
+    except InvalidVersion:
+        return None
+    return v.base_version if v.is_devrelease else None
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
+class PyprojectManager(Manager):
+    """Exact pins of ``bump.changes`` packages in the dependency strings of a template's ``pyproject.toml``.
+
+    ``extract`` gives one Finding (kind ``"requirement"``) per dependency with a
+    version clause; ``update`` gives Edits (kind ``"requirement"``, only the
+    version text) and flags (``range-pin`` blocking, ``nightly-pin`` and
+    ``pin-was-different`` informational).  Raises :class:`ManagerError` for
+    invalid TOML or a string it cannot locate exactly.
+    """
+
+    name = "pyproject"
+    patterns = ("pyproject.toml",)
+
+    def _entries(self, doc: TextDocument):
+        """``[(requirement, token or None, line)]`` for every dependency string with a version clause."""
+        deps = dependency_strings(load(doc))
+        if not deps:
+            return []
+        tokens: dict[str, list] = {}
+        for tok in string_tokens(doc.text):
+            tokens.setdefault(tok[2], []).append(tok)
+        out = []
+        counts: dict[str, int] = {}
+        for dep in deps:
+            try:
+                req = Requirement(dep)
+            except InvalidRequirement:
+                continue  # pip would refuse the project, not our file to judge
+            if req.url or not req.specifier:
+                continue
+            found = tokens.get(dep, [])
+            k = counts.get(dep, 0)
+            counts[dep] = k + 1
+            tok = found[k] if len(found) == deps.count(dep) and k < len(found) and found[k][3] else None
+            line = doc.line_of(tok[0]) if tok else (doc.line_of(found[0][0]) if found else 1)
+            out.append((req, dep, tok, line))
+        return out
+
+    def extract(self, doc: TextDocument) -> list[Finding]:
+        out = []
+        for req, dep, _, line in self._entries(doc):
+            specs = list(req.specifier)
+            exact = len(specs) == 1 and specs[0].operator in ("==", "===") and not specs[0].version.endswith(".*")
+            version = specs[0].version if exact else str(req.specifier)
+            out.append(Finding(doc.path, line, "requirement", norm(req.name), version, exact, dep))
+        return out
+
+    def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
+        edits: list[Edit] = []
+        flags: list[Flag] = []
+        for req, dep, tok, line in self._entries(doc):
+            change = bump.change_for(req.name)
+            if change is None:
+                continue
+            specs = list(req.specifier)
+            if len(specs) != 1 or specs[0].operator not in ("==", "===") or specs[0].version.endswith(".*"):
+                flags.append(Flag("range-pin", f"{doc.path}:{line}: {dep!r} is a range; the bump pins "
+                                  f"{change.new} exactly, so it was left for you to change",
+                                  path=doc.path, line=line, blocking=True))
+                continue
+            old = specs[0].version
+            new = f"{change.new}+{old.split('+', 1)[1]}" if "+" in old and "+" not in change.new else change.new
+            if old == new or _same(old, new):
+                continue
+            if tok is None:
+                raise ManagerError(f"the dependency {dep!r} cannot be located exactly in the text (written "
+                                   "with escapes, over several lines, or also elsewhere in the file); write it "
+                                   "once as a plain \"NAME==X\" string", path=doc.path, line=line)
+            start, _, raw, _ = tok
+            name = _NAME.match(raw)
+            m = next((m for m in _CLAUSE.finditer(raw, name.end() if name else 0) if m.group(2) == old), None)
+            if m is None:
+                raise ManagerError(f"cannot locate the version of {dep!r}", path=doc.path, line=line)
+            nightly = _nightly_of(old)
+            if nightly is not None and (change.old is None or _same(nightly, change.old)):
+                flags.append(Flag("nightly-pin", f"{doc.path}:{line}: {dep!r} is a nightly; rewritten to {new} "
+                                  "like any other pin", path=doc.path, line=line, blocking=False))
+            elif change.old and not _same(old.split("+", 1)[0], change.old):
+                flags.append(Flag("pin-was-different", f"{doc.path}:{line}: {req.name} was pinned at {old}, "
+                                  f"not upstream's {change.old}; it is moved to {new} too",
+                                  path=doc.path, line=line, blocking=False))
+            s = start + m.start(2)
+            edits.append(Edit(doc.path, s, s + len(old), old, new, line, "requirement",
+                              f"{norm(req.name)} pin in pyproject.toml ({change.source})"))
+        return ManagerResult(tuple(edits), tuple(flags))
+
+    def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
+        """Re-parse ``after``: it must equal ``before`` with only the edited dependency strings changed."""
+        data = load(before)
+        mapping: dict[str, str] = {}
+        for start, end, raw, _ in string_tokens(before.text):
+            inside = [e for e in edits if start <= e.start and e.end <= end]
+            if not inside:
+                continue
+            new = raw
+            for e in sorted(inside, key=lambda e: -e.start):
+                new = new[:e.start - start] + e.new + new[e.end - start:]
+            mapping[raw] = new
+        try:
+            got = load(after)
+        except ManagerError as exc:
+            raise ManagerError(f"the edited file no longer parses: {exc.message}", path=after.path,
+                               line=exc.line) from None
+        if _replace(data, mapping) != got:
+            raise ManagerError("after the edits the file differs from the planned change; nothing written",
+                               path=after.path)
+
+
+def _replace(data: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(data, dict):
+        return {k: _replace(v, mapping) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_replace(v, mapping) for v in data]
+    if isinstance(data, str):
+        return mapping.get(data, data)
+    return data
