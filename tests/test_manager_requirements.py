@@ -234,7 +234,8 @@ def test_check_catches_an_unplanned_version_change_and_a_lost_continuation():
 
 def test_matches_patterns():
     for p in ("requirements.txt", "requirements-executorch.txt", "requirements-arm-tosa.txt",
-              "env/dev-requirements.txt", "constraints.txt"):
+              "env/dev-requirements.txt", "constraints.txt", "requirements.in", "dev-requirements.in",
+              "requirements/base.txt", "py/requirements/dev.in"):
         assert M.matches(p)
-    for p in ("requirements.in", "README.md"):
+    for p in ("README.md", "notes.in", "requirements/README.md", "docs/base.txt"):
         assert not M.matches(p)
