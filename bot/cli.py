@@ -6,8 +6,8 @@ defines ``NAME`` (the subcommand), ``HELP`` (one line), ``register(parser)``
 modules import heavy libraries (PyGithub, lxml) inside ``run`` only, so that
 start-up stays fast for every command.
 
-Exit codes (DESIGN.md): 0 done or nothing to do, 1 a check failed, 2 bad
-usage or bad input.  A :class:`~bot.errors.BotError` is printed as one line
+Exit codes (DESIGN.md): 0 done or nothing to do, 1 a check failed (or the
+output could not be written: a closed pipe), 2 bad usage or bad input.  A :class:`~bot.errors.BotError` is printed as one line
 naming the file and line; no traceback is shown (set
 ``EXECUTORCH_PACK_BOT_DEBUG=1`` to see one for an unexpected error).
 """
@@ -21,7 +21,7 @@ import pkgutil
 import sys
 
 from bot import __version__
-from bot.errors import EXIT_BAD_INPUT, BotError
+from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError
 
 PROG = "executorch-pack-bot"
 
@@ -65,7 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        # The reader went away (``| head``): the command did not finish, so it must
+        # not look like a success under ``set -o pipefail``.  Point stdout at devnull
+        # so the interpreter's final flush does not complain.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_CHECK_FAILED
     except Exception as exc:  # last resort: one line, never a traceback unless asked
         if os.environ.get("EXECUTORCH_PACK_BOT_DEBUG"):
             raise
