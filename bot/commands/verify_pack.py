@@ -34,7 +34,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--tag", help="release tag of the download location (default vX.Y.Z)")
     parser.add_argument("--baseline", type=Path, metavar="OLD.pack", help="list operator components added/removed")
     parser.add_argument("--template", type=Path, metavar="PATH",
-                        help="template checkout: components its *.clayer.yml select must be in the pack")
+                        help="template checkout: components its *.clayer.yml and *.cproject.yml select must be in the pack")
     parser.add_argument("--executorch-root", type=Path, metavar="DIR",
                         help="run DIR/backends/arm/cmsis_pack/test/validate_pack.py on the pack")
     parser.add_argument("--compile-check", action="store_true", help="compile the Runtime component's sources")
