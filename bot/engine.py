@@ -44,12 +44,18 @@ class Loaded:
 
 @dataclass
 class Template:
-    """What a scan of the checkout found: loaded files, every finding, and scan flags."""
+    """What a scan of the checkout found: loaded files, every finding, and scan flags.
+
+    ``exclude`` are the globs in force; ``others`` the text-file candidates no
+    manager handles (searched for leftovers after planning).
+    """
 
     repo: Path
     files: list[Loaded] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    exclude: tuple[str, ...] = ()
+    others: list[str] = field(default_factory=list)
 
     def executorch_pins(self) -> list[Finding]:
         """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements."""
@@ -62,8 +68,57 @@ class Template:
         return out
 
 
-def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
+#: The optional config file of the template (owned by :mod:`bot.config`); the engine reads its ``exclude`` key.
+CONFIG_PATH = ".github/executorch-pack-bot.yml"
+
+
+def config_excludes(repo: Path) -> tuple[str, ...]:
+    """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (absent file or key: ``()``).
+
+    Read with PyYAML here (the other keys are :mod:`bot.config`'s to
+    validate).  Raises :class:`UsageError` naming the file and line when the
+    file is not UTF-8 YAML, or when ``exclude`` is not a list of non-empty strings.
+    """
+    import yaml
+
+    path = Path(repo) / CONFIG_PATH
+    if not path.is_file() or path.is_symlink():
+        return ()
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", path=CONFIG_PATH) from None
+    except UnicodeDecodeError:
+        raise UsageError("not UTF-8 text", path=CONFIG_PATH) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=CONFIG_PATH,
+                         line=mark.line + 1 if mark else None) from None
+    if not isinstance(node, yaml.MappingNode):
+        return ()
+    for key, value in node.value:
+        if not (isinstance(key, yaml.ScalarNode) and key.value == "exclude"):
+            continue
+        line = value.start_mark.line + 1
+        if not isinstance(value, yaml.SequenceNode):
+            raise UsageError("exclude: expected a list of path globs, e.g. [docs/old/*, vendor-docs]",
+                             path=CONFIG_PATH, line=line)
+        out = []
+        for item in value.value:
+            if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
+                raise UsageError("exclude: every item must be a non-empty string (a path glob)",
+                                 path=CONFIG_PATH, line=item.start_mark.line + 1)
+            out.append(item.value)
+        return tuple(out)
+    return ()
+
+
+def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Template:
     """Scan ``repo`` and extract every finding.
+
+    ``exclude`` globs (``--exclude``) and the config file's ``exclude:`` list
+    name paths that are not read at all (:func:`bot.template.scan.excluded`).
 
     Raises :class:`UsageError` when ``repo`` is not a directory and
     :class:`TemplateError` (file and line) for a file that cannot be decoded
@@ -75,10 +130,12 @@ def read_template(repo: Path, progress: Optional[Progress] = None) -> Template:
     repo = Path(repo)
     if not repo.is_dir():
         raise UsageError(f"--repo {repo}: not a directory")
-    sc = scanmod.discover(repo)
-    tpl = Template(repo=repo, flags=list(sc.flags))
+    globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
+    sc = scanmod.discover(repo, exclude=globs)
+    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others))
     if progress:
-        progress(f"scanned {len(sc.files)} candidate files ({sc.skipped} others skipped)")
+        progress(f"scanned {len(sc.files)} candidate files ({sc.skipped} others skipped"
+                 + (f", {sc.excluded} paths excluded" if sc.excluded else "") + ")")
     for rel, mgrs in sc.files:
         try:
             raw = (repo / rel).read_bytes()
@@ -226,7 +283,7 @@ def _template_values(tpl: Template, name: str) -> list[str]:
 
 def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
          sets: Optional[dict[str, str]] = None, allow_prerelease: bool = False,
-         progress: Optional[Progress] = None) -> Plan:
+         progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Plan:
     """Compute the bump of the template at ``repo`` to ``to`` (default: newest stable release).
 
     Args:
@@ -237,6 +294,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
             does not resolve (``--set``).
         allow_prerelease: accept an rc ``to``.
         progress: called with one-line progress messages.
+        exclude: ``--exclude`` globs of paths never read (added to the config file's ``exclude:``).
 
     Returns a :class:`~bot.plan.Plan` (nothing written).  Raises
     :class:`~bot.errors.BotError` subclasses (exit 2) for bad input: an
@@ -247,7 +305,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     from bot.upstream.pins import plan_changes, resolve_pinset
     from bot.upstream.releases import select_target
 
-    tpl = read_template(repo, progress)
+    tpl = read_template(repo, progress, exclude)
     current = current_version(tpl)
     target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
     if progress:
@@ -431,13 +489,14 @@ class Audit:
                 "flags": [x.to_json() for x in self.flags]}
 
 
-def audit(repo: Path) -> Audit:
+def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     """Check that every ExecuTorch pin of the template agrees; list prose naming another version.
 
     Versions are compared as PEP 440 versions (pack ``1.0.0-rc1`` equals
-    ``executorch==1.0.0rc1``).  Raises the errors of :func:`read_template`.
+    ``executorch==1.0.0rc1``).  ``exclude``: as for :func:`plan`.  Raises the
+    errors of :func:`read_template`.
     """
-    tpl = read_template(repo)
+    tpl = read_template(repo, exclude=exclude)
     pins = tpl.executorch_pins()
     groups = group_pins(pins)
     agree = len(groups) == 1 and isinstance(groups[0].key, Version)

@@ -199,3 +199,52 @@ def test_template_pyproject_invalid_toml_names_the_line(template, upstream_repo,
     (template / "pyproject.toml").write_text('[project]\ndependencies = ["executorch==1.4.0"\nname = 1\n')
     rc, out, err = _update(capsys, template, upstream_repo)
     assert rc == 2 and "pyproject.toml:3:" in err and "invalid TOML" in err
+
+
+# --------------------------------------------------------------------------- 5. --exclude and the config's exclude:
+
+def _latin1_doc(template):
+    (template / "documentation" / "old").mkdir()
+    (template / "documentation" / "old" / "notes.md").write_bytes("Notes for ExecuTorch 1.4.0 \xe9t\xe9\n".encode("latin-1"))
+
+
+def test_exclude_leaves_a_latin1_doc_unread(template, upstream_repo, capsys):
+    _latin1_doc(template)
+    rc, _, err = _update(capsys, template, upstream_repo, "--dry-run")
+    assert rc == 2 and "documentation/old/notes.md:1:" in err and "not UTF-8" in err
+    before = (template / "documentation" / "old" / "notes.md").read_bytes()
+    rc, out, err = _update(capsys, template, upstream_repo, "--exclude", "documentation/old")
+    assert rc == 0, err
+    assert (template / "documentation" / "old" / "notes.md").read_bytes() == before
+    assert "PyTorch::ExecuTorch@1.5.1" in (template / "cmsis-executorch.csolution.yml").read_text()
+
+
+def test_exclude_leaves_an_outside_symlink_alone(template, tmp_path, capsys):
+    outside = tmp_path / "outside.cproject.yml"
+    outside.write_text("project:\n  packs:\n    - pack: PyTorch::ExecuTorch@1.4.0\n")
+    os.symlink(outside, template / "extra.cproject.yml")
+    rc, out, _ = _audit(capsys, template, "--exclude", "*.cproject.yml", "--exclude", "./model/")
+    assert rc == 0, out
+    assert "symlink-outside-repo" not in out and "app/app.cproject.yml" not in out
+
+
+def test_config_file_exclude_list_is_honoured(template, upstream_repo, capsys):
+    _latin1_doc(template)
+    (template / ".github" / "executorch-pack-bot.yml").write_text(
+        "labels: [dependencies]\nexclude:\n  - documentation/old/*\n")
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run")
+    assert rc == 0, err
+    rc, out, err = _audit(capsys, template)
+    assert rc == 0, out
+
+
+def test_config_file_exclude_that_is_not_a_list_of_strings_names_the_line(template, upstream_repo, capsys):
+    cfg = template / ".github" / "executorch-pack-bot.yml"
+    cfg.write_text("labels: [dependencies]\nexclude: documentation/old\n")
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2 and ".github/executorch-pack-bot.yml:2:" in err and "exclude" in err
+    assert snapshot(template) == before
+    cfg.write_text("exclude:\n  - docs\n  - 3\n")
+    rc, out, err = _audit(capsys, template)
+    assert rc == 2 and ".github/executorch-pack-bot.yml:3:" in err and out == ""

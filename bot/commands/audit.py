@@ -14,13 +14,15 @@ HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they d
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--json", action="store_true", help="print the audit as JSON")
+    from bot.commands.update import add_exclude_argument
+    add_exclude_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine
     from bot.textreport import flag_lines, table
 
-    result = engine.audit(args.repo)
+    result = engine.audit(args.repo, exclude=tuple(args.exclude))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
         return 0 if result.ok else 1

@@ -27,6 +27,13 @@ def add_source_arguments(p: argparse.ArgumentParser) -> None:
                    help="accept a release candidate (X.Y.Z-rcN) as --to")
 
 
+def add_exclude_argument(p: argparse.ArgumentParser) -> None:
+    """``--exclude GLOB`` (repeatable): shared by ``update`` and ``audit``."""
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="a path glob of the template never read (repeatable; * also matches /; a folder "
+                        "excludes what it holds); added to the exclude: list of .github/executorch-pack-bot.yml")
+
+
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
@@ -36,6 +43,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
     p.add_argument("--allow-flagged", action="store_true",
                    help="write even when an item is flagged (the flags stay in the report)")
+    add_exclude_argument(p)
     p.add_argument("--plan-file", type=Path, metavar="FILE",
                    help="also write the plan as JSON to FILE (for `publish`)")
 
@@ -53,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         _check_plan_file(args.plan_file)
     source = open_source(args.upstream)
     plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                       allow_prerelease=args.allow_prerelease, progress=progress)
+                       allow_prerelease=args.allow_prerelease, progress=progress,
+                       exclude=tuple(args.exclude))
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
     data = plan.to_json()

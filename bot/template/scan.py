@@ -15,6 +15,7 @@ manager would read, is reported as a blocking :class:`~bot.model.Flag`
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,19 +64,46 @@ class Scan:
         files: ``[(relpath, [managers...]), ...]`` in path order; relpath is POSIX.
         flags: links refused and similar items for the report.
         skipped: count of files not handed to any manager (for progress output).
+        excluded: count of paths (files or whole folders) left out by ``--exclude``.
     """
 
     files: list[tuple[str, list[Manager]]] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     skipped: int = 0
+    excluded: int = 0
+    others: list[str] = field(default_factory=list)
 
 
-def discover(repo: Path, mgrs: list[Manager] | None = None) -> Scan:
+def excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    """True when the repository-relative POSIX path matches one of the ``--exclude`` globs.
+
+    Globs are :mod:`fnmatch` patterns on the whole path (``*`` also matches
+    ``/``, so ``docs/*`` excludes everything under ``docs``); a glob naming a
+    directory (``docs``, ``docs/``) excludes the directory and everything under it.
+    """
+    return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+
+
+def normalise_excludes(patterns) -> tuple[str, ...]:
+    """Strip ``./`` prefixes and trailing ``/`` from ``--exclude`` globs; drop empty ones."""
+    out = []
+    for p in patterns or ():
+        p = p.strip()
+        while p.startswith("./"):
+            p = p[2:]
+        p = p.rstrip("/")
+        if p:
+            out.append(p)
+    return tuple(out)
+
+
+def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, ...] = ()) -> Scan:
     """Walk ``repo`` and pair every file with the managers that handle it.
 
     Args:
         repo: the template checkout (a directory).
         mgrs: managers to match (default :func:`managers`).
+        exclude: globs (:func:`excluded`) of paths never read, links included.
 
     Returns a :class:`Scan`.  Raises nothing for unreadable sub-directories
     (they are skipped); the caller checks that ``repo`` is a directory.
@@ -93,6 +121,9 @@ def discover(repo: Path, mgrs: list[Manager] | None = None) -> Scan:
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if exclude and excluded(rel, exclude):
+                scan.excluded += 1
+                continue
             if entry.is_symlink():
                 _check_link(root, rel, entry, mgrs, scan)
                 continue
