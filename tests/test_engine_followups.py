@@ -248,3 +248,48 @@ def test_config_file_exclude_that_is_not_a_list_of_strings_names_the_line(templa
     cfg.write_text("exclude:\n  - docs\n  - 3\n")
     rc, out, err = _audit(capsys, template)
     assert rc == 2 and ".github/executorch-pack-bot.yml:3:" in err and out == ""
+
+
+# --------------------------------------------------------------------------- 7. C/C++ comments, CMake variables
+
+MAIN_CPP = '''\
+// Runs a model exported with ExecuTorch 1.4.0 (the pack PyTorch::ExecuTorch@1.4.0).
+/* Build notes:
+ * ExecuTorch 1.4.0 needs the Ethos-U driver 1.4.0 */
+static const char *kBuiltWith = "ExecuTorch 1.4.0";  // version string: code, not prose
+int main() { return 0; }
+'''
+
+CMAKE = '''\
+cmake_minimum_required(VERSION 3.20)
+# Pack: PyTorch::ExecuTorch@1.4.0
+set(EXECUTORCH_VERSION 1.4.0)
+set(ET_VERSION "1.4.0")
+set(ETHOSU_VERSION 1.4.0)
+set(CMSIS_VERSION 1.4.0)
+'''
+
+
+def test_c_comments_are_prose_and_code_is_not(template, upstream_repo, capsys):
+    (template / "app" / "runner.cpp").write_text(MAIN_CPP)
+    (template / "app" / "runner.h").write_text("#pragma once\n// ExecuTorch 1.4.0 API\n")
+    eng = template / "ai_layer" / "engine" / "include"
+    eng.mkdir(parents=True)
+    (eng / "vendored.h").write_text("// vendored from ExecuTorch 1.4.0\n")
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert (template / "app" / "runner.cpp").read_text() == (
+        MAIN_CPP.replace("exported with ExecuTorch 1.4.0 (the pack PyTorch::ExecuTorch@1.4.0)",
+                         "exported with ExecuTorch 1.5.1 (the pack PyTorch::ExecuTorch@1.5.1)")
+        .replace(" * ExecuTorch 1.4.0 needs", " * ExecuTorch 1.5.1 needs"))
+    assert (template / "app" / "runner.h").read_text() == "#pragma once\n// ExecuTorch 1.5.1 API\n"
+    assert (eng / "vendored.h").read_text() == "// vendored from ExecuTorch 1.4.0\n"
+
+
+def test_cmake_executorch_version_variables_move(template, upstream_repo, capsys):
+    (template / "CMakeLists.txt").write_text(CMAKE)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert (template / "CMakeLists.txt").read_text() == (
+        CMAKE.replace("@1.4.0", "@1.5.1").replace("EXECUTORCH_VERSION 1.4.0", "EXECUTORCH_VERSION 1.5.1")
+        .replace('ET_VERSION "1.4.0"', 'ET_VERSION "1.5.1"'))

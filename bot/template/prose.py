@@ -9,8 +9,10 @@ Markdown are prose, not pins).  In every other handled file only the
 scripts), requirements files (whole-line and inline ``#`` comments),
 Python (``#`` comments via :mod:`tokenize`; docstrings and strings are
 code), shell scripts and Dockerfiles (``#`` at a word start, outside
-quotes), Windows batch (``REM`` and ``::`` lines) and CMake (``#`` and
-``#[[...]]`` comments outside quoted arguments).  A YAML or requirement
+quotes), Windows batch (``REM`` and ``::`` lines), CMake (``#`` and
+``#[[...]]`` comments outside quoted arguments) and C/C++ sources and
+headers (``//`` and ``/* */`` outside literals; vendored trees such as
+``ai_layer/engine`` are never scanned).  A YAML or requirement
 *value* is never edited here; the cmsis, lockfile, requirements and
 scripts managers own those spans, so edits never overlap.
 
@@ -74,6 +76,7 @@ _KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("python", ("*.py",)),
     ("shell", ("*.sh", "*.bash", "Dockerfile", "*.Dockerfile", "Dockerfile.*")),
     ("batch", ("*.bat", "*.cmd")),
+    ("c", ("*.c", "*.cc", "*.cpp", "*.cxx", "*.h", "*.hh", "*.hpp", "*.hxx")),
 )
 
 Span = tuple[int, int]
@@ -84,7 +87,7 @@ def file_kind(relpath: str) -> Optional[str]:
 
     One of ``"markdown"`` (the whole text is prose), ``"requirements"``,
     ``"yaml"``, ``"python"``, ``"shell"`` (also Dockerfiles), ``"batch"``,
-    ``"cmake"`` (only comments are prose).
+    ``"cmake"``, ``"c"`` (only comments are prose).
     """
     base = relpath.rsplit("/", 1)[-1]
     if ("/" + relpath).rsplit("/", 2)[-2] == "requirements" and base.endswith((".txt", ".in")):
@@ -124,6 +127,8 @@ def comment_spans(relpath: str, text: str) -> Optional[list[Span]]:
         return _shell_comments(text, 0, len(text))
     if kind == "batch":
         return [(m.start(1), m.end()) for m in _BATCH_COMMENT.finditer(text)]
+    if kind == "c":
+        return _c_comments(text)
     return _cmake_comments(text)
 
 
@@ -230,6 +235,17 @@ def _python_comments(text: str) -> list[Span]:
     except (tokenize.TokenError, SyntaxError):
         return [m.span(1) for m in _LINE_COMMENT.finditer(text)]
     return out
+
+
+#: C/C++ tokens that matter for comments: string and character literals (skipped), ``//`` and ``/* */``.
+_C_TOKENS = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|//[^\r\n]*|/\*.*?(?:\*/|\Z)""", re.S)
+
+
+def _c_comments(text: str) -> list[Span]:
+    """C and C++ ``//`` line comments and ``/* */`` block comments, outside string and character literals."""
+    if "/" not in text:
+        return []
+    return [m.span() for m in _C_TOKENS.finditer(text) if m.group(0).startswith("/")]
 
 
 def _cmake_comments(text: str) -> list[Span]:

@@ -16,7 +16,11 @@ Dockerfile (``pip install executorch==1.0.0``)" and ``.github/workflows/*.yml``
   and ``executorch/releases/download/vX/``;
 * version variables ``NAME_VERSION=X`` / ``NAME_VERSION: X`` (``ARG
   EXECUTORCH_VERSION=1.4.0``, a workflow ``env:`` entry) whose name has the
-  package as a whole ``_``-separated part, only when X is exactly the old value.
+  package as a whole ``_``-separated part, only when X is exactly the old value;
+* in CMake files (``CMakeLists.txt``, ``*.cmake``), ``set(EXECUTORCH_VERSION X)``
+  and ``set(ET_VERSION "X")``-style variables (``EXECUTORCH`` or ``ET`` as a
+  whole ``_`` part of a name ending in ``_VERSION``), only when X is exactly
+  the old ExecuTorch version.
 
 Only code is edited: the comment spans of :func:`bot.template.prose.comment_spans`
 belong to the prose manager, so the two never propose overlapping edits.  An
@@ -37,8 +41,15 @@ from bot.template.interface import Manager
 from bot.template.prose import GUARD, VER, comment_spans, is_workflow
 from bot.textfile import TextDocument
 
-#: Base-name patterns of scripts outside ``.github/workflows``.
-SCRIPT_PATTERNS = ("Dockerfile", "*.Dockerfile", "Dockerfile.*", "*.sh", "*.bash", "*.bat", "*.cmd")
+#: Base-name patterns of scripts outside ``.github/workflows`` (CMake files for ``set(..._VERSION X)``).
+SCRIPT_PATTERNS = ("Dockerfile", "*.Dockerfile", "Dockerfile.*", "*.sh", "*.bash", "*.bat", "*.cmd",
+                   "CMakeLists.txt", "*.cmake")
+CMAKE_PATTERNS = ("CMakeLists.txt", "*.cmake")
+
+#: CMake ``set(EXECUTORCH_VERSION 1.4.0)`` / ``set(ET_VERSION "1.4.0")``: a variable whose name has
+#: ``EXECUTORCH`` or ``ET`` as a whole ``_``-separated part and ends in ``_VERSION``.
+_CMAKE_SET = re.compile(r"(?<![\w.])(?i:set)[ \t]*\([ \t]*(?:[A-Z0-9]+_)*(?:EXECUTORCH|ET)_(?:[A-Z0-9]+_)*VERSION"
+                        r"[ \t]+\"?" + VER + GUARD)
 
 #: A version as scripts write it after ``==`` or ``Version:`` (ends on a word character).
 _ANY_VER = r"(?P<v>\d(?:[\w.+!]*\w)?)"
@@ -128,7 +139,10 @@ class ScriptsManager(Manager):
         changes = _changes(bump)
         relevant = [c for c in changes if _mentions(low, c.name)]
         pack_relevant = "executorch" in low and bump.old_pack != bump.new_pack
-        if not relevant and not pack_relevant:
+        base = doc.path.rsplit("/", 1)[-1]
+        cmake = (bump.old_executorch != bump.new_executorch and "_version" in low
+                 and any(fnmatch.fnmatchcase(base, p) for p in CMAKE_PATTERNS))
+        if not relevant and not pack_relevant and not cmake:
             return ManagerResult()
         comments = _comments(doc)
         edits: list[Edit] = []
@@ -161,6 +175,12 @@ class ScriptsManager(Manager):
                 for m in rx.finditer(text):
                     if m.group("v") == bump.old_pack:
                         add(m.start("v"), m.end("v"), m.group("v"), bump.new_pack, why, None)
+        if cmake:
+            for m in _CMAKE_SET.finditer(text):
+                v = m.group("v")
+                if v in (bump.old_executorch, bump.old_pack):
+                    new = bump.new_executorch if v == bump.old_executorch else bump.new_pack
+                    add(m.start("v"), m.end("v"), v, new, "ExecuTorch version variable set(..._VERSION X)", None)
         edits.sort(key=lambda e: e.start)
         return ManagerResult(tuple(edits), tuple(flags))
 
