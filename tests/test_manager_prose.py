@@ -357,7 +357,7 @@ def test_file_without_executorch_is_skipped():
     ("requirements.txt", "requirements"), ("requirements-arm-tosa.txt", "requirements"),
     ("CMakeLists.txt", "cmake"), ("x.csolution.yml", "yaml"), ("ai_layer/ai_layer.clayer.yml", "yaml"),
     ("x.cbuild-pack.yml", "yaml"), ("setup_venv.py", "python"), ("setup_venv.sh", "shell"),
-    ("setup_venv.bat", "batch"), ("Dockerfile", "shell"), ("main.cpp", None)])
+    ("setup_venv.bat", "batch"), ("Dockerfile", "shell"), ("main.cpp", "c"), ("inc/et.h", "c"), ("model.pte", None)])
 def test_file_kinds_and_matches(path, kind):
     assert file_kind(path) == kind
     assert PM.matches(path) == (kind is not None)
