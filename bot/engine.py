@@ -12,6 +12,8 @@ managers in :mod:`bot.template` and the datasources in :mod:`bot.upstream`.
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -141,6 +143,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             raw = (repo / rel).read_bytes()
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
+        if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
+            continue  # prose without the word ExecuTorch holds no mention (and no leftover form)
         bad = scanmod.unreadable_text(raw)
         if bad is not None:
             # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
@@ -360,11 +364,81 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         result.edits.extend(edits)
 
     flags.extend(_downgrades(tpl, bump))
+    flags.extend(leftovers(tpl, bump, result.edits, flags))
     flags.extend(_python_range(current_set, target))
     result.rows = _rows(tpl, bump)
     result.flags = _dedupe(flags)
     result.findings = tpl.findings
     return result
+
+
+def _leftover_pattern(olds: tuple[str, ...]) -> "re.Pattern[str]":
+    """The strong forms of the old ExecuTorch version (DESIGN.md "leftovers"), version in group ``v``."""
+    v = "(?P<v>" + "|".join(re.escape(o) for o in sorted(set(olds), key=len, reverse=True)) + r")"
+    guard = r"(?![\w]|[+\-][0-9A-Za-z]|\.(?!pack\b)[0-9A-Za-z])"  # whole version; ".pack" may follow
+    return re.compile(
+        r"(?:(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*"
+        r"|PyTorch::ExecuTorch@(?:\^|~|>=)?"
+        r"|PyTorch\.ExecuTorch\.(?=[\w.\-]*\.pack\b)"
+        r"|pytorch/executorch/releases/download/v?"
+        r"|EXECUTORCH_VERSION[ \t\"'=:]*)" + v + guard, re.I)
+
+
+def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -> list[Flag]:
+    """Non-blocking ``leftover`` flags: strong forms of the OLD version that no edit rewrites.
+
+    Searched in every loaded file and in every other text file of the scan
+    (environment.yml, JSON, C code, CMake code ...): ``executorch==OLD``,
+    ``PyTorch::ExecuTorch@OLD``, ``PyTorch.ExecuTorch.OLD.pack``, the release
+    URL ``pytorch/executorch/releases/download/vOLD/``, ``EXECUTORCH_VERSION``
+    followed by OLD.  A hit inside an edit, or on a line already flagged, is
+    not reported.  Files are read only when their bytes hold the old version
+    text; binary files (a NUL in the first 8 KiB) are skipped.
+    """
+    if bump.old_executorch == bump.new_executorch and bump.old_pack == bump.new_pack:
+        return []
+    olds = tuple({bump.old_executorch, bump.old_pack})
+    rx = _leftover_pattern(olds)
+    needles = tuple(o.encode() for o in olds)
+    by_path: dict[str, list[Edit]] = {}
+    for e in sorted(edits, key=lambda e: e.start):
+        by_path.setdefault(e.path, []).append(e)
+    starts = {p: [e.start for e in es] for p, es in by_path.items()}
+    flagged = {(f.path, f.line) for f in flags if f.path and f.line}
+    out: list[Flag] = []
+
+    def search(path: str, text: str, line_of) -> None:
+        mine, at = by_path.get(path, []), starts.get(path, [])
+        for m in rx.finditer(text):
+            s, e = m.span("v")
+            i = bisect.bisect_left(at, e)  # edits never overlap: only the last one starting before e can cover s
+            if i and mine[i - 1].end > s:
+                continue
+            line = line_of(s)
+            if (path, line) in flagged:
+                continue
+            flagged.add((path, line))
+            snippet = m.group(0) if len(m.group(0)) <= 80 else m.group(0)[:77] + "..."
+            out.append(Flag("leftover", f"not rewritten: {snippet!r} names the old ExecuTorch {m.group('v')}; "
+                            "edit by hand or tell us the format", path=path, line=line, blocking=False))
+
+    for loaded in tpl.files:
+        doc = loaded.doc
+        if any(o in doc.text for o in olds):
+            search(doc.path, doc.text, doc.line_of)
+    for rel in tpl.others:
+        try:
+            raw = (Path(tpl.repo) / rel).read_bytes()
+        except OSError:
+            continue
+        if not any(n in raw for n in needles) or b"\0" in raw[:8192]:
+            continue
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+        search(rel, text, lambda i, t=text: t.count("\n", 0, i) + 1)
+    return out
 
 
 def _merge(edits: list[Edit]) -> list[Edit]:

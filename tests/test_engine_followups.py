@@ -293,3 +293,31 @@ def test_cmake_executorch_version_variables_move(template, upstream_repo, capsys
     assert (template / "CMakeLists.txt").read_text() == (
         CMAKE.replace("@1.4.0", "@1.5.1").replace("EXECUTORCH_VERSION 1.4.0", "EXECUTORCH_VERSION 1.5.1")
         .replace('ET_VERSION "1.4.0"', 'ET_VERSION "1.5.1"'))
+
+
+# --------------------------------------------------------------------------- 6. leftovers
+
+def test_leftovers_of_the_old_version_are_flagged_with_path_and_line(template, upstream_repo, capsys):
+    (template / "environment.yml").write_text("dependencies:\n  - pip:\n    - executorch==1.4.0\n")
+    (template / "settings.json").write_text('{"pack": "PyTorch.ExecuTorch.1.4.0.pack",\n'
+                                            ' "url": "https://github.com/pytorch/executorch/releases/download/v1.4.0/x"}\n')
+    (template / "app" / "version.c").write_text('const char *v = "EXECUTORCH_VERSION=1.4.0";\n')
+    sol = template / "cmsis-executorch.csolution.yml"
+    sol.write_text(sol.read_text().replace("solution:\n", "solution:\n  description: pip install executorch==1.4.0\n", 1))
+    (template / "weights.bin").write_bytes(b"\0executorch==1.4.0")
+    (template / "history.txt").write_text("executorch==1.4.1 was the one before\n")
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    left = sorted((f["path"], f["line"]) for f in data["flags"] if f["code"] == "leftover")
+    assert left == [("app/version.c", 1), ("cmsis-executorch.csolution.yml", 8), ("environment.yml", 3),
+                    ("settings.json", 1), ("settings.json", 2)]
+    flag = next(f for f in data["flags"] if f["path"] == "environment.yml")
+    assert not flag["blocking"] and "not rewritten" in flag["message"] and "edit by hand" in flag["message"]
+    assert "executorch==1.4.0" in (template / "environment.yml").read_text()
+
+
+def test_no_leftover_flag_for_edited_spans_in_the_sample(template, upstream_repo, capsys):
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    assert [f for f in json.loads(out)["flags"] if f["code"] == "leftover"] == []

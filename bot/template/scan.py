@@ -65,6 +65,8 @@ class Scan:
         flags: links refused and similar items for the report.
         skipped: count of files not handed to any manager (for progress output).
         excluded: count of paths (files or whole folders) left out by ``--exclude``.
+        others: files no manager handles, at most :data:`MAX_FILE_BYTES` (the engine searches
+            them for leftovers of the old version), in walk order.
     """
 
     files: list[tuple[str, list[Manager]]] = field(default_factory=list)
@@ -137,6 +139,11 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
             handlers = [m for m in mgrs if m.matches(rel)]
             if not handlers:
                 scan.skipped += 1
+                try:
+                    if entry.stat(follow_symlinks=False).st_size <= MAX_FILE_BYTES:
+                        scan.others.append(rel)
+                except OSError:
+                    pass
                 continue
             try:
                 if entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES \
@@ -199,9 +206,10 @@ def unreadable_text(raw: bytes) -> tuple[str, int] | None:
 
 def mentions_executorch(raw: bytes) -> bool:
     """True when ``raw`` names ExecuTorch (any case) as UTF-8/ASCII bytes or as UTF-16/32 text."""
-    if b"executorch" in raw.lower():
+    low = raw.lower()
+    if b"executorch" in low:
         return True
     for bom, codec in _WIDE_BOMS:
         if raw.startswith(bom):
             return "executorch" in raw.decode(codec, "replace").lower()
-    return b"e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in raw.lower() or b"\0e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in raw.lower()
+    return b"e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in low

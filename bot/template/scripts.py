@@ -45,6 +45,7 @@ from bot.textfile import TextDocument
 SCRIPT_PATTERNS = ("Dockerfile", "*.Dockerfile", "Dockerfile.*", "*.sh", "*.bash", "*.bat", "*.cmd",
                    "CMakeLists.txt", "*.cmake")
 CMAKE_PATTERNS = ("CMakeLists.txt", "*.cmake")
+_SCRIPT_RX = re.compile("|".join(fnmatch.translate(p) for p in SCRIPT_PATTERNS))
 
 #: CMake ``set(EXECUTORCH_VERSION 1.4.0)`` / ``set(ET_VERSION "1.4.0")``: a variable whose name has
 #: ``EXECUTORCH`` or ``ET`` as a whole ``_``-separated part and ends in ``_VERSION``.
@@ -99,8 +100,7 @@ class ScriptsManager(Manager):
         """True for a workflow under ``.github/workflows/`` or a script/Dockerfile by base name."""
         if is_workflow(relpath):
             return True
-        base = relpath.rsplit("/", 1)[-1]
-        return any(fnmatch.fnmatchcase(base, p) for p in SCRIPT_PATTERNS)
+        return _SCRIPT_RX.match(relpath.rsplit("/", 1)[-1]) is not None
 
     def extract(self, doc: TextDocument) -> list[Finding]:
         """Installs of ``executorch==X`` and pack references in code, as ``Finding(kind="script")``.
