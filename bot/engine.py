@@ -161,6 +161,10 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         tpl.files.append(Loaded(doc, mgrs))
         for m in mgrs:
             tpl.findings.extend(m.extract(doc))
+    tpl.flags.extend(Flag("pack-id-case", f"{f.text.strip()!r}: the pack ID is {PACK} (CMSIS compares it "
+                          "with its letter case); the bot does not rewrite this entry: correct it by hand",
+                          path=f.path, line=f.line, blocking=True)
+                     for f in tpl.findings if f.kind == "pack-id-case")
     return tpl
 
 

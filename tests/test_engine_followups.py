@@ -336,3 +336,23 @@ def test_torchvision_and_torchaudio_pins_are_flagged_not_changed(template, upstr
     assert "torchvision==0.28.0" in comp[0]["message"] and "torch 2.14.0" in comp[0]["message"]
     text = req.read_text()
     assert "torchvision==0.28.0\n" in text and "torchaudio==2.13.0\n" in text
+
+
+# --------------------------------------------------------------------------- 9. mis-cased pack IDs
+
+def test_miscased_pack_id_is_a_blocking_flag_and_stays_byte_identical(template, upstream_repo, capsys):
+    proj = template / "app" / "app.cproject.yml"
+    proj.write_text(proj.read_text().replace("PyTorch::ExecuTorch@1.4.0", "pytorch::executorch@1.4.0"))
+    lock = template / "cmsis-executorch.cbuild-pack.yml"
+    lock.write_text(lock.read_text().replace("        - PyTorch::ExecuTorch@1.4.0", "        - Pytorch::ExecuTorch@1.4.0"))
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 1, err
+    case = [f for f in json.loads(out)["flags"] if f["code"] == "pack-id-case"]
+    assert [(f["path"], f["line"], f["blocking"]) for f in case] == [
+        ("app/app.cproject.yml", 4, True), ("cmsis-executorch.cbuild-pack.yml", 11, True)]
+    assert "the pack ID is PyTorch::ExecuTorch" in case[0]["message"]
+    assert not [f for f in json.loads(out)["flags"] if f["code"] == "leftover"]
+    assert snapshot(template) == before
+    rc, out, _ = _audit(capsys, template)
+    assert rc == 1 and "pack-id-case" in out and "app/app.cproject.yml:4" in out

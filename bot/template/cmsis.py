@@ -247,6 +247,25 @@ def refuse_unread_references(doc: TextDocument, node: Optional[yaml.Node], value
             "correct it so that the bump can move it", path=doc.path, line=doc.line_of(start))
 
 
+def miscased_ids(doc: TextDocument, node: Optional[yaml.Node], positions: Callable[[YamlPath], bool]) -> list[Finding]:
+    """``Finding(kind="pack-id-case")`` for each pack entry spelling the ExecuTorch pack ID in another letter case.
+
+    ``pytorch::executorch@1.4.0`` is another pack ID to CMSIS (the pack ID is
+    ``PyTorch::ExecuTorch``, FORMATS.md section 3: vendor and name must agree
+    exactly, including case): it is never rewritten, and the engine turns
+    each finding into a blocking flag naming the line.
+    """
+    out = []
+    for path, n in walk_nodes(node):
+        if not (isinstance(n, yaml.ScalarNode) and isinstance(n.value, str) and positions(path)):
+            continue
+        head = n.value.strip().split("@", 1)[0].replace(" ", "")
+        if head.lower() == PACK.lower() and head != PACK:
+            out.append(Finding(doc.path, doc.line_of(n.start_mark.index), "pack-id-case", n.value.strip(),
+                               n.value.split("@", 1)[1].strip() if "@" in n.value else None, True, n.value))
+    return out
+
+
 def format_path(path: YamlPath) -> str:
     """``("solution", "packs", 0, "pack")`` -> ``"solution.packs[0].pack"``."""
     out = ""
@@ -407,9 +426,11 @@ class CmsisManager(Manager):
         return node, values
 
     def extract(self, doc: TextDocument) -> list[Finding]:
-        _, values = self._values(doc)
+        """Pack pins (kind ``"pack-pin"``) and mis-cased pack IDs (kind ``"pack-id-case"``, :func:`miscased_ids`)."""
+        node, values = self._values(doc)
         return [Finding(path=doc.path, line=v.line, kind="pack-pin", name=PACK, version=v.version,
-                        exact=v.exact or v.version is None, text=v.value) for v in values]
+                        exact=v.exact or v.version is None, text=v.value) for v in values] \
+            + miscased_ids(doc, node, _is_pack_position)
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
         node, values = self._values(doc)

@@ -17,7 +17,8 @@ spans uses the YAML helpers of :mod:`bot.template.cmsis`.
 from __future__ import annotations
 
 from bot.model import Bump, Edit, Finding, ManagerResult
-from bot.template.cmsis import PACK, YamlPath, check_yaml, load, locate, pin_edits, refuse_unread_references
+from bot.template.cmsis import (PACK, YamlPath, check_yaml, load, locate, miscased_ids, pin_edits,
+                                refuse_unread_references)
 from bot.template.interface import Manager
 from bot.textfile import TextDocument
 
@@ -55,8 +56,11 @@ class LockfileManager(Manager):
         return values
 
     def extract(self, doc: TextDocument) -> list[Finding]:
+        """Lock entries (kind ``"lock"``) and mis-cased pack IDs (kind ``"pack-id-case"``)."""
+        node, _ = load(doc)
         return [Finding(path=doc.path, line=v.line, kind="lock", name=PACK, version=v.version,
-                        exact=v.exact or v.version is None, text=v.value) for v in self._values(doc)]
+                        exact=v.exact or v.version is None, text=v.value) for v in self._values(doc)] \
+            + miscased_ids(doc, node, _is_lock_position)
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
         values = self._values(doc)
