@@ -54,12 +54,14 @@ def run(args: argparse.Namespace) -> int:
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say)
     except BotError as exc:
-        actions.error(exc.message, file=exc.path, line=exc.line)
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
         except BotError as summary_exc:   # the run's own error matters more than a lost summary
             print(f"# {summary_exc}", file=sys.stderr)
-        raise
+        if not actions.in_actions():
+            raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
+        actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
+        return exc.exit_code
     st = out.state
     outs = st.outputs() if st else {}
     if out.result is not None and getattr(out.result, "number", None):
