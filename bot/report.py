@@ -81,24 +81,27 @@ def flags_section(plan: Plan) -> str:
 
 
 def pack_section(pack_report=None, pack_note: Optional[str] = None) -> str:
-    """The pack verification section and the operator components added/removed.
+    """The pack verification section: one ``### Pack verification`` heading, the report, the operator components.
 
     ``pack_report`` is a ``bot.pack.verify.PackReport`` (``failed``,
-    ``to_markdown()``, ``operators_added``, ``operators_removed``), or None
-    with ``pack_note`` saying why there is none ("no release asset; build the
-    pack with build-pack").
+    ``to_markdown()``, ``operators_added``, ``operators_removed``) or a
+    :class:`bot.github.flow.MarkdownReport`, or None with ``pack_note``
+    saying why there is none ("no release asset; build the pack with
+    build-pack").  ``PackReport.to_markdown()`` (bot/pack/report.py) already
+    opens with ``### Pack verification: `FILE``` and its verdict, and lists
+    the operator components against its baseline; those are not repeated.
     """
-    out = ["### Pack verification", ""]
     if pack_report is None:
-        out.append(pack_note or "No pack was verified in this run.")
-        return "\n".join(out)
-    verdict = "**failed**" if getattr(pack_report, "failed", False) else "passed"
-    out.append(f"Verification {verdict}.")
-    out.append("")
-    out.append(pack_report.to_markdown().strip())
+        return "\n".join(["### Pack verification", "", pack_note or "No pack was verified in this run."])
+    md = pack_report.to_markdown().strip()
+    out = []
+    if not md.startswith("### Pack verification"):
+        verdict = "**failed**" if getattr(pack_report, "failed", False) else "passed"
+        out += ["### Pack verification", "", f"Verification {verdict}.", ""]
+    out.append(md)
     added = list(getattr(pack_report, "operators_added", None) or ())
     removed = list(getattr(pack_report, "operators_removed", None) or ())
-    if added or removed:
+    if (added or removed) and "#### Operator components" not in md:
         out += ["", "#### Operator components", ""]
         out += [f"- added: `{x}`" for x in added]
         out += [f"- removed: `{x}`" for x in removed]

@@ -316,7 +316,7 @@ def test_verified_release_asset_goes_into_the_pr_body(world, tmp_path):
     _pack_release(world, tmp_path)
     assert world.run()[0] == 0
     body = world.fake.open_pulls(TEMPLATE)[0]["body"]
-    assert "### Pack verification" in body and "Verification passed." in body
+    assert body.count("### Pack verification") == 1 and "**Passed** for version `1.5.1`" in body
 
 
 def test_c14_pack_whose_newest_release_is_older_opens_no_pr(world, tmp_path, capsys):
