@@ -7,7 +7,7 @@ Example::
     labels: [dependencies, executorch]
     reviewers: [alice]
     author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
-    draft: auto                              # auto (draft when a check failed or an item is flagged), always, never
+    draft: auto                              # auto (draft when a check failed or a blocking item is flagged), always, never
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -53,6 +53,19 @@ class Config:
     author_email: str = DEFAULT_AUTHOR[1]
     draft: str = "auto"
     path: Optional[str] = field(default=None, compare=False)
+
+    def wants_draft(self, flags, check_failed: bool = False) -> bool:
+        """Whether the PR is a draft, the one rule of ``run`` and ``publish``.
+
+        ``flags`` are the plan's :class:`~bot.model.Flag` items.  ``auto``:
+        draft when a flag is blocking (``update --allow-flagged`` let it
+        through) or a pack check failed; informational items (history
+        mentions, downgrades upstream asked for, leftovers) are listed in the
+        body but make no draft.  ``always`` / ``never``: as named.
+        """
+        if self.draft != "auto":
+            return self.draft == "always"
+        return check_failed or any(getattr(f, "blocking", True) for f in flags)
 
     def branch_for(self, version: str) -> str:
         """The branch for a target version (``{version}`` replaced; a fixed branch is returned as is)."""

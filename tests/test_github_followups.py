@@ -79,3 +79,49 @@ def test_pr_body_from_a_pack_report_file_has_one_heading(world, capsys):
 def test_pr_body_without_a_report_keeps_its_heading_and_note():
     from bot.report import pack_section
     assert pack_section(None, "no asset") == "### Pack verification\n\nno asset"
+
+
+# ------------------------------------------- 2: draft only for a blocking item
+def _with_flags(plan_file, *blocking):
+    data = json.loads(plan_file.read_text())
+    data["flags"] = [{"code": f"item{i}", "message": "look", "path": "README.md", "line": 1, "blocking": b}
+                     for i, b in enumerate(blocking)]
+    plan_file.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("blocking,draft", [((False, False), False), ((False, True), True), ((), False)])
+def test_publish_drafts_only_for_a_blocking_item(world, capsys, blocking, draft):
+    co, plan = planned_checkout(world, capsys)
+    _with_flags(plan, *blocking)
+    assert cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))[0] == 0
+    pr = pr_body_of(world)
+    assert pr["draft"] is draft
+    assert pr["body"].count("`item") == len(blocking)   # informational items are still listed
+
+
+@pytest.mark.parametrize("blocking,draft", [(False, False), (True, True)])
+def test_run_drafts_only_for_a_blocking_item(world, capsys, monkeypatch, blocking, draft):
+    from bot import engine
+    from bot.model import Flag
+    real = engine.plan
+
+    def plan(*a, **kw):
+        p = real(*a, **kw)
+        p.flags.append(Flag("history-mention", "an old version in prose", "README.md", 1, blocking))
+        return p
+    monkeypatch.setattr(engine, "plan", plan)
+    co = checkout(world)
+    assert cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}")[0] == 0
+    pr = pr_body_of(world)
+    assert pr["draft"] is draft and "history-mention" in pr["body"]
+
+
+def test_draft_policy_values():
+    from bot.config import Config
+    from bot.model import Flag
+    info, block = Flag("a", "m", None, None, False), Flag("b", "m", None, None, True)
+    assert not Config().wants_draft([info])
+    assert Config().wants_draft([info, block])
+    assert Config().wants_draft([], check_failed=True)
+    assert Config(draft="always").wants_draft([])
+    assert not Config(draft="never").wants_draft([block], check_failed=True)

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
-    draft = config.draft == "always" or (config.draft == "auto" and bool(plan.flags))
+    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
     res = pub.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)

@@ -176,7 +176,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
     engine.apply(plan)
-    draft = publisher.config.draft == "always" or (publisher.config.draft == "auto" and bool(plan.flags))
+    draft = publisher.config.wants_draft(plan.flags, check_failed=bool(getattr(out.pack_report, "failed", False)))
     msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
     out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=out.title,
                                    body=out.body, fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
