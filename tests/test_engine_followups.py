@@ -356,3 +356,19 @@ def test_miscased_pack_id_is_a_blocking_flag_and_stays_byte_identical(template, 
     assert snapshot(template) == before
     rc, out, _ = _audit(capsys, template)
     assert rc == 1 and "pack-id-case" in out and "app/app.cproject.yml:4" in out
+
+
+# --------------------------------------------------------------------------- 10. linked folders out of the repo
+
+def test_symlinked_folder_outside_the_repository_is_flagged_not_followed(template, upstream_repo, tmp_path, capsys):
+    shared = tmp_path / "shared-docs"
+    shared.mkdir()
+    (shared / "guide.md").write_text("Use ExecuTorch 1.4.0.\n")
+    os.symlink(shared, template / "documentation" / "shared")
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    link = [f for f in json.loads(out)["flags"] if f["code"] == "symlink-outside-repo"]
+    assert [(f["path"], f["blocking"]) for f in link] == [("documentation/shared", False)]
+    assert (shared / "guide.md").read_text() == "Use ExecuTorch 1.4.0.\n"
+    rc, out, _ = _audit(capsys, template)
+    assert rc == 0 and "documentation/shared" in out

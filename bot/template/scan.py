@@ -10,7 +10,9 @@ costs little more than listing it.
 
 A symbolic link whose target lies outside the repository, and that a
 manager would read, is reported as a blocking :class:`~bot.model.Flag`
-("symlink-outside-repo"): the bot neither reads nor writes through it.
+("symlink-outside-repo"): the bot neither reads nor writes through it.  A
+link to a folder outside the repository is never followed and is reported
+with a non-blocking flag of the same code.
 """
 
 from __future__ import annotations
@@ -172,6 +174,12 @@ def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], s
     inside = target == root or root in target.parents
     if inside:
         return  # the target is scanned where it really lives
+    if target.is_dir():
+        scan.flags.append(Flag(
+            "symlink-outside-repo",
+            f"is a symbolic link to the folder {target}, outside the repository; the bot does not "
+            "follow it, so pins or mentions in it are not bumped", path=rel, blocking=False))
+        return
     if any(m.matches(rel) for m in mgrs):
         scan.flags.append(Flag(
             "symlink-outside-repo",
