@@ -125,3 +125,43 @@ def test_draft_policy_values():
     assert Config().wants_draft([], check_failed=True)
     assert Config(draft="always").wants_draft([])
     assert not Config(draft="never").wants_draft([block], check_failed=True)
+
+
+# ------------------------------------------- 3: publish --dry-run validates the config; unwritten plans refused
+def test_publish_dry_run_refuses_a_bad_config_like_the_real_publish(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    (co / ".github").mkdir(exist_ok=True)
+    (co / ".github/executorch-pack-bot.yml").write_text("labels: [deps]\nreviewrs: [alice]\n")
+    dry = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--dry-run")
+    real = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan))
+    assert dry[0] == real[0] == 2
+    assert dry[1].err == real[1].err and ".github/executorch-pack-bot.yml:2: unknown setting 'reviewrs'" in dry[1].err
+    assert remote_head(world) is None
+
+
+def test_publish_dry_run_prints_what_it_would_use(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    (co / ".github").mkdir(exist_ok=True)
+    (co / ".github/executorch-pack-bot.yml").write_text(
+        "branch: bot/executorch-{version}\nlabels: [deps, executorch]\nreviewers: [alice]\ndraft: always\n")
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--dry-run")
+    assert code == 0
+    assert "branch: bot/executorch-1.5.1\n" in out.out
+    assert "base: main\n" in out.out
+    assert "labels: deps, executorch\n" in out.out and "reviewers: alice\n" in out.out
+    assert "draft: yes\n" in out.out
+    assert world.open_pulls(TEMPLATE) == [] and remote_head(world, "bot/executorch-1.5.1") is None
+
+
+@pytest.mark.parametrize("dry", [True, False])
+def test_publish_refuses_a_plan_update_did_not_write(world, capsys, dry):
+    """update --dry-run (or blocked by flagged items) writes the plan with "written": false and no file."""
+    co = checkout(world)
+    plan = world.tmp / "plan.json"
+    assert cli(capsys, "update", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--plan-file",
+               str(plan), "--dry-run")[0] == 0
+    assert json.loads(plan.read_text())["written"] is False
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), *(["--dry-run"] if dry else []))
+    assert code == 2
+    assert "was not written to the checkout" in out.err and "without --dry-run" in out.err
+    assert world.open_pulls(TEMPLATE) == [] and remote_head(world) is None

@@ -31,7 +31,10 @@ def register(p: argparse.ArgumentParser) -> None:
 def load_plan(repo: Path, plan_file: Path):
     """A :class:`~bot.plan.Plan` rebuilt from its JSON (contents read from the checkout).
 
-    Raises :class:`UsageError` naming the plan file for unreadable or malformed JSON.
+    Raises :class:`UsageError` naming the plan file for unreadable or
+    malformed JSON, and for a plan whose ``written`` key (set by ``update``)
+    is false although it changes files: ``update`` ran with ``--dry-run`` or
+    was blocked, so the checkout does not carry the bump.
     """
     import json
 
@@ -50,6 +53,10 @@ def load_plan(repo: Path, plan_file: Path):
     try:
         if data.get("schema") != 1:
             raise UsageError(f"unsupported plan schema {data.get('schema')!r} (expected 1)", path=str(plan_file))
+        if data.get("files") and "written" in data and data["written"] is not True:
+            raise UsageError("the plan was not written to the checkout (`update` ran with --dry-run, or blocking "
+                             "items stopped it): run `update --plan-file` again without --dry-run (with "
+                             "--allow-flagged to let flagged items through) before publishing", path=str(plan_file))
         cur, tgt = data["current"], data["target"]
         bump = None if not tgt else Bump(cur["executorch"], tgt["executorch"], cur["pack"], tgt["pack"],
                                          cur["tag"], tgt["tag"])
@@ -131,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import make_github, token_from
-    from bot.github.publish import Publisher, repo_full_name
+    from bot.github.publish import Publisher, current_branch, repo_full_name
     from bot.report import pr_body, pr_title
 
     token = token_from(args.token)
@@ -140,19 +147,25 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
+    config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
     report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     body = pr_body(plan, upstream=upstream, pack_report=report,
                    pack_note=None if report else "No pack report was given to `publish --pack-report`.")
+    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     if args.dry_run:
-        print(title + "\n\n" + body)
+        base = config.base or current_branch(args.repo)
+        print(f"branch: {config.branch_for(plan.bump.new_executorch)}")
+        print(f"base: {base or '(the checkout has no current branch: set base: in the config)'}")
+        print(f"labels: {', '.join(config.labels) or '(none)'}")
+        print(f"reviewers: {', '.join(config.reviewers) or '(none)'}")
+        print(f"draft: {'yes' if draft else 'no'}")
+        print("\n" + title + "\n\n" + body)
         return 0
-    config = load_config(args.repo)
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
-    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
     res = pub.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)

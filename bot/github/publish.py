@@ -209,10 +209,10 @@ class Publisher:
         return None
 
     def base_branch(self) -> str:
-        """``Config.base`` or the checkout's current branch."""
+        """``Config.base`` or the checkout's current branch (:class:`UsageError` on a detached HEAD)."""
         if self.config.base:
             return self.config.base
-        b = self.git("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+        b = current_branch(self.git.repo)
         if not b:
             raise UsageError("the template checkout is on a detached HEAD; set `base:` in "
                              ".github/executorch-pack-bot.yml")
@@ -366,6 +366,13 @@ def parse_stamp(body: Optional[str]) -> Optional[str]:
     """The last body stamp in a PR body, or None."""
     found = _STAMP.findall(body or "")
     return found[-1] if found else None
+
+
+def current_branch(repo: Path) -> Optional[str]:
+    """The branch checked out in ``repo`` (``git symbolic-ref --short HEAD``), or None (detached, not a repository)."""
+    p = subprocess.run(["git", "symbolic-ref", "--quiet", "--short", "HEAD"], cwd=repo, capture_output=True,
+                       text=True)
+    return p.stdout.strip() or None if p.returncode == 0 else None
 
 
 def remote_repo(repo: Path, remote: str = "origin", env=os.environ) -> Optional[str]:
