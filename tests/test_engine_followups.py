@@ -372,3 +372,25 @@ def test_symlinked_folder_outside_the_repository_is_flagged_not_followed(templat
     assert (shared / "guide.md").read_text() == "Use ExecuTorch 1.4.0.\n"
     rc, out, _ = _audit(capsys, template)
     assert rc == 0 and "documentation/shared" in out
+
+
+# --------------------------------------------------------------------------- 11. demo --dry-run
+
+def test_demo_keep_dry_run_leaves_the_pristine_sample_and_prints_the_next_commands(tmp_path, capsys):
+    from bot.commands.demo import SAMPLE
+    keep = tmp_path / "demo"
+    rc, out, err = run_cli(capsys, "demo", "--keep", keep, "--dry-run")
+    assert rc == 0, err
+    assert "+    - pack: PyTorch::ExecuTorch@1.5.1" in out and "nothing applied" in out
+    sample = (SAMPLE / "template" / "cmsis-executorch.csolution.yml").read_bytes()
+    assert (keep / "template" / "cmsis-executorch.csolution.yml").read_bytes() == sample
+    assert (keep / "executorch.git").is_dir()
+    assert f"executorch-pack-bot update --repo {keep / 'template'} --upstream {keep / 'executorch.git'} --dry-run" in out
+    rc, out, _ = run_cli(capsys, "update", "--repo", keep / "template", "--upstream", keep / "executorch.git")
+    assert rc == 0 and "Wrote" in out
+
+
+def test_demo_dry_run_without_keep_applies_nothing_and_cleans_up(capsys):
+    rc, out, err = run_cli(capsys, "demo", "--dry-run")
+    assert rc == 0, err
+    assert "nothing applied" in out and "Try the commands yourself" not in out

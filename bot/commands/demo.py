@@ -3,12 +3,15 @@
 Builds a small upstream ExecuTorch git repository with release tags from
 ``bot/sample/upstream`` in a temporary folder, copies the sample template
 ``bot/sample/template`` next to it, prints the unified diff and the summary
-of the bump to the newest stable tag, applies it and audits the result.
+of the bump to the newest stable tag, applies it and audits the result
+(``--dry-run``: applies nothing; with ``--keep DIR`` the pristine sample and
+the upstream repository stay in DIR and the follow-up commands are printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import sys
 import tempfile
@@ -30,9 +33,27 @@ def copy_template(dest: Path) -> Path:
     return dest
 
 
+def follow_up(template: Path, upstream: Path, applied: bool) -> str:
+    """The commands a user can run next on a kept demo folder (``--keep``), one a line."""
+    t, u = shlex.quote(str(template)), shlex.quote(str(upstream))
+    lines = ["", "Kept. Try the commands yourself:"]
+    if applied:
+        lines += [f"  executorch-pack-bot audit  --repo {t}",
+                  f"  executorch-pack-bot update --repo {t} --upstream {u} --dry-run   # nothing left to do"]
+    else:
+        lines += [f"  executorch-pack-bot audit  --repo {t}",
+                  f"  executorch-pack-bot update --repo {t} --upstream {u} --dry-run",
+                  f"  executorch-pack-bot update --repo {t} --upstream {u}",
+                  f"  executorch-pack-bot audit  --repo {t}"]
+    return "\n".join(lines)
+
+
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep", type=Path, metavar="DIR",
                    help="build the sample in DIR (must not exist) and keep it, instead of a temporary folder")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the diff and the summary, apply nothing (with --keep: DIR keeps the pristine "
+                        "1.4.0 sample and the upstream repository to try update/audit on)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,12 +79,19 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(plan.diff())
         print()
         sys.stdout.write(plan_summary(plan))
-        engine.apply(plan)
-        audit = engine.audit(template)
         print()
-        print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
-              + ("every ExecuTorch pin is " + audit.versions[0] if audit.agree else "PINS DISAGREE"))
-        return 0 if audit.agree else 1
+        if args.dry_run:
+            print(f"Dry run: {len(plan.edits)} edits to {len(plan.contents)} files planned, nothing applied.")
+            code = 0
+        else:
+            engine.apply(plan)
+            audit = engine.audit(template)
+            print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
+                  + ("every ExecuTorch pin is " + audit.versions[0] if audit.agree else "PINS DISAGREE"))
+            code = 0 if audit.agree else 1
+        if args.keep is not None:
+            print(follow_up(template, upstream, applied=not args.dry_run))
+        return code
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
