@@ -1,4 +1,5 @@
-"""The template's optional ``.github/executorch-pack-bot.yml``: branch, labels, reviewers, author, draft policy.
+"""The template's optional ``.github/executorch-pack-bot.yml`` (or ``.yaml``): branch, labels, reviewers, author,
+draft policy, excluded paths.
 
 Example::
 
@@ -8,6 +9,7 @@ Example::
     reviewers: [alice]
     author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
     draft: auto                              # auto (draft when a check failed or a blocking item is flagged), always, never
+    exclude: [docs/old/*, vendor]            # globs of template paths the engine never reads (bot.engine)
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -25,6 +27,7 @@ from typing import Optional
 from bot.errors import UsageError
 
 CONFIG_PATH = ".github/executorch-pack-bot.yml"
+CONFIG_PATHS = (CONFIG_PATH, ".github/executorch-pack-bot.yaml")   # either spelling, never both
 DEFAULT_BRANCH = "executorch-pack-bot/executorch"
 DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
@@ -52,6 +55,7 @@ class Config:
     author_name: str = DEFAULT_AUTHOR[0]
     author_email: str = DEFAULT_AUTHOR[1]
     draft: str = "auto"
+    exclude: tuple[str, ...] = ()
     path: Optional[str] = field(default=None, compare=False)
 
     def wants_draft(self, flags, check_failed: bool = False) -> bool:
@@ -72,26 +76,41 @@ class Config:
         return self.branch.replace("{version}", version)
 
 
-def load_config(repo: Path) -> Config:
-    """Read ``REPO/.github/executorch-pack-bot.yml`` (absent: defaults).
+def config_path(repo: Path) -> Optional[str]:
+    """The repository-relative path of the config file (``.yml`` or ``.yaml``), or None when there is none.
 
-    Raises :class:`UsageError` ("FILE:LINE: ...", exit 2) for invalid YAML,
-    an unknown key, a wrong type or a bad value.
+    Raises :class:`UsageError` naming both when both spellings exist (which
+    one wins would be a guess).
+    """
+    found = [rel for rel in CONFIG_PATHS if (Path(repo) / rel).is_file()]
+    if len(found) > 1:
+        raise UsageError(f"both {found[0]} and {found[1]} exist; keep one of them", path=found[1])
+    return found[0] if found else None
+
+
+def load_config(repo: Path) -> Config:
+    """Read ``REPO/.github/executorch-pack-bot.yml`` or ``.yaml`` (absent: defaults).
+
+    Raises :class:`UsageError` ("FILE:LINE: ...", exit 2) for both files
+    present, invalid YAML, an unknown key, a wrong type or a bad value.
+    ``exclude`` is only checked to be a list of non-empty strings here; the
+    engine (:func:`bot.engine.read_template`) applies the globs.
     """
     import yaml
 
-    path = Path(repo) / CONFIG_PATH
-    if not path.is_file():
+    rel = config_path(repo)
+    if rel is None:
         return Config()
+    path = Path(repo) / rel
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"cannot read: {exc.strerror}", path=CONFIG_PATH) from None
+        raise UsageError(f"cannot read: {exc.strerror}", path=rel) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise UsageError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=CONFIG_PATH, line=line) from None
+        raise UsageError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=rel, line=line) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -100,14 +119,14 @@ def load_config(repo: Path) -> Config:
         if line is None and isinstance(getattr(exc, "position", None), int):   # a ReaderError (bad character)
             line = text[:exc.position].count("\n") + 1
         raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or getattr(exc, 'reason', None) or exc}",
-                         path=CONFIG_PATH, line=line) from None
+                         path=rel, line=line) from None
     if node is None:
-        return Config(path=CONFIG_PATH)
+        return Config(path=rel)
     if not isinstance(node, yaml.MappingNode):
-        raise UsageError("expected a mapping of settings", path=CONFIG_PATH, line=node.start_mark.line + 1)
+        raise UsageError("expected a mapping of settings", path=rel, line=node.start_mark.line + 1)
 
     def err(msg: str, n) -> UsageError:
-        return UsageError(msg, path=CONFIG_PATH, line=n.start_mark.line + 1)
+        return UsageError(msg, path=rel, line=n.start_mark.line + 1)
 
     def scalar(key: str, v) -> str:
         if not isinstance(v, yaml.ScalarNode) or not str(v.value).strip() or v.tag == "tag:yaml.org,2002:null":
@@ -140,6 +159,10 @@ def load_config(repo: Path) -> Config:
             values["base"] = b
         elif key in ("labels", "reviewers"):
             values[key] = strings(key, v)
+        elif key == "exclude":
+            if not isinstance(v, yaml.SequenceNode):
+                raise err("exclude: expected a list of path globs, e.g. [docs/old/*, vendor]", v)
+            values["exclude"] = tuple(scalar(key, x) for x in v.value)
         elif key == "author":
             a = scalar(key, v)
             m = _AUTHOR.match(a)
@@ -152,5 +175,5 @@ def load_config(repo: Path) -> Config:
                 raise err(f"draft: {d!r} is not one of auto, always, never", v)
             values["draft"] = d
         else:
-            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, author, draft)", k)
-    return Config(path=CONFIG_PATH, **values)
+            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, author, draft, exclude)", k)
+    return Config(path=rel, **values)

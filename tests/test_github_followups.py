@@ -165,3 +165,53 @@ def test_publish_refuses_a_plan_update_did_not_write(world, capsys, dry):
     assert code == 2
     assert "was not written to the checkout" in out.err and "without --dry-run" in out.err
     assert world.open_pulls(TEMPLATE) == [] and remote_head(world) is None
+
+
+# ------------------------------------------- 10: .yaml as well as .yml; the exclude: key
+def _config(repo, name, text):
+    (repo / ".github").mkdir(exist_ok=True)
+    (repo / ".github" / name).write_text(text)
+
+
+def test_config_is_read_from_the_yaml_spelling_too(tmp_path):
+    from bot.config import load_config
+    _config(tmp_path, "executorch-pack-bot.yaml", "labels: [deps]\n")
+    cfg = load_config(tmp_path)
+    assert cfg.labels == ("deps",) and cfg.path == ".github/executorch-pack-bot.yaml"
+
+
+def test_config_errors_name_the_yaml_spelling(tmp_path):
+    from bot.config import load_config
+    from bot.errors import UsageError
+    _config(tmp_path, "executorch-pack-bot.yaml", "labels: [deps]\ndraft: maybe\n")
+    with pytest.raises(UsageError) as e:
+        load_config(tmp_path)
+    assert str(e.value).startswith(".github/executorch-pack-bot.yaml:2: draft:")
+
+
+def test_both_config_spellings_present_is_an_error_naming_both(tmp_path):
+    from bot.config import load_config
+    from bot.errors import UsageError
+    _config(tmp_path, "executorch-pack-bot.yml", "labels: [a]\n")
+    _config(tmp_path, "executorch-pack-bot.yaml", "labels: [b]\n")
+    with pytest.raises(UsageError) as e:
+        load_config(tmp_path)
+    assert ".github/executorch-pack-bot.yml" in str(e.value) and ".github/executorch-pack-bot.yaml" in str(e.value)
+    assert e.value.exit_code == 2
+
+
+def test_exclude_is_a_known_key_holding_globs(tmp_path):
+    from bot.config import load_config
+    _config(tmp_path, "executorch-pack-bot.yml", "exclude:\n  - docs/old/*\n  - vendor\n")
+    assert load_config(tmp_path).exclude == ("docs/old/*", "vendor")
+
+
+@pytest.mark.parametrize("text,line", [("exclude: docs/*\n", 1), ("exclude:\n  - ok\n  - [a]\n", 3),
+                                       ("exclude: {a: 1}\n", 1), ("labels: []\nexclude:\n  - ''\n", 3)])
+def test_a_bad_exclude_is_named_with_file_and_line(tmp_path, text, line):
+    from bot.config import load_config
+    from bot.errors import UsageError
+    _config(tmp_path, "executorch-pack-bot.yml", text)
+    with pytest.raises(UsageError) as e:
+        load_config(tmp_path)
+    assert str(e.value).startswith(f".github/executorch-pack-bot.yml:{line}: exclude:")
