@@ -371,6 +371,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     flags.extend(_companions(tpl, bump))
     flags.extend(leftovers(tpl, bump, result.edits, flags))
     flags.extend(_python_range(current_set, target))
+    flags.extend(python_flags(tpl, target))
     result.rows = _rows(tpl, bump)
     result.flags = _dedupe(flags)
     result.findings = tpl.findings
@@ -526,6 +527,88 @@ def _python_range(current: Optional[PinSet], target: PinSet) -> list[Flag]:
                      f"{target.requires_python!r} (was {current.requires_python!r} at {current.tag}); "
                      "check the template's Python version", blocking=False)]
     return []
+
+
+_PY_VERSION_KEY = re.compile(r"(?m)^[ \t-]*python-version[ \t]*:[ \t]*(?P<value>[^#\r\n]*)")
+_PY_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+
+
+def stated_pythons(tpl: Template) -> list[tuple[str, int, str]]:
+    """Every Python version or range the template states: ``[(path, line, text)]``.
+
+    Sources: a ``.python-version`` file at the repository root (one version a
+    line, pyenv's format), ``python-version:`` values in
+    ``.github/workflows/*.yml`` (a scalar or a flow list; expressions such as
+    ``${{ matrix.python }}`` and ``3.x`` are skipped), and ``requires-python``
+    of the template's own ``pyproject.toml`` (a range).
+    """
+    from bot.template.prose import is_workflow
+
+    out: list[tuple[str, int, str]] = []
+    pv = Path(tpl.repo) / ".python-version"
+    if not scanmod.excluded(".python-version", tpl.exclude) and pv.is_file() and not pv.is_symlink():
+        try:
+            for no, line in enumerate(pv.read_text(encoding="utf-8").splitlines(), 1):
+                value = line.split("#", 1)[0].strip()
+                if _PY_VERSION.match(value):
+                    out.append((".python-version", no, value))
+        except (OSError, UnicodeDecodeError):
+            pass
+    for loaded in tpl.files:
+        doc = loaded.doc
+        if is_workflow(doc.path) and "python-version" in doc.text:
+            for m in _PY_VERSION_KEY.finditer(doc.text):
+                for item in m.group("value").strip().strip("[]").split(","):
+                    value = item.strip().strip("'\"")
+                    if _PY_VERSION.match(value):
+                        out.append((doc.path, doc.line_of(m.start("value")), value))
+        elif doc.path.rsplit("/", 1)[-1] == "pyproject.toml" and "requires-python" in doc.text:
+            from bot.template.pyproject import load as load_toml
+            project = load_toml(doc).get("project")
+            spec = project.get("requires-python") if isinstance(project, dict) else None
+            if isinstance(spec, str):
+                at = doc.text.find("requires-python")
+                out.append((doc.path, doc.line_of(at), spec))
+    return out
+
+
+def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
+    """Non-blocking ``requires-python`` flags for each Python the template states outside the target's range.
+
+    The target's ``requires-python`` (upstream ``pyproject.toml`` at the target
+    tag, FORMATS.md section 2) is a :class:`~packaging.specifiers.SpecifierSet`;
+    a stated version is checked directly, a stated range by the Python minor
+    versions it admits (3.0 up to one past the newest the target admits).
+    """
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if not target.requires_python:
+        return []
+    try:
+        allowed = SpecifierSet(target.requires_python)
+    except InvalidSpecifier:
+        return []
+    minors = [Version(f"3.{n}") for n in range(0, 40)]
+    top = max((v.minor for v in minors if allowed.contains(v, prereleases=True)), default=39)
+    out = []
+    for path, line, text in stated_pythons(tpl):
+        if _PY_VERSION.match(text):
+            if allowed.contains(Version(text), prereleases=True):
+                continue
+            why = f"Python {text}"
+        else:
+            try:
+                spec = SpecifierSet(text)
+            except InvalidSpecifier:
+                continue
+            outside = [f"3.{v.minor}" for v in minors[:top + 2] if spec.contains(v, prereleases=True)
+                       and not allowed.contains(v, prereleases=True)]
+            if not outside:
+                continue
+            why = f"requires-python {text!r} (admits Python {', '.join(outside)})"
+        out.append(Flag("requires-python", f"{why} is outside executorch {target.executorch}'s requires-python "
+                        f"{target.requires_python!r}", path=path, line=line, blocking=False))
+    return out
 
 
 def _dedupe(flags: list[Flag]) -> list[Flag]:

@@ -394,3 +394,23 @@ def test_demo_dry_run_without_keep_applies_nothing_and_cleans_up(capsys):
     rc, out, err = run_cli(capsys, "demo", "--dry-run")
     assert rc == 0, err
     assert "nothing applied" in out and "Try the commands yourself" not in out
+
+
+# --------------------------------------------------------------------------- 12. the template's Python
+
+def test_stated_pythons_outside_the_targets_requires_python_are_flagged(template, upstream_repo, capsys):
+    (template / ".python-version").write_text("3.9\n")
+    wf = template / ".github" / "workflows" / "build.yml"
+    wf.write_text(wf.read_text().replace(
+        "      - uses: actions/checkout@v4\n",
+        "      - uses: actions/checkout@v4\n      - uses: actions/setup-python@v5\n        with:\n"
+        "          python-version: '3.12'\n      - run: echo\n        env:\n"
+        "          python-version: [\"3.12\", \"3.16\"]\n", 1))
+    (template / "pyproject.toml").write_text('[project]\nname = "t"\nrequires-python = ">=3.8,<3.13"\n')
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    py = [f for f in json.loads(out)["flags"] if f["code"] == "requires-python"]
+    assert [(f["path"], f["line"], f["blocking"]) for f in py] == [
+        (".python-version", 1, False), (".github/workflows/build.yml", 16, False), ("pyproject.toml", 3, False)]
+    assert "Python 3.9 is outside executorch 1.5.1's requires-python '>=3.10,<3.15'" in py[0]["message"]
+    assert "3.16" in py[1]["message"] and "3.8, 3.9" in py[2]["message"]
