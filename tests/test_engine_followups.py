@@ -414,3 +414,15 @@ def test_stated_pythons_outside_the_targets_requires_python_are_flagged(template
         (".python-version", 1, False), (".github/workflows/build.yml", 16, False), ("pyproject.toml", 3, False)]
     assert "Python 3.9 is outside executorch 1.5.1's requires-python '>=3.10,<3.15'" in py[0]["message"]
     assert "3.16" in py[1]["message"] and "3.8, 3.9" in py[2]["message"]
+
+
+# --------------------------------------------------------------------------- 13. --json on error
+
+def test_json_on_error_keeps_stdout_empty_and_the_error_on_stderr(template, upstream_repo, capsys):
+    _one_odd_pin(template)
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 2 and out == ""
+    assert err.startswith("executorch-pack-bot: error: requirements.txt:4: ")
+    (template / "cmsis-executorch.csolution.yml").write_text("solution: [\n")
+    rc, out, err = _audit(capsys, template, "--json")
+    assert rc == 2 and out == "" and "cmsis-executorch.csolution.yml" in err
