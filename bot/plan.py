@@ -3,16 +3,19 @@
 CONTRACT (implemented in bot/engine.py by the engine's owner):
 
     bot.engine.plan(repo: Path, source: UpstreamSource, *, to: str | None = None,
-                    sets: dict[str, str] | None = None, allow_prerelease: bool = False) -> Plan
-        Scans the template at ``repo``, resolves the target and current pin
+                    sets: dict[str, str] | None = None, allow_prerelease: bool = False,
+                    progress=None, exclude: tuple[str, ...] = ()) -> Plan
+        Scans the template at ``repo`` (minus the ``exclude`` globs and the
+        config file's ``exclude:`` list), resolves the target and current pin
         sets from ``source``, asks every manager for edits, validates the
-        resulting contents in memory.  Writes nothing.  Raises BotError
-        subclasses for bad input (exit 2).
+        resulting contents in memory, then flags leftovers of the old
+        version.  Writes nothing.  Raises BotError subclasses for bad input (exit 2).
 
     bot.engine.apply(plan: Plan) -> None
         Writes ``plan.contents`` all-or-nothing (bot.textfile.write_all).
 
-    bot.engine.audit(repo: Path) -> Audit   (see bot/engine.py)
+    bot.engine.audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit   (see bot/engine.py;
+        ``Audit.ok`` is False when pins disagree or a blocking item is flagged)
 """
 
 from __future__ import annotations
