@@ -98,8 +98,8 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
                 requests.exceptions.ContentDecodingError, requests.Timeout, _Short) as exc:
             last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
             _remove(part)
-            if attempt + 1 < policy.attempts:
-                policy.wait(attempt, None)
+            if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
+                raise PackError(policy.gave_up(f"download {asset.name}", attempt + 1, last))
             continue
         except OSError as exc:   # disk full, no permission, a folder in the way: not worth retrying
             _remove(part)
@@ -114,7 +114,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             _remove(part)
             raise PackError(f"cannot move the download into place: {exc.strerror or exc}", path=str(final)) from None
         return final
-    raise PackError(mask(f"could not download {asset.name} after {policy.attempts} attempts (last: {last})"))
+    raise PackError(policy.gave_up(f"download {asset.name}", 0, "no attempt was allowed"))
 
 
 def _remove(path: Path) -> None:

@@ -7,7 +7,9 @@ which GitHub signals by a ``Retry-After`` header or a message such as
 ``GithubException`` (not ``RateLimitExceededException``) for the secondary
 limit, so faults are classified by status, headers and message, never by
 exception class.  Waits honour ``Retry-After`` but never exceed a cap
-(``EXECUTORCH_PACK_BOT_MAX_WAIT`` seconds, default 60; the tests set 0).
+(``EXECUTORCH_PACK_BOT_MAX_WAIT`` seconds, default 60; the tests set 0),
+and one operation waits at most ``TOTAL_WAITS`` (3) times that cap in all
+(default 180 s): then it gives up, even with attempts left.
 
 The token is given once to PyGithub (``Auth.Token``) and to
 :func:`auth_header` for git; :func:`mask` removes it from any text
@@ -25,6 +27,7 @@ from bot.errors import PlatformError, UsageError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0
+TOTAL_WAITS = 3   # one operation's waits add up to at most this many times the cap
 T = TypeVar("T")
 
 _SECRETS: set[str] = set()
@@ -108,6 +111,10 @@ class RetryPolicy:
         backoff: base of the exponential backoff in seconds (``backoff * 2**n``).
         max_wait: cap in seconds on any single wait, ``Retry-After`` included.
         sleep: the sleeping function (tests pass a recorder).
+        waits: the seconds waited so far by the operation using this policy;
+            their sum never exceeds :attr:`max_total` (``TOTAL_WAITS * max_wait``).
+
+    Use one policy per operation (:meth:`from_env` makes a fresh one).
     """
 
     attempts: int = 5
@@ -164,10 +171,32 @@ class RetryPolicy:
             wait = self.max_wait
         return max(0.0, min(wait, self.max_wait))
 
-    def wait(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> None:
+    @property
+    def max_total(self) -> float:
+        """Seconds one operation may wait in all: ``TOTAL_WAITS * max_wait``."""
+        return TOTAL_WAITS * self.max_wait
+
+    def wait(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> bool:
+        """Sleep before try ``attempt + 1``; False (no sleep) when the operation's total wait is used up.
+
+        The last wait is shortened to what is left of :attr:`max_total`; the
+        caller gives up on False.
+        """
         d = self.delay(attempt, headers)
+        left = self.max_total - sum(self.waits)
+        if d > left:
+            if left <= 0:
+                return False
+            d = left
         self.waits.append(d)
         self.sleep(d)
+        return True
+
+    def gave_up(self, what: str, tries: int, last: str) -> str:
+        """The message of an operation that failed for good after ``tries`` attempts (token masked)."""
+        spent = sum(self.waits)
+        budget = f"; waited {spent:g} s in all, the limit" if spent and spent >= self.max_total else ""
+        return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}")
 
 
 def _retry_after(value: str, now: float, default: float) -> float:
@@ -230,16 +259,14 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
             last = f"HTTP {status}: {message or 'no message'}"
             if not policy.is_transient(status, message, headers):
                 raise PlatformError(mask(f"GitHub refused to {what}: {last}")) from None
-            if attempt + 1 < policy.attempts:
-                policy.wait(attempt, headers)
         except requests.RequestException as exc:
             last = f"{type(exc).__name__}"
             if not isinstance(exc, _transient_request_errors()):
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
-            if attempt + 1 < policy.attempts:
-                policy.wait(attempt, None)
-    raise PlatformError(mask(f"gave up trying to {what} after {policy.attempts} attempts (last: {last}); "
-                             "the run can be repeated safely"))
+            headers = None
+        if attempt + 1 >= policy.attempts or not policy.wait(attempt, headers):
+            raise PlatformError(policy.gave_up(what, attempt + 1, last) + "; the run can be repeated safely")
+    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
 
 
 def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
@@ -283,8 +310,8 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
             last = type(exc).__name__
             if not isinstance(exc, _transient_request_errors()):
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
-            if attempt + 1 < policy.attempts:
-                policy.wait(attempt, None)
+            if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
+                raise PlatformError(policy.gave_up(what, attempt + 1, last))
             continue
         if r.status_code in ok:
             return r
@@ -297,9 +324,9 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
         if not policy.is_transient(r.status_code, msg, r.headers):
             raise PlatformError(mask(f"cannot {what}: {last}"))
         r.close()
-        if attempt + 1 < policy.attempts:
-            policy.wait(attempt, r.headers)
-    raise PlatformError(mask(f"gave up trying to {what} after {policy.attempts} attempts (last: {last})"))
+        if attempt + 1 >= policy.attempts or not policy.wait(attempt, r.headers):
+            raise PlatformError(policy.gave_up(what, attempt + 1, last))
+    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
 
 
 def session(token: Optional[str] = None):
