@@ -5,7 +5,7 @@ appended to the file named by ``$GITHUB_OUTPUT`` as ``name<<DELIM`` /
 value / ``DELIM`` (safe for multi-line values when DELIM never occurs in
 the value); the job summary is Markdown appended to ``$GITHUB_STEP_SUMMARY``;
 ``::group::TITLE`` / ``::endgroup::`` fold log lines;
-``::error file=F,line=L::MESSAGE`` annotates a file (data escapes ``%``,
+``::error file=F,line=L::MESSAGE`` annotates a file (``::warning`` likewise) (data escapes ``%``,
 CR, LF; property values also ``:`` and ``,``); ``::add-mask::VALUE`` hides
 a value in all later log lines.  Outside Actions, groups and annotations
 print nothing special and outputs are skipped.
@@ -108,6 +108,15 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
             props.append(f"line={int(line)}")
     head = "::error" + (" " + ",".join(props) if props else "")
     print(f"{head}::{_escape_data(message)}", file=out, flush=True)
+
+
+def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
+    """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat."""
+    out = out or sys.stderr
+    if in_actions(env):
+        print(f"::warning title=executorch-pack-bot::{_escape_data(message)}", file=out, flush=True)
+    else:
+        print(f"warning: {message}", file=out)
 
 
 def add_mask(secret: Optional[str], out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:

@@ -253,3 +253,41 @@ def test_a_zero_cap_never_stops_the_retries_early():
     policy = RetryPolicy(attempts=4, max_wait=0, sleep=lambda s: None)
     with pytest.raises(PlatformError, match="after 4 attempts"):
         call(_always_503, "x", policy)
+
+
+# ------------------------------------------- 7: a refused push is visible (warning + job summary)
+def _foreign_commit_on_the_branch(w):
+    from fakegithub import fresh_checkout
+    co = fresh_checkout(w.remote, w.tmp / "human")
+    git(co, "fetch", "-q", "origin", "executorch-pack-bot/executorch")
+    git(co, "checkout", "-q", "-b", "mine", "FETCH_HEAD")
+    (co / "NOTE.md").write_text("mine\n")
+    git(co, "add", "NOTE.md")
+    subprocess_env_commit(co)
+    git(co, "push", "-q", "origin", "HEAD:executorch-pack-bot/executorch")
+
+
+def subprocess_env_commit(co):
+    import subprocess
+    subprocess.run(["git", "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m",
+                    "mine"], cwd=co, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("command", ["publish", "run"])
+def test_a_refused_push_is_a_warning_and_a_summary_line(world, capsys, monkeypatch, command):
+    assert cli(capsys, "run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}")[0] == 0
+    _foreign_commit_on_the_branch(world)
+    summary = world.tmp / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    if command == "publish":
+        co, plan = planned_checkout(world, capsys)
+        code = main(["publish", "--repo", str(co), "--plan-file", str(plan)])
+    else:
+        code = main(["run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}"])
+    out = capsys.readouterr()
+    assert code == 0
+    warnings = [ln for ln in (out.out + out.err).splitlines() if ln.startswith("::warning")]
+    assert len(warnings) == 1 and "has commits by others" in warnings[0] and "not pushing" in warnings[0]
+    text = summary.read_text()
+    assert "not pushed" in text and "commits by others" in text

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import make_github, token_from
-    from bot.github.publish import Publisher, current_branch, repo_full_name
+    from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
     from bot.report import pr_body, pr_title
 
     token = token_from(args.token)
@@ -170,6 +170,10 @@ def run(args: argparse.Namespace) -> int:
     res = pub.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
+    notice = refusal_notice(res)
+    if notice:
+        actions.warning(notice)
+        actions.append_summary(f"- **not pushed**: {notice}\n")
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

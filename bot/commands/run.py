@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
-    from bot.github.publish import Publisher, repo_full_name
+    from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
     token = token_from(args.token)
@@ -68,10 +68,14 @@ def run(args: argparse.Namespace) -> int:
         outs["pull-request"] = outs["pr-number"] = out.result.number     # pr-number/pr-url: action.yml's names
         outs["pr-url"] = getattr(out.result, "url", "") or ""
     actions.set_outputs(outs)
+    notice = refusal_notice(out.result) if out.result is not None else None
+    if notice:
+        actions.warning(notice)
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line))
+                                       pack_note=out.pack_note, index_line=out.index_line)
+                           + (f"\n- **not pushed**: {notice}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)

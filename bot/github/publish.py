@@ -73,6 +73,21 @@ class PublishResult:
     message: str = ""
 
 
+REFUSED = ("foreign-commits", "foreign-pr")   # PublishResult actions where nothing was pushed on purpose
+
+
+def refusal_notice(result: "PublishResult") -> Optional[str]:
+    """One line for the ``::warning`` annotation and the job summary when publish refused to push, else None.
+
+    Publishing still exits 0 then (the bot did its job: it kept someone's
+    work), but the run must not look like an ordinary success.
+    """
+    if result.action not in REFUSED:
+        return None
+    where = f" (#{result.number})" if result.number else ""
+    return f"executorch-pack-bot did not push{where}: {result.message}"
+
+
 class Git:
     """Runs git in the template checkout with the bot identity and, for the network, the token header."""
 
