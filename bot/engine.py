@@ -75,7 +75,7 @@ CONFIG_PATH = ".github/executorch-pack-bot.yml"
 
 
 def config_excludes(repo: Path) -> tuple[str, ...]:
-    """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (absent file or key: ``()``).
+    """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (or ``.yaml``; absent file or key: ``()``).
 
     Read with PyYAML here (the other keys are :mod:`bot.config`'s to
     validate).  Raises :class:`UsageError` naming the file and line when the
@@ -83,19 +83,22 @@ def config_excludes(repo: Path) -> tuple[str, ...]:
     """
     import yaml
 
-    path = Path(repo) / CONFIG_PATH
-    if not path.is_file() or path.is_symlink():
+    for rel in (CONFIG_PATH, CONFIG_PATH[:-4] + ".yaml"):  # bot.config accepts either spelling
+        path = Path(repo) / rel
+        if path.is_file() and not path.is_symlink():
+            break
+    else:
         return ()
     try:
         text = path.read_bytes().decode("utf-8-sig")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except OSError as exc:
-        raise UsageError(f"cannot read: {exc.strerror}", path=CONFIG_PATH) from None
+        raise UsageError(f"cannot read: {exc.strerror}", path=rel) from None
     except UnicodeDecodeError:
-        raise UsageError("not UTF-8 text", path=CONFIG_PATH) from None
+        raise UsageError("not UTF-8 text", path=rel) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=CONFIG_PATH,
+        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=rel,
                          line=mark.line + 1 if mark else None) from None
     if not isinstance(node, yaml.MappingNode):
         return ()
@@ -105,12 +108,12 @@ def config_excludes(repo: Path) -> tuple[str, ...]:
         line = value.start_mark.line + 1
         if not isinstance(value, yaml.SequenceNode):
             raise UsageError("exclude: expected a list of path globs, e.g. [docs/old/*, vendor-docs]",
-                             path=CONFIG_PATH, line=line)
+                             path=rel, line=line)
         out = []
         for item in value.value:
             if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
                 raise UsageError("exclude: every item must be a non-empty string (a path glob)",
-                                 path=CONFIG_PATH, line=item.start_mark.line + 1)
+                                 path=rel, line=item.start_mark.line + 1)
             out.append(item.value)
         return tuple(out)
     return ()

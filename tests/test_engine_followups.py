@@ -426,3 +426,10 @@ def test_json_on_error_keeps_stdout_empty_and_the_error_on_stderr(template, upst
     (template / "cmsis-executorch.csolution.yml").write_text("solution: [\n")
     rc, out, err = _audit(capsys, template, "--json")
     assert rc == 2 and out == "" and "cmsis-executorch.csolution.yml" in err
+
+
+def test_config_file_yaml_spelling_exclude_is_honoured(template, capsys):
+    _latin1_doc(template)
+    (template / ".github" / "executorch-pack-bot.yaml").write_text("exclude: [documentation/old]\n")
+    rc, out, _ = _audit(capsys, template)
+    assert rc == 0, out
