@@ -28,9 +28,16 @@ class Flag:
     """An item a reviewer must look at.
 
     Attributes:
-        code: stable machine name, e.g. ``"source-disagreement"``,
-            ``"unresolved-pin"``, ``"range-pin"``, ``"history-mention"``,
-            ``"requires-python"``, ``"downgrade"``, ``"pins-disagree"``.
+        code: stable machine name.  Blocking by nature: ``"unresolved-pin"``
+            (upstream gives no exact value), ``"range-pin"`` (an ExecuTorch pin
+            that is a range), ``"pack-id-case"``, ``"symlink-outside-repo"`` (a
+            pin file linked out of the repository), ``"tosa-unknown"``.
+            Informational: ``"source-disagreement"``, ``"source-unusable"``,
+            ``"set-override"``, ``"removed-pin"``, ``"pin-was-different"``,
+            ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,
+            ``"script-pin-drift"``, ``"history-mention"``, ``"leftover"``,
+            ``"downgrade"`` (CASES.md C19), ``"companion-pin"``,
+            ``"requires-python"``, ``"ahead-of-upstream"``.
         message: one sentence naming the file, package and versions involved.
         path: repository-relative POSIX path (template) or upstream path, or None.
         line: 1-based line, or None.
