@@ -291,3 +291,57 @@ def test_a_refused_push_is_a_warning_and_a_summary_line(world, capsys, monkeypat
     assert len(warnings) == 1 and "has commits by others" in warnings[0] and "not pushing" in warnings[0]
     text = summary.read_text()
     assert "not pushed" in text and "commits by others" in text
+
+
+# ------------------------------------------- 6: verify_asset calls verify-pack directly and cleans up
+def _pack_world(world):
+    from fakegithub import add_sample_release
+    from packgen import make_pack
+    pack = make_pack(world.tmp / "packs", version="1.5.1")
+    world.repo(UPSTREAM).releases = [r for r in world.repo(UPSTREAM).releases if r["tag_name"] != "v1.5.1"]
+    add_sample_release(world, "v1.5.1", created_at="2026-09-01T00:00:00Z",
+                       assets={"PyTorch.ExecuTorch.1.5.1.pack": pack.read_bytes()})
+    return pack
+
+
+def test_run_deletes_the_folder_it_downloaded_the_pack_into(world, capsys, monkeypatch):
+    import tempfile
+    _pack_world(world)
+    tmp = world.tmp / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    assert cli(capsys, "run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}")[0] == 0
+    assert "**Passed** for version `1.5.1`" in pr_body_of(world)["body"]
+    assert list(tmp.iterdir()) == []
+
+
+def test_fetch_pack_keeps_the_pack_in_dest(world, capsys):
+    _pack_world(world)
+    dest = world.tmp / "dest"
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+    assert code == 0 and sorted(p.name for p in dest.iterdir()) == ["PyTorch.ExecuTorch.1.5.1.pack"]
+
+
+def test_verify_asset_calls_verify_pack_with_its_signature(world, monkeypatch, tmp_path):
+    from bot.github import flow
+    from bot.github.source import GitHubSource
+    from bot.pack import verify
+    _pack_world(world)
+    seen = []
+
+    def fake_verify(pack, version, *, tag=None):
+        seen.append((pack.name, version, tag, pack.is_file()))
+        return "REPORT"
+    monkeypatch.setattr(verify, "verify_pack", fake_verify)
+    asset = GitHubSource.from_spec(f"github:{UPSTREAM}").release("v1.5.1").assets[0]
+    path, report = flow.verify_asset(asset, "1.5.1", "v1.5.1")
+    assert report == "REPORT" and path is None
+    assert seen == [("PyTorch.ExecuTorch.1.5.1.pack", "1.5.1", "v1.5.1", True)]
+    path, _ = flow.verify_asset(asset, "1.5.1", "v1.5.1", tmp_path / "keep")
+    assert path == tmp_path / "keep" / "PyTorch.ExecuTorch.1.5.1.pack" and path.is_file()
+
+
+def test_a_pack_report_file_that_failed_makes_a_draft():
+    from bot.github.flow import MarkdownReport
+    assert MarkdownReport("### Pack verification: `x.pack`\n\n**Failed** for version `1.5.1`: 1 failed.\n").failed
+    assert not MarkdownReport("### Pack verification: `x.pack`\n\n**Passed** for version `1.5.1`\n").failed

@@ -54,12 +54,9 @@ def run(args: argparse.Namespace) -> int:
     if asset is None:
         raise PackError(f"release {tag} has no asset {pack_asset_name(str(v))}; build the pack with build-pack")
     progress = _bar(sys.stderr) if sys.stderr.isatty() else None
-    path, report, note = flow.verify_asset(asset, to_semver(v), tag, args.dest, progress=progress)
+    path, report = flow.verify_asset(asset, to_semver(v), tag, args.dest, progress=progress, token=token)
     if progress:
         sys.stderr.write("\n")
     print(f"{path}")
-    if report is None:
-        print(note)
-        return 0
     print(report.to_markdown())
     return 1 if report.failed else 0

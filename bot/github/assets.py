@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from bot.errors import CheckFailed, PackError
-from bot.github.client import RetryPolicy, http_get, mask, session
+from bot.github.client import RetryPolicy, http_get, session
 from bot.github.releases import Asset, Release
 from bot.versions import to_semver
 
@@ -42,7 +42,7 @@ def find_pack_asset(release: Optional[Release], version: str) -> Optional[Asset]
 
 
 def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = None,
-                   policy: Optional[RetryPolicy] = None, http=None) -> Path:
+                   policy: Optional[RetryPolicy] = None, http=None, token: Optional[str] = None) -> Path:
     """Stream ``asset`` into the folder ``dest``; return the path of the complete, checked file.
 
     Args:

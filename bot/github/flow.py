@@ -65,46 +65,53 @@ def index_pins(plan) -> dict[str, str]:
 
 
 class MarkdownReport:
-    """A pack report read from ``verify-pack --markdown FILE`` (for ``publish --pack-report``)."""
+    """A pack report given to ``publish --pack-report FILE`` as the Markdown of ``verify-pack --markdown FILE``.
 
-    failed = False
+    ``publish`` runs in another job than the verification, so it only has
+    that Markdown; this wraps it in the shape :func:`bot.report.pack_section`
+    reads from a ``PackReport``.  ``failed`` is read from the verdict line
+    ``PackReport.to_markdown()`` writes (``**Failed** for version ...``,
+    bot/pack/report.py); the operator components are inside the text already.
+    """
+
     operators_added: tuple = ()
     operators_removed: tuple = ()
 
     def __init__(self, text: str):
         self.text = text
+        self.failed = any(line.startswith("**Failed**") for line in text.splitlines())
 
     def to_markdown(self) -> str:
+        """The report's Markdown, as given."""
         return self.text
 
 
-def verify_asset(asset, version: str, tag: str, dest: Path, *, progress=None):
-    """Download the release asset into ``dest`` and verify it; returns ``(path, PackReport or None, note)``.
+def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, progress=None,
+                 token: Optional[str] = None):
+    """Download the release asset, verify it with ``verify-pack``; returns ``(path or None, PackReport)``.
 
-    The report is None (with a note saying so) when pack verification is not
-    installed.  Raises what :func:`bot.github.assets.download_asset` raises.
+    Args:
+        asset: a :class:`bot.github.releases.Asset` (``PyTorch.ExecuTorch.V.pack``).
+        version: the pack (SemVer) version to verify against (FORMATS.md section 3).
+        tag: the release tag (``v1.5.1``), for the report.
+        dest: a folder to keep the pack in (``fetch-pack --dest``); the path is
+            returned.  None: the pack goes to a temporary folder that is
+            deleted after the verification, and the path is None.
+        progress: download progress callback (bytes so far, total or None).
+        token: the GitHub token, for a private upstream's asset endpoint.
+
+    Raises what :func:`bot.github.assets.download_asset` raises (a sha256
+    mismatch is :class:`~bot.errors.CheckFailed`, exit 1).
     """
     from bot.github.assets import download_asset
+    from bot.pack.verify import verify_pack
 
-    path = download_asset(asset, dest, progress=progress)
-    try:
-        from bot.pack.verify import verify_pack
-    except ImportError:
-        return path, None, f"Downloaded `{asset.name}` (sha256 checked); pack verification is not available here."
-    return path, _call_verify(verify_pack, path, version, tag), None
-
-
-def _call_verify(verify_pack, path: Path, version: str, tag: str):
-    """Call ``verify_pack`` with the arguments its contract names (issue 3: pack, version, tag)."""
-    import inspect
-
-    params = inspect.signature(verify_pack).parameters
-    kwargs = {}
-    if "version" in params:
-        kwargs["version"] = version
-    if "tag" in params:
-        kwargs["tag"] = tag
-    return verify_pack(path, **kwargs)
+    if dest is not None:
+        path = download_asset(asset, Path(dest), progress=progress, token=token)
+        return path, verify_pack(path, version, tag=tag)
+    with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
+        path = download_asset(asset, Path(tmp), progress=progress, token=token)
+        return None, verify_pack(path, version, tag=tag)
 
 
 @dataclass
@@ -158,9 +165,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
 
     if state.asset is not None:
-        tmp = Path(tempfile.mkdtemp(prefix="epb-pack-"))
-        _path, out.pack_report, out.pack_note = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, tmp)
-        if out.pack_report is not None and getattr(out.pack_report, "failed", False):
+        _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
+                                              token=getattr(source, "token", None))
+        if out.pack_report.failed:
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
             return out
