@@ -345,3 +345,15 @@ def test_a_pack_report_file_that_failed_makes_a_draft():
     from bot.github.flow import MarkdownReport
     assert MarkdownReport("### Pack verification: `x.pack`\n\n**Failed** for version `1.5.1`: 1 failed.\n").failed
     assert not MarkdownReport("### Pack verification: `x.pack`\n\n**Passed** for version `1.5.1`\n").failed
+
+
+# ------------------------------------------- 8: a failed publish inside run leaves the checkout as it was
+def test_a_failed_publish_in_run_puts_the_checkout_back(world, capsys):
+    world.faults.append(Fault("POST", r"/pulls$", 422, {"message": "Validation Failed",
+                                                       "errors": [{"message": "base is protected"}]}))
+    co = checkout(world)
+    code, out = cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}")
+    assert code == 2 and "base is protected" in out.err
+    assert git(co, "status", "--porcelain") == ""          # every file the plan wrote has its original bytes
+    assert "checkout was put back as it was before run" in out.err
+    assert remote_head(world) is None                      # and the branch this run pushed was deleted

@@ -139,7 +139,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     repository.  With ``dry_run`` nothing is written, pushed or sent: the
     outcome carries the PR title and body that would be proposed.
     Exit code: 0 done or nothing to do (also "waiting for the package index"),
-    1 the pack failed verification.
+    1 the pack failed verification.  When publishing fails (the error is
+    raised), the files the plan wrote get their original bytes back first.
     """
     from bot import engine
     from bot.github.index import check_index
@@ -185,10 +186,34 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     engine.apply(plan)
     draft = publisher.config.wants_draft(plan.flags, check_failed=bool(getattr(out.pack_report, "failed", False)))
     msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
-    out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents), title=out.title,
-                                   body=out.body, fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
+    try:
+        out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
+                                       title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
+                                       commit_message=msg)
+    except BaseException:
+        restore_checkout(plan, say)
+        raise
     r = out.result
     out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
     if r.message:
         out.outcome += f" ({r.message})"
     return out
+
+
+def restore_checkout(plan, say: Progress) -> None:
+    """Write ``plan.originals`` back (all-or-nothing) after a failed publish, and say so through ``say``.
+
+    ``run`` applied the plan only to publish it; a failed publish must leave
+    the checkout as it was.  A restore that fails itself is said too (the
+    publish error is what the caller raises).
+    """
+    from bot.errors import BotError
+    from bot.textfile import write_all
+
+    try:
+        write_all(Path(plan.repo), dict(plan.originals))
+    except (BotError, OSError) as exc:
+        say(f"publish failed, and the checkout could not be put back: {exc}")
+        return
+    say(f"publish failed: the checkout was put back as it was before run applied the plan "
+        f"({len(plan.originals)} files)")
