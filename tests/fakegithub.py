@@ -64,6 +64,7 @@ class FakeRepo:
         self.labels: dict[int, list[str]] = {}
         self.reviewers: dict[int, list[str]] = {}
         self.next_number = 1
+        self.private = False   # private: the API answers 404 without a token; browser downloads always 404
 
 
 class FakeGitHub:
@@ -77,6 +78,7 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.requests: list[Seen] = []
         self.bot_login = "github-actions[bot]"
+        self.asset_host = ""   # where the asset endpoint redirects to (another server); "" = this server
         self._ids = 1000
         self._server = None
         self._thread = None
@@ -218,6 +220,8 @@ class FakeGitHub:
             d = self.pypi.get((mm.group(1).lower(), mm.group(2)))
             return self._json(d) if d else self._not_found()
         if m == "GET" and (mm := re.fullmatch(r"/download/([^/]+/[^/]+)/([^/]+)/([^/]+)", p)):
+            if mm.group(1) in self.repos and self.repos[mm.group(1)].private and "sig" not in req.args:
+                return self._not_found()   # a private repository's browser_download_url needs a web session
             aid = int(req.args.get("id", 0))
             data = self.assets.get(aid)
             if data is None:
@@ -234,6 +238,21 @@ class FakeGitHub:
         if full not in self.repos:
             return self._not_found()
         r = self.repos[full]
+        if r.private and not req.headers.get("Authorization"):
+            return self._not_found()   # GitHub hides a private repository from anonymous requests
+        if m == "GET" and (mm := re.fullmatch(r"/releases/assets/(\d+)", rest)):
+            # GitHub REST docs, "Get a release asset": Accept: application/octet-stream answers 302 to a
+            # signed URL on another host (which must not get the token); otherwise the asset's JSON.
+            aid = int(mm.group(1))
+            found = [(rel, a) for rel in r.releases for a in rel["assets"] if a["id"] == aid]
+            if not found:
+                return self._not_found()
+            rel, a = found[0]
+            if req.headers.get("Accept") != "application/octet-stream":
+                return self._json(a)
+            host = self.asset_host or self.url
+            loc = f"{host}/download/{full}/{rel['tag_name']}/{a['name']}?id={aid}&sig=signed"
+            return Response(status=302, headers={"Location": loc})
         if m == "GET" and rest == "":
             return self._json({"full_name": full, "name": r.name, "owner": {"login": r.owner},
                                "url": f"{self.url}/repos/{full}", "default_branch": "main"})

@@ -357,3 +357,49 @@ def test_a_failed_publish_in_run_puts_the_checkout_back(world, capsys):
     assert git(co, "status", "--porcelain") == ""          # every file the plan wrote has its original bytes
     assert "checkout was put back as it was before run" in out.err
     assert remote_head(world) is None                      # and the branch this run pushed was deleted
+
+
+# ------------------------------------------- 9: a private upstream's asset comes through the API endpoint
+@pytest.fixture
+def objects_host():
+    from fakegithub import FakeGitHub
+    host = FakeGitHub()
+    host.start()
+    yield host
+    host.stop()
+
+
+def test_private_upstream_asset_is_downloaded_through_the_api_with_the_token(world, capsys, objects_host):
+    pack = _pack_world(world)
+    world.repo(UPSTREAM).private = True
+    objects_host.assets = world.assets
+    world.asset_host = objects_host.url            # the 302 goes to another 127.0.0.1 port
+    dest = world.tmp / "dest"
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+    assert code == 0, out.err
+    assert (dest / "PyTorch.ExecuTorch.1.5.1.pack").read_bytes() == pack.read_bytes()
+    api = [s for s in world.requests if "/releases/assets/" in s.path]
+    assert len(api) == 1 and api[0].headers["Accept"] == "application/octet-stream"
+    assert api[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    got = [s for s in objects_host.requests if s.path.startswith("/download/")]
+    assert len(got) == 1 and "Authorization" not in got[0].headers
+
+
+def test_a_redirect_on_the_same_host_gets_no_token_either(world, capsys):
+    _pack_world(world)
+    world.repo(UPSTREAM).private = True
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(world.tmp / "d"),
+                    "--upstream", f"github:{UPSTREAM}")
+    assert code == 0, out.err
+    got = [s for s in world.requests if s.path.startswith("/download/")]
+    assert len(got) == 1 and "Authorization" not in got[0].headers
+
+
+def test_without_a_token_the_browser_download_url_is_used(world, capsys, monkeypatch):
+    _pack_world(world)
+    monkeypatch.delenv("GITHUB_TOKEN")
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(world.tmp / "d"),
+                    "--upstream", f"github:{UPSTREAM}")
+    assert code == 0, out.err
+    assert not [s for s in world.requests if "/releases/assets/" in s.path]
+    assert [s for s in world.requests if s.path.startswith("/download/")]

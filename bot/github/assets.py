@@ -11,6 +11,13 @@ hashing while writing to ``NAME.part``; only a complete file whose digest
 matches is renamed to its final name.  A broken transfer (connection reset,
 fewer bytes than announced) is retried with the client's retry policy; a
 digest mismatch deletes the file and fails.
+
+With a token, the asset comes through the API endpoint (GitHub REST docs,
+"Get a release asset": ``GET /repos/OWNER/NAME/releases/assets/ID`` with
+``Accept: application/octet-stream``), which also serves private
+repositories; GitHub answers with a redirect to a signed URL on another
+host, which is followed by hand without the ``Authorization`` header.
+Without a token, ``browser_download_url`` is fetched as is.
 """
 
 from __future__ import annotations
@@ -50,8 +57,9 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
         dest: a folder (created if missing).
         progress: called with (bytes so far, total bytes or None) after each chunk.
         policy: retries of a broken transfer (default from the environment).
-        http: a ``requests.Session`` (default: a fresh one without a token,
-            so the token never travels to the download host).
+        http: a ``requests.Session`` (default: a fresh one without a token;
+            the token is only set on the API request, never on the redirect).
+        token: the GitHub token; with one, the asset's API endpoint is used.
 
     Raises:
         CheckFailed: the sha256 differs from the asset's ``digest`` (the file
@@ -82,7 +90,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
         h = hashlib.sha256()
         got = 0
         try:
-            r = http_get(http, asset.download_url, what=f"download {asset.name}", policy=policy, stream=True)
+            r = _open(http, asset, token, policy)
             total = int(r.headers.get("Content-Length") or 0) or (asset.size or None)
             with open(part, "wb") as fh:
                 for chunk in r.iter_content(CHUNK):
@@ -115,6 +123,29 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             raise PackError(f"cannot move the download into place: {exc.strerror or exc}", path=str(final)) from None
         return final
     raise PackError(policy.gave_up(f"download {asset.name}", 0, "no attempt was allowed"))
+
+
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+def _open(http, asset: Asset, token: Optional[str], policy: RetryPolicy):
+    """The streaming response with the asset's bytes (see the module docstring for which URL is used)."""
+    from urllib.parse import urljoin
+
+    what = f"download {asset.name}"
+    if not (token and asset.api_url):
+        return http_get(http, asset.download_url, what=what, policy=policy, stream=True)
+    headers = {"Accept": "application/octet-stream", "Authorization": f"Bearer {token}"}
+    r = http_get(http, asset.api_url, what=what, policy=policy, stream=True, headers=headers,
+                 ok=(200,) + _REDIRECTS, allow_redirects=False)
+    if r.status_code == 200:
+        return r
+    location = r.headers.get("Location")
+    r.close()
+    if not location:
+        raise PackError(f"release asset {asset.name}: the API answered HTTP {r.status_code} without a Location")
+    # A fresh request without the token: the signed URL is on another host (and needs none).
+    return http_get(http, urljoin(asset.api_url, location), what=what, policy=policy, stream=True)
 
 
 def _remove(path: Path) -> None:

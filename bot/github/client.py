@@ -293,11 +293,12 @@ def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
 
 def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = None,
              headers: Optional[dict] = None, stream: bool = False, timeout: float = DEFAULT_TIMEOUT,
-             ok: tuple[int, ...] = (200,)):
+             ok: tuple[int, ...] = (200,), allow_redirects: bool = True):
     """GET with ``requests`` and the same retry policy; returns the response whose status is in ``ok``.
 
     A 404 (or other non-transient status outside ``ok``) is returned too when
     404 is in ``ok``; otherwise raises :class:`PlatformError` naming ``what``.
+    ``allow_redirects=False`` returns a 3xx as is (put its status in ``ok``).
     """
     import requests
 
@@ -305,7 +306,8 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
     last = ""
     for attempt in range(policy.attempts):
         try:
-            r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout)
+            r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout,
+                            allow_redirects=allow_redirects)
         except requests.RequestException as exc:
             last = type(exc).__name__
             if not isinstance(exc, _transient_request_errors()):

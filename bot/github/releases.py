@@ -5,7 +5,7 @@ releases list is paginated with ``Link`` headers, newest first by creation
 date (not by version: CASES.md C09); each release has ``tag_name``,
 ``draft``, ``prerelease``, ``html_url`` and ``assets`` (``name``, ``size``,
 ``digest`` = ``"sha256:HEX"`` when GitHub computed one,
-``browser_download_url``).  A request with ``If-None-Match: ETAG`` answers
+``browser_download_url``, and ``url``, the API endpoint of the asset).  A request with ``If-None-Match: ETAG`` answers
 304 when nothing changed, and a 304 does not count against the rate limit.
 
 Which release is the target is decided by :mod:`bot.upstream.releases`
@@ -30,12 +30,14 @@ MAX_PAGES = 100   # 10,000 releases at per_page=100; a Link header that never en
 
 @dataclass(frozen=True)
 class Asset:
-    """One release asset: ``name``, ``size`` (bytes), ``digest`` (``"sha256:HEX"`` or None), ``download_url``."""
+    """One release asset: ``name``, ``size`` (bytes), ``digest`` (``"sha256:HEX"`` or None), ``download_url``
+    (``browser_download_url``) and ``api_url`` (the API's ``url``: ``.../releases/assets/ID``, "" when absent)."""
 
     name: str
     size: int
     digest: Optional[str]
     download_url: str
+    api_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Release:
                    created_at=_text(d.get("created_at")), html_url=_text(d.get("html_url")),
                    body=_text(d.get("body")),
                    assets=tuple(Asset(_text(a.get("name")), _size(a.get("size")), _text(a.get("digest")) or None,
-                                      _text(a.get("browser_download_url")))
+                                      _text(a.get("browser_download_url")), _text(a.get("url")))
                                 for a in (assets if isinstance(assets, list) else ()) if isinstance(a, dict)))
 
 

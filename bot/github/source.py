@@ -27,11 +27,14 @@ class GitHubSource(UpstreamSource):
     Args:
         full_name: ``"OWNER/NAME"``.
         gh: a ``github.Github`` (see :func:`bot.github.client.make_github`).
+        token: the token ``gh`` was made with (None: anonymous), for downloading
+            a private repository's release assets through the API.
     """
 
-    def __init__(self, full_name: str, gh):
+    def __init__(self, full_name: str, gh, token: Optional[str] = None):
         self.full_name = full_name
         self.gh = gh
+        self.token = token
         self._releases: Optional[list[Release]] = None
         self._files: dict[tuple[str, str], Optional[bytes]] = {}
 
@@ -46,7 +49,8 @@ class GitHubSource(UpstreamSource):
         m = _SPEC.match(spec.strip())
         if not m:
             raise UsageError(f"--upstream {spec}: expected github:OWNER/NAME")
-        return cls(f"{m.group(1)}/{m.group(2)}", make_github(token_from(token)))
+        tok = token_from(token)
+        return cls(f"{m.group(1)}/{m.group(2)}", make_github(tok), token=tok)
 
     # -- releases
     def releases(self) -> list[Release]:
