@@ -393,6 +393,10 @@ def _leftover_pattern(olds: tuple[str, ...]) -> "re.Pattern[str]":
         r"|EXECUTORCH_VERSION[ \t\"'=:]*)" + v + guard, re.I)
 
 
+#: Leftover flags listed per file; further hits in the file are counted in one more flag.
+MAX_LEFTOVERS_PER_FILE = 20
+
+
 def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -> list[Flag]:
     """Non-blocking ``leftover`` flags: strong forms of the OLD version that no edit rewrites.
 
@@ -402,7 +406,9 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
     URL ``pytorch/executorch/releases/download/vOLD/``, ``EXECUTORCH_VERSION``
     followed by OLD.  A hit inside an edit, or on a line already flagged, is
     not reported.  Files are read only when their bytes hold the old version
-    text; binary files (a NUL in the first 8 KiB) are skipped.
+    text; binary files (a NUL in the first 8 KiB) are skipped.  The report
+    stays bounded: at most :data:`MAX_LEFTOVERS_PER_FILE` flags a file, then
+    one flag counting the rest (a build log can hold thousands of hits).
     """
     if bump.old_executorch == bump.new_executorch and bump.old_pack == bump.new_pack:
         return []
@@ -418,6 +424,8 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
 
     def search(path: str, text: str, line_of) -> None:
         mine, at = by_path.get(path, []), starts.get(path, [])
+        found = 0
+        more: list[int] = []
         for m in rx.finditer(text):
             s, e = m.span("v")
             i = bisect.bisect_left(at, e)  # edits never overlap: only the last one starting before e can cover s
@@ -427,9 +435,17 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
             if (path, line) in flagged:
                 continue
             flagged.add((path, line))
+            if found >= MAX_LEFTOVERS_PER_FILE:
+                more.append(line)
+                continue
+            found += 1
             snippet = m.group(0) if len(m.group(0)) <= 80 else m.group(0)[:77] + "..."
             out.append(Flag("leftover", f"not rewritten: {snippet!r} names the old ExecuTorch {m.group('v')}; "
                             "edit by hand or tell us the format", path=path, line=line, blocking=False))
+        if more:
+            out.append(Flag("leftover", f"and {len(more)} more lines naming the old ExecuTorch {bump.old_executorch} "
+                            f"(lines {more[0]}-{more[-1]}); not listed one by one", path=path, line=more[0],
+                            blocking=False))
 
     for loaded in tpl.files:
         doc = loaded.doc
@@ -446,7 +462,7 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = raw.decode("latin-1")
-        search(rel, text, lambda i, t=text: t.count("\n", 0, i) + 1)
+        search(rel, text, TextDocument(rel, text).line_of)
     return out
 
 

@@ -1,0 +1,83 @@
+"""Adversarial regression tests for the engine's newest features (issue 2 follow-ups).
+
+The template pyproject.toml manager, the leftover search, ``--exclude``,
+nightly pins, C/C++ comments, the template's stated Python and ``demo
+--keep`` fed odd, broken and hostile inputs.  Expected values are the
+project's rules: a clear error naming the file and line, exit 2 for bad
+input and 1 for a flagged item, the checkout byte-identical after a
+refusal, no traceback or "internal error", no silent wrong or missing edit,
+no guessing, and a report of bounded size.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import run_cli, snapshot
+
+
+def _update(capsys, template, upstream, *extra):
+    return run_cli(capsys, "update", "--repo", template, "--upstream", upstream, *extra)
+
+
+def _flags(out: str, code: str) -> list[dict]:
+    return [f for f in json.loads(out)["flags"] if f["code"] == code]
+
+
+def _clean(out: str, err: str) -> None:
+    assert "Traceback" not in out + err and "internal error" not in out + err, err
+
+
+# --------------------------------------------------------------------------- leftovers
+
+def test_leftovers_in_a_file_with_thousands_of_hits_stay_bounded(template, upstream_repo, capsys):
+    """A build log with 5,000 ``executorch==1.4.0`` lines gave 5,000 flags (and the line lookup was
+    quadratic in the file size): now 20 flags and one more counting the rest."""
+    (template / "build.log").write_text("".join(f"step {i}: pip install executorch==1.4.0\n" for i in range(5000)))
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 0, err
+    left = [f for f in _flags(out, "leftover") if f["path"] == "build.log"]
+    assert len(left) == 21
+    assert [f["line"] for f in left[:20]] == list(range(1, 21))
+    assert left[-1]["line"] == 21 and "4980 more lines" in left[-1]["message"]
+    assert "lines 21-5000" in left[-1]["message"] and not left[-1]["blocking"]
+
+
+# --------------------------------------------------------------------------- demo --keep
+
+def test_demo_keep_under_a_file_is_a_usage_error(tmp_path, capsys):
+    """``demo --keep FILE/sub`` was an internal error (NotADirectoryError) from mkdir."""
+    (tmp_path / "afile").write_text("x")
+    rc, out, err = run_cli(capsys, "demo", "--keep", tmp_path / "afile" / "sub", "--dry-run")
+    assert rc == 2
+    _clean(out, err)
+    assert "--keep" in err and "cannot create the folder" in err
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_demo_keep_onto_a_dangling_link_is_refused(tmp_path, capsys):
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    rc, out, err = run_cli(capsys, "demo", "--keep", tmp_path / "link", "--dry-run")
+    assert rc == 2
+    _clean(out, err)
+    assert "already exists" in err and not (tmp_path / "nowhere").exists()
+
+
+# --------------------------------------------------------------------------- C/C++ comments
+
+RAW_CPP = '''// Built for ExecuTorch 1.4.0
+const char *banner = R"x(see "// ExecuTorch 1.4.0" here)x"; // ExecuTorch 1.4.0
+const char *multi = u8R"(
+// ExecuTorch 1.4.0 inside a raw string
+)";
+'''
+
+
+def test_cpp_raw_string_literals_are_code_not_comments(template, upstream_repo, capsys):
+    """A ``//`` inside a C++ raw string ``R"x(...)x"`` was taken for a comment: code was edited."""
+    (template / "app" / "banner.cpp").write_text(RAW_CPP)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert (template / "app" / "banner.cpp").read_text() == (
+        RAW_CPP.replace("// Built for ExecuTorch 1.4.0", "// Built for ExecuTorch 1.5.1")
+        .replace('here)x"; // ExecuTorch 1.4.0', 'here)x"; // ExecuTorch 1.5.1'))
