@@ -63,11 +63,15 @@ def run(args: argparse.Namespace) -> int:
     from bot.textreport import plan_summary
     from bot.upstream.source import GitSource
 
-    if args.keep is not None and args.keep.exists():
-        raise UsageError(f"--keep {args.keep}: already exists; name a new folder")
+    if args.keep is not None:
+        if args.keep.exists() or args.keep.is_symlink():
+            raise UsageError(f"--keep {args.keep}: already exists; name a new folder")
+        try:
+            args.keep.mkdir(parents=True)
+        except OSError as exc:
+            raise UsageError(f"--keep {args.keep}: cannot create the folder: {exc.strerror}") from None
     work = args.keep or Path(tempfile.mkdtemp(prefix="executorch-pack-bot-demo-"))
     try:
-        work.mkdir(parents=True, exist_ok=True)
         upstream = build_upstream_repo(work / "executorch.git")
         template = copy_template(work / "template")
         print(f"# upstream: {upstream} (a local git repository with release tags)")
