@@ -237,8 +237,11 @@ def _python_comments(text: str) -> list[Span]:
     return out
 
 
-#: C/C++ tokens that matter for comments: string and character literals (skipped), ``//`` and ``/* */``.
-_C_TOKENS = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|//[^\r\n]*|/\*.*?(?:\*/|\Z)""", re.S)
+#: C/C++ tokens that matter for comments: C++11 raw string literals ``R"d(...)d"`` (with an
+#: optional ``u8``/``u``/``U``/``L`` prefix; may span lines and hold quotes and ``//``), string and
+#: character literals (skipped), ``//`` and ``/* */``.
+_C_TOKENS = re.compile(r"""(?<![\w])(?:u8|[uUL])?R"(?P<d>[^()\\\s"]{0,16})\(.*?\)(?P=d)"|"""
+                       r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|//[^\r\n]*|/\*.*?(?:\*/|\Z)""", re.S)
 
 
 def _c_comments(text: str) -> list[Span]:
