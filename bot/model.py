@@ -31,7 +31,9 @@ class Flag:
         code: stable machine name.  Blocking by nature: ``"unresolved-pin"``
             (upstream gives no exact value), ``"range-pin"`` (an ExecuTorch pin
             that is a range), ``"pack-id-case"``, ``"symlink-outside-repo"`` (a
-            pin file linked out of the repository), ``"tosa-unknown"``.
+            pin file linked out of the repository), ``"tosa-unknown"``,
+            ``"unmanaged-pin"`` (a template pyproject.toml constraint outside the
+            rewritten tables that the new version breaks).
             Informational: ``"source-disagreement"``, ``"source-unusable"``,
             ``"set-override"``, ``"removed-pin"``, ``"pin-was-different"``,
             ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,

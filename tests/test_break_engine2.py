@@ -81,3 +81,69 @@ def test_cpp_raw_string_literals_are_code_not_comments(template, upstream_repo, 
     assert (template / "app" / "banner.cpp").read_text() == (
         RAW_CPP.replace("// Built for ExecuTorch 1.4.0", "// Built for ExecuTorch 1.5.1")
         .replace('here)x"; // ExecuTorch 1.4.0', 'here)x"; // ExecuTorch 1.5.1'))
+
+
+# --------------------------------------------------------------------------- template pyproject.toml
+
+POETRY = '''[tool.poetry.dependencies]
+python = "^3.10"
+executorch = "1.4.0"
+torch = {version = "2.13.0", source = "pytorch"}
+numpy = "^1.26"
+
+[tool.uv]
+constraint-dependencies = ["torch==2.13.0"]
+
+[build-system]
+requires = ["setuptools", "executorch>=1.4,<1.5"]
+'''
+
+
+def test_pyproject_pins_outside_the_rewritten_tables_block_the_update(template, upstream_repo, capsys):
+    """Poetry tables, uv constraints and build requirements were silently left at the old versions
+    (the poetry executorch pin was not even a leftover): the bumped template would not install."""
+    (template / "pyproject.toml").write_text(POETRY)
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 1, err
+    got = sorted((f["line"], f["blocking"]) for f in _flags(out, "unmanaged-pin"))
+    assert got == [(3, True), (4, True), (8, True), (11, True)]
+    msg = {f["line"]: f["message"] for f in _flags(out, "unmanaged-pin")}
+    assert "[tool.poetry.dependencies] executorch = '1.4.0' does not admit 1.5.1" in msg[3]
+    assert "tool.uv.constraint-dependencies: 'torch==2.13.0' does not admit 2.14.0" in msg[8]
+    assert snapshot(template) == before and not json.loads(out)["written"]
+
+
+def test_pyproject_poetry_pin_that_disagrees_fails_the_audit(template, capsys):
+    (template / "pyproject.toml").write_text(POETRY.replace('executorch = "1.4.0"', 'executorch = "1.3.0"'))
+    rc, out, err = run_cli(capsys, "audit", "--repo", template)
+    assert rc == 1, out
+    assert "1.3.0: 1 pin (pyproject.toml:3)" in out
+
+
+def test_pyproject_constraints_that_admit_the_new_version_are_not_flagged(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text('[build-system]\nrequires = ["torch>=2.0"]\n'
+                                             '[tool.poetry.dependencies]\ntorchao = "*"\n')
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 0, err
+    assert _flags(out, "unmanaged-pin") == []
+
+
+def test_pyproject_escaped_dependency_is_refused_at_its_own_line(template, upstream_repo, capsys):
+    """The refusal named line 1 for a dependency written with an escape on line 4."""
+    (template / "pyproject.toml").write_text('[project]\nname = "fw"\n\ndependencies = ["executorch\\u003d=1.4.0"]\n')
+    before = snapshot(template)
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2
+    _clean(out, err)
+    assert "pyproject.toml:4:" in err and "cannot be located exactly" in err
+    assert snapshot(template) == before
+
+
+def test_pyproject_truncated_toml_names_its_last_line(template, upstream_repo, capsys):
+    """tomllib says "at end of document" for an unclosed array: the error had no line."""
+    (template / "pyproject.toml").write_text('[project]\nname = "fw"\ndependencies = ["executorch==1.4.0",\n')
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2
+    _clean(out, err)
+    assert "pyproject.toml:3: invalid TOML" in err

@@ -21,6 +21,7 @@ ranges flagged).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Optional
 
 try:  # Python 3.11+
@@ -29,6 +30,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
@@ -45,27 +47,145 @@ def load(doc: TextDocument) -> dict:
         return tomllib.loads(doc.text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
-        raise ManagerError(f"invalid TOML: {exc}", path=doc.path, line=int(m.group(1)) if m else None) from None
+        line = int(m.group(1)) if m else (doc.line_of(max(len(doc.text.rstrip()) - 1, 0))
+                                         if "end of document" in str(exc) else None)
+        raise ManagerError(f"invalid TOML: {exc}", path=doc.path, line=line) from None
 
 
 def dependency_strings(data: dict) -> list[str]:
     """Every PEP 508 string of ``[project] dependencies``, ``[project.optional-dependencies]`` and
     ``[dependency-groups]`` (tables in ``include-group`` form are skipped), in document order."""
     out: list[str] = []
+    for items in _managed_lists(data):
+        out.extend(x for x in items if isinstance(x, str))
+    return out
+
+
+@dataclass(frozen=True)
+class OtherPin:
+    """A version constraint of a package in ``pyproject.toml`` outside the tables this manager rewrites.
+
+    Attributes:
+        where: the TOML location, ``"[tool.poetry.dependencies] torch"`` or ``"tool.uv.constraint-dependencies"``.
+        name: the package name as written.
+        spec: the constraint text (``"1.4.0"`` in Poetry, ``"==1.4.0"`` in a PEP 508 string).
+        version: the exact version, or None for a range.
+        specifier: the PEP 440 specifier, or None when the constraint is not PEP 440 (Poetry ``^1.4``).
+        value: the PEP 508 string, or None for a Poetry table entry.
+    """
+
+    where: str
+    name: str
+    spec: str
+    version: Optional[str]
+    specifier: Optional[SpecifierSet]
+    value: Optional[str]
+
+
+def other_pins(data: dict) -> list[OtherPin]:
+    """Every version constraint in ``data`` that :func:`dependency_strings` does not cover, in document order.
+
+    Two kinds: Poetry dependency tables (``[tool.poetry.dependencies]``,
+    ``[tool.poetry.dev-dependencies]``, ``[tool.poetry.group.NAME.dependencies]``;
+    a value is a constraint string or a table with ``version``; a bare
+    version means ``==`` in Poetry), and PEP 508 strings with a version clause
+    in any other array (``[build-system] requires``, ``[tool.uv]
+    constraint-dependencies``, ``[tool.pdm.dev-dependencies]`` ...).
+    """
+    managed = {id(x) for x in _managed_lists(data)}
+    out: list[OtherPin] = []
+    poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
+    tables: list[tuple[str, Any]] = []
+    if isinstance(poetry, dict):
+        tables += [("tool.poetry.dependencies", poetry.get("dependencies")),
+                   ("tool.poetry.dev-dependencies", poetry.get("dev-dependencies"))]
+        groups = poetry.get("group")
+        if isinstance(groups, dict):
+            tables += [(f"tool.poetry.group.{g}.dependencies", t.get("dependencies"))
+                       for g, t in groups.items() if isinstance(t, dict)]
+    poetry_tables = {id(t) for _, t in tables}
+    for label, table in tables:
+        if not isinstance(table, dict):
+            continue
+        for name, value in table.items():
+            items = value if isinstance(value, list) else [value]  # multiple-constraint entries
+            for item in items:
+                spec = item.get("version") if isinstance(item, dict) else item
+                if isinstance(spec, str) and spec.strip() not in ("", "*"):
+                    out.append(_poetry_pin(f"[{label}] {name}", name, spec.strip()))
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if id(node) in poetry_tables:
+                return
+            for k, v in node.items():
+                walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(node, list):
+            if id(node) in managed:
+                return
+            for item in node:
+                if isinstance(item, str):
+                    try:
+                        req = Requirement(item)
+                    except InvalidRequirement:
+                        continue
+                    if req.specifier and not req.url:
+                        specs = list(req.specifier)
+                        exact = (len(specs) == 1 and specs[0].operator in ("==", "===")
+                                 and not specs[0].version.endswith(".*"))
+                        out.append(OtherPin(where, req.name, str(req.specifier),
+                                            specs[0].version if exact else None, req.specifier, item))
+                else:
+                    walk(item, where)
+
+    walk(data, "")
+    return out
+
+
+def _poetry_pin(where: str, name: str, spec: str) -> OtherPin:
+    text = spec[2:].strip() if spec.startswith("==") else spec
+    try:
+        Version(text)
+        return OtherPin(where, name, spec, text, SpecifierSet("==" + text), None)
+    except InvalidVersion:
+        pass
+    try:
+        return OtherPin(where, name, spec, None, SpecifierSet(spec), None)
+    except InvalidSpecifier:
+        return OtherPin(where, name, spec, None, None, None)
+
+
+def _key_position(text: str, table: list[str], key: str) -> Optional[int]:
+    """Offset of ``key =`` in the TOML text, looked for after the ``[table]`` header when there is
+    one (else from the start, which also finds dotted keys); None when not found."""
+    def name(part: str) -> str:
+        return r"[\"']?" + re.escape(part) + r"[\"']?"
+
+    start = 0
+    for n in range(len(table), 0, -1):
+        header = re.search(r"(?m)^[ \t]*\[\[?[ \t]*" + r"[ \t]*\.[ \t]*".join(name(x) for x in table[:n])
+                           + r"[ \t]*\]", text)
+        if header:
+            start = header.end()
+            break
+    m = re.compile(r"(?m)^[ \t]*(?:[\w\"'.-]+\.)?" + name(key) + r"[ \t]*=").search(text, start)
+    return m.start() if m else None
+
+
+def _managed_lists(data: dict) -> list:
+    """The list objects :func:`dependency_strings` reads."""
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     lists = [project.get("dependencies")]
     for table in (project.get("optional-dependencies"), data.get("dependency-groups")):
         if isinstance(table, dict):
             lists.extend(table.values())
-    for items in lists:
-        if isinstance(items, list):
-            out.extend(x for x in items if isinstance(x, str))
-    return out
+    return [x for x in lists if isinstance(x, list)]
 
 
 def string_tokens(text: str) -> list[tuple[int, int, str, bool]]:
-    """Every TOML string literal: ``(start, end, value, plain)``; ``start``/``end`` exclude the quotes,
-    ``plain`` is True when the text between the quotes equals the value (no escapes, one line)."""
+    """Every TOML string literal: ``(start, end, raw, plain)``; ``start``/``end`` exclude the quotes,
+    ``raw`` is the text between them, ``plain`` is True when that text equals the value (no
+    escapes, one line).  :func:`token_value` gives the value of any token."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -90,11 +210,23 @@ def string_tokens(text: str) -> list[tuple[int, int, str, bool]]:
             raw = text[s:j]
             plain = "\\" not in raw if c == '"' else True
             plain = plain and not q3 and "\n" not in raw
-            out.append((s, j, raw, plain))
+            out.append((s, j, raw, plain, quote))
             i = j + len(quote)
             continue
         i += 1
     return out
+
+
+def token_value(tok) -> Optional[str]:
+    """The value of a :func:`string_tokens` token (escapes decoded with tomllib); None if it does not parse."""
+    if tok[3]:
+        return tok[2]
+    quote = tok[4]
+    try:
+        value = tomllib.loads(f"v = {quote}{tok[2]}{quote}").get("v")
+    except tomllib.TOMLDecodeError:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _escaped(text: str, start: int, j: int) -> bool:
@@ -141,7 +273,9 @@ class PyprojectManager(Manager):
             return []
         tokens: dict[str, list] = {}
         for tok in string_tokens(doc.text):
-            tokens.setdefault(tok[2], []).append(tok)
+            value = tok[2] if tok[3] else token_value(tok)
+            if value is not None:
+                tokens.setdefault(value, []).append(tok)
         out = []
         counts: dict[str, int] = {}
         for dep in deps:
@@ -159,6 +293,25 @@ class PyprojectManager(Manager):
             out.append((req, dep, tok, line))
         return out
 
+    def _others(self, doc: TextDocument) -> list[tuple[OtherPin, int]]:
+        """``[(pin, line)]`` for :func:`other_pins` (``python`` itself left out)."""
+        pins = [p for p in other_pins(load(doc)) if norm(p.name) != "python"]
+        if not pins:
+            return []
+        tokens = string_tokens(doc.text)
+        out = []
+        for p in pins:
+            # where: "[tool.poetry.dependencies] torch" (a table key) or "build-system.requires" (an array)
+            parts = p.where[1:].replace("] ", ".").split(".") if p.where.startswith("[") else p.where.split(".")
+            if p.value is None:
+                parts = parts[:-1] + [p.name]
+            at = _key_position(doc.text, parts[:-1], parts[-1])
+            if p.value is not None:
+                at = next((t[0] for t in tokens if t[0] >= (at or 0)
+                           and (t[2] if t[3] else token_value(t)) == p.value), at)
+            out.append((p, doc.line_of(at) if at is not None else 1))
+        return out
+
     def extract(self, doc: TextDocument) -> list[Finding]:
         out = []
         for req, dep, _, line in self._entries(doc):
@@ -166,7 +319,41 @@ class PyprojectManager(Manager):
             exact = len(specs) == 1 and specs[0].operator in ("==", "===") and not specs[0].version.endswith(".*")
             version = specs[0].version if exact else str(req.specifier)
             out.append(Finding(doc.path, line, "requirement", norm(req.name), version, exact, dep))
+        for p, line in self._others(doc):
+            text = p.value if p.value is not None else f"{p.where} = {p.spec!r}"
+            out.append(Finding(doc.path, line, "requirement", norm(p.name), p.version or p.spec,
+                               p.version is not None, text))
+        out.sort(key=lambda f: f.line)
         return out
+
+    def _unmanaged(self, doc: TextDocument, bump: Bump) -> list[Flag]:
+        """``unmanaged-pin`` flags: constraints outside the rewritten tables that the new version breaks.
+
+        Blocking when the constraint is an exact pin of another version, or a
+        PEP 440 range that excludes the new version (the bumped template would
+        not install); informational when it is Poetry syntax the bot cannot
+        evaluate (``^1.4``).
+        """
+        flags = []
+        for p, line in self._others(doc):
+            change = bump.change_for(p.name)
+            if change is None:
+                continue
+            if p.specifier is not None:
+                try:
+                    if p.specifier.contains(change.new, prereleases=True) and (
+                            p.version is None or _same(p.version, change.new)):
+                        continue
+                except InvalidVersion:
+                    pass
+                why, blocking = f"does not admit {change.new}", True
+            else:
+                why, blocking = f"is a Poetry constraint the bot does not evaluate: check that it admits {change.new}", False
+            what = f"{p.where}: {p.value!r}" if p.value is not None else f"{p.where} = {p.spec!r}"
+            flags.append(Flag("unmanaged-pin", f"{what} {why}; the bot rewrites only the "
+                              "[project] and [dependency-groups] dependency strings, so change it by hand",
+                              path=doc.path, line=line, blocking=blocking))
+        return flags
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
         edits: list[Edit] = []
@@ -189,7 +376,7 @@ class PyprojectManager(Manager):
                 raise ManagerError(f"the dependency {dep!r} cannot be located exactly in the text (written "
                                    "with escapes, over several lines, or also elsewhere in the file); write it "
                                    "once as a plain \"NAME==X\" string", path=doc.path, line=line)
-            start, _, raw, _ = tok
+            start, _, raw, *_ = tok
             name = _NAME.match(raw)
             m = next((m for m in _CLAUSE.finditer(raw, name.end() if name else 0) if m.group(2) == old), None)
             if m is None:
@@ -205,13 +392,14 @@ class PyprojectManager(Manager):
             s = start + m.start(2)
             edits.append(Edit(doc.path, s, s + len(old), old, new, line, "requirement",
                               f"{norm(req.name)} pin in pyproject.toml ({change.source})"))
+        flags.extend(self._unmanaged(doc, bump))
         return ManagerResult(tuple(edits), tuple(flags))
 
     def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
         """Re-parse ``after``: it must equal ``before`` with only the edited dependency strings changed."""
         data = load(before)
         mapping: dict[str, str] = {}
-        for start, end, raw, _ in string_tokens(before.text):
+        for start, end, raw, *_ in string_tokens(before.text):
             inside = [e for e in edits if start <= e.start and e.end <= end]
             if not inside:
                 continue
