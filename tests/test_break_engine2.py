@@ -147,3 +147,54 @@ def test_pyproject_truncated_toml_names_its_last_line(template, upstream_repo, c
     assert rc == 2
     _clean(out, err)
     assert "pyproject.toml:3: invalid TOML" in err
+
+
+# --------------------------------------------------------------------------- the template's stated Python
+
+WORKFLOW = '''name: ci
+on: push
+jobs:
+  test:
+    strategy:
+      matrix:
+        python-version:
+          - "3.9"
+          - "3.12"
+        py: ["3.16", "3.11"]
+        include:
+          - py: "3.8"
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-python@v5
+        with:
+          python-version: ${{ matrix.python-version }}
+      - uses: actions/setup-python@v5
+        with:
+          python-version: ${{ matrix.py }}
+      - uses: actions/setup-python@v5
+        with:
+          python-version: |
+            3.7
+            3.12
+'''
+
+
+def test_workflow_python_lists_matrices_and_block_scalars_are_checked(template, upstream_repo, capsys):
+    """Only one-line ``python-version: X`` / ``[X, Y]`` values were read: a block list, a matrix key
+    used through ``${{ matrix.py }}`` and setup-python's multi-line input were never checked."""
+    (template / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW)
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 0, err
+    got = [(f["line"], f["message"].split(" is outside")[0]) for f in _flags(out, "requires-python")
+           if f["path"] == ".github/workflows/ci.yml"]
+    assert got == [(8, "Python 3.9"), (10, "Python 3.16"), (12, "Python 3.8"), (24, "Python 3.7")]
+
+
+def test_pyproject_requires_python_line_is_the_key_not_a_comment(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text('# requires-python must follow ExecuTorch\n[project]\nname = "t"\n'
+                                             'requires-python = ">=3.8"\n')
+    (template / ".python-version").write_text("\ufeff3.9\n")
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 0, err
+    got = sorted((f["path"], f["line"]) for f in _flags(out, "requires-python") if f["path"])
+    assert got == [(".python-version", 1), ("pyproject.toml", 4)]

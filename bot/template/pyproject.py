@@ -155,7 +155,7 @@ def _poetry_pin(where: str, name: str, spec: str) -> OtherPin:
         return OtherPin(where, name, spec, None, None, None)
 
 
-def _key_position(text: str, table: list[str], key: str) -> Optional[int]:
+def key_position(text: str, table: list[str], key: str) -> Optional[int]:
     """Offset of ``key =`` in the TOML text, looked for after the ``[table]`` header when there is
     one (else from the start, which also finds dotted keys); None when not found."""
     def name(part: str) -> str:
@@ -305,7 +305,7 @@ class PyprojectManager(Manager):
             parts = p.where[1:].replace("] ", ".").split(".") if p.where.startswith("[") else p.where.split(".")
             if p.value is None:
                 parts = parts[:-1] + [p.name]
-            at = _key_position(doc.text, parts[:-1], parts[-1])
+            at = key_position(doc.text, parts[:-1], parts[-1])
             if p.value is not None:
                 at = next((t[0] for t in tokens if t[0] >= (at or 0)
                            and (t[2] if t[3] else token_value(t)) == p.value), at)
