@@ -176,7 +176,9 @@ class PinGroup:
     """The exact ExecuTorch pins that name one version.
 
     ``key`` is the PEP 440 :class:`Version` (pack ``1.0.0-rc1`` and
-    ``executorch==1.0.0rc1`` are one group) or, for a pin that is not a
+    ``executorch==1.0.0rc1`` are one group; a requirement's local label is
+    not part of it: ``executorch==1.4.0+cpu`` is release 1.4.0, as PEP 440's
+    ``==1.4.0`` says) or, for a pin that is not a
     version, its text (two different non-versions never share a group);
     ``version`` is the text of the group's first pin; ``pins`` in file order.
     """
@@ -192,6 +194,8 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
     for f in pins:
         try:
             key: object = Version(f.version)
+            if f.kind == "requirement" and key.local:
+                key = Version(key.public)
         except InvalidVersion:
             key = f.version
         order.setdefault(key, []).append(f)
@@ -258,7 +262,8 @@ def current_version(tpl: Template) -> Version:
     Every exact pin (csolution, cprojects, versioned clayers, the cbuild-pack
     lock, ``executorch==`` requirements) must agree; a nightly requirement
     ``executorch==X.devN`` agrees with pack pins ``X`` (the version is the
-    pack's).  Raises
+    pack's), and without pack pins counts as ``X`` too; a local label
+    (``+cpu``) is ignored.  Raises
     :class:`TemplateError` when there is none, when a pin is not a version,
     or when they disagree: the message groups the pins by version with
     counts, the majority first, and its location is the first pin of the
@@ -279,7 +284,17 @@ def current_version(tpl: Template) -> Version:
             f"the template's ExecuTorch pins disagree:{describe_groups(groups)}\n"
             "  make them equal (see `executorch-pack-bot audit`) before bumping",
             path=odd.path, line=odd.line)
-    return groups[0].key
+    key, first = groups[0].key, groups[0].pins[0]
+    if key.is_devrelease and all(f.kind == "requirement" for f in groups[0].pins):
+        # Only nightly requirements (no pack pin): a nightly counts as its release, as beside a pack.
+        key = Version(key.base_version)
+    try:
+        to_semver(key)
+    except UsageError:
+        raise TemplateError(f"{first.text or first.version!r}: ExecuTorch {key} has no pack version (a "
+                            "post-release or an epoch); pin a release X.Y.Z before bumping",
+                            path=first.path, line=first.line) from None
+    return key
 
 
 def _template_values(tpl: Template, name: str) -> list[str]:

@@ -198,3 +198,36 @@ def test_pyproject_requires_python_line_is_the_key_not_a_comment(template, upstr
     assert rc == 0, err
     got = sorted((f["path"], f["line"]) for f in _flags(out, "requires-python") if f["path"])
     assert got == [(".python-version", 1), ("pyproject.toml", 4)]
+
+
+# --------------------------------------------------------------------------- nightly pins and local labels
+
+def test_local_label_of_the_pack_version_agrees_with_it(template, upstream_repo, capsys):
+    """``executorch==1.4.0+cpu`` beside pack 1.4.0 was a disagreement (exit 2), though the README
+    keeps local labels and PEP 440 ``==1.4.0`` admits 1.4.0+cpu."""
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("executorch==1.4.0\n", "executorch==1.4.0+cpu\n"))
+    rc, out, err = run_cli(capsys, "audit", "--repo", template)
+    assert rc == 0, out
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 0, err
+    assert "executorch==1.5.1+cpu\n" in req.read_text()
+
+
+def test_template_pinning_only_a_nightly_is_bumped(tmp_path, upstream_repo, capsys):
+    """A template whose only pin is ``executorch==1.4.0.dev...`` stopped with "has no SemVer form",
+    naming no file: the nightly counts as its release, as it does beside a pack pin."""
+    (tmp_path / "requirements.txt").write_text("executorch==1.4.0.dev20260728\ntorch==2.13.0\n")
+    rc, out, err = _update(capsys, tmp_path, upstream_repo, "--json")
+    assert rc == 0, err
+    assert (tmp_path / "requirements.txt").read_text() == "executorch==1.5.1\ntorch==2.14.0\n"
+    assert [(f["path"], f["line"]) for f in _flags(out, "nightly-pin")] == [("requirements.txt", 1)]
+
+
+def test_post_release_pin_is_refused_naming_its_line(tmp_path, upstream_repo, capsys):
+    (tmp_path / "requirements.txt").write_text("# pins\nexecutorch==1.4.0.post1\n")
+    rc, out, err = _update(capsys, tmp_path, upstream_repo)
+    assert rc == 2
+    _clean(out, err)
+    assert "requirements.txt:2:" in err and "no pack version" in err
+    assert (tmp_path / "requirements.txt").read_text() == "# pins\nexecutorch==1.4.0.post1\n"
