@@ -114,6 +114,9 @@ def config_excludes(repo: Path) -> tuple[str, ...]:
             if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
                 raise UsageError("exclude: every item must be a non-empty string (a path glob)",
                                  path=rel, line=item.start_mark.line + 1)
+            problem = scanmod.exclude_problem(item.value)
+            if problem:
+                raise UsageError(f"exclude: {item.value!r} {problem}", path=rel, line=item.start_mark.line + 1)
             out.append(item.value)
         return tuple(out)
     return ()
@@ -135,6 +138,10 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     repo = Path(repo)
     if not repo.is_dir():
         raise UsageError(f"--repo {repo}: not a directory")
+    for glob in exclude:
+        problem = scanmod.exclude_problem(glob)
+        if problem:
+            raise UsageError(f"--exclude {glob!r} {problem}")
     globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
     sc = scanmod.discover(repo, exclude=globs)
     tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others))

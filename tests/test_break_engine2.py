@@ -231,3 +231,35 @@ def test_post_release_pin_is_refused_naming_its_line(tmp_path, upstream_repo, ca
     _clean(out, err)
     assert "requirements.txt:2:" in err and "no pack version" in err
     assert (tmp_path / "requirements.txt").read_text() == "# pins\nexecutorch==1.4.0.post1\n"
+
+
+# --------------------------------------------------------------------------- --exclude and exclude:
+
+def test_exclude_globs_that_can_never_match_are_refused(template, upstream_repo, capsys):
+    """``--exclude /docs`` or ``../x`` matched nothing and was silently ignored: the folder the user
+    meant to leave out was read (and bumped) anyway."""
+    before = snapshot(template)
+    for glob, why in (("/documentation", "absolute path"), ("../documentation", "'..' part"),
+                      ("documentation\\results.md", "backslash")):
+        rc, out, err = _update(capsys, template, upstream_repo, "--exclude", glob)
+        assert rc == 2, (glob, out)
+        _clean(out, err)
+        assert f"--exclude {glob!r}" in err and why in err
+        rc, out, err = run_cli(capsys, "audit", "--repo", template, "--exclude", glob)
+        assert rc == 2 and why in err
+    assert snapshot(template) == before
+
+
+def test_config_exclude_glob_that_can_never_match_names_its_line(template, upstream_repo, capsys):
+    (template / ".github" / "executorch-pack-bot.yml").write_text("exclude:\n  - docs/old\n  - /documentation\n")
+    rc, out, err = _update(capsys, template, upstream_repo)
+    assert rc == 2
+    _clean(out, err)
+    assert ".github/executorch-pack-bot.yml:3:" in err and "absolute path" in err
+
+
+def test_exclude_of_every_pin_file_is_a_clear_error(template, upstream_repo, capsys):
+    rc, out, err = _update(capsys, template, upstream_repo, "--exclude", "*.yml", "--exclude", "*.txt")
+    assert rc == 2
+    _clean(out, err)
+    assert "no exact PyTorch::ExecuTorch pack pin" in err

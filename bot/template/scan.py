@@ -88,6 +88,23 @@ def excluded(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
 
 
+def exclude_problem(pattern: str) -> str | None:
+    """Why an ``--exclude`` glob can never match a repository-relative POSIX path, or None.
+
+    Globs are relative to the repository root: an absolute path (``/docs``,
+    ``C:/x``), a ``..`` part, or a ``\\`` separator never matches, and
+    silently reading what the user meant to leave out would be a guess.
+    """
+    p = pattern.strip()
+    if p.startswith("/") or (len(p) > 1 and p[1] == ":" and p[0].isalpha()):
+        return "is an absolute path; globs are relative to the repository root (docs/old, not /docs/old)"
+    if ".." in p.replace("\\", "/").split("/"):
+        return "has a '..' part; globs name paths inside the repository"
+    if "\\" in p:
+        return "has a backslash; separate folders with / (docs/old)"
+    return None
+
+
 def normalise_excludes(patterns) -> tuple[str, ...]:
     """Strip ``./`` prefixes and trailing ``/`` from ``--exclude`` globs; drop empty ones."""
     out = []
