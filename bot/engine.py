@@ -412,7 +412,8 @@ def _leftover_pattern(olds: tuple[str, ...]) -> "re.Pattern[str]":
         r"|PyTorch::ExecuTorch@(?:\^|~|>=)?"
         r"|PyTorch\.ExecuTorch\.(?=[\w.\-]*\.pack\b)"
         r"|pytorch/executorch/releases/download/v?"
-        r"|EXECUTORCH_VERSION[ \t\"'=:]*)" + v + guard, re.I)
+        r"|EXECUTORCH_VERSION[ \t\"'=:]*"
+        r"|find_package[ \t]*\([ \t]*executorch[ \t]+)" + v + guard, re.I)
 
 
 #: Leftover flags listed per file; further hits in the file are counted in one more flag.
@@ -426,7 +427,7 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
     (environment.yml, JSON, C code, CMake code ...): ``executorch==OLD``,
     ``PyTorch::ExecuTorch@OLD``, ``PyTorch.ExecuTorch.OLD.pack``, the release
     URL ``pytorch/executorch/releases/download/vOLD/``, ``EXECUTORCH_VERSION``
-    followed by OLD.  A hit inside an edit, or on a line already flagged, is
+    followed by OLD, CMake ``find_package(executorch OLD ...)``.  A hit inside an edit, or on a line already flagged, is
     not reported.  Files are read only when their bytes hold the old version
     text; binary files (a NUL in the first 8 KiB) are skipped.  The report
     stays bounded: at most :data:`MAX_LEFTOVERS_PER_FILE` flags a file, then

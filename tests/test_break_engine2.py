@@ -263,3 +263,13 @@ def test_exclude_of_every_pin_file_is_a_clear_error(template, upstream_repo, cap
     assert rc == 2
     _clean(out, err)
     assert "no exact PyTorch::ExecuTorch pack pin" in err
+
+
+def test_cmake_find_package_of_the_old_version_is_a_leftover(template, upstream_repo, capsys):
+    """``find_package(executorch 1.4.0 EXACT REQUIRED)`` was left at the old version with no word."""
+    (template / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\n"
+                                             "find_package(executorch 1.4.0 EXACT REQUIRED)\n"
+                                             "find_package(flatbuffers 1.4.0)\n")
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 0, err
+    assert [(f["path"], f["line"]) for f in _flags(out, "leftover")] == [("CMakeLists.txt", 2)]
