@@ -273,3 +273,18 @@ def test_cmake_find_package_of_the_old_version_is_a_leftover(template, upstream_
     rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
     assert rc == 0, err
     assert [(f["path"], f["line"]) for f in _flags(out, "leftover")] == [("CMakeLists.txt", 2)]
+
+
+def test_pyproject_pin_repeated_as_a_uv_constraint_is_bumped_in_project_and_flagged_there(
+        template, upstream_repo, capsys):
+    """The same ``executorch==1.4.0`` in ``[project]`` and ``[tool.uv] constraint-dependencies``
+    made the update impossible (exit 2, "cannot be located exactly")."""
+    (template / "pyproject.toml").write_text('[project]\nname = "fw"\ndependencies = [ # pins [see docs]\n'
+                                             '  "executorch==1.4.0",\n]\n[tool.uv]\n'
+                                             'constraint-dependencies = ["executorch==1.4.0"]\n')
+    rc, out, err = _update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert rc == 1, err
+    data = json.loads(out)
+    assert [(e["path"], e["line"], e["new"]) for e in data["edits"] if e["path"] == "pyproject.toml"] == [
+        ("pyproject.toml", 4, "1.5.1")]
+    assert [(f["line"], f["blocking"]) for f in _flags(out, "unmanaged-pin")] == [(7, True)]

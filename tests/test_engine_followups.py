@@ -186,9 +186,21 @@ def test_template_pyproject_pin_counts_in_the_audit(template, capsys):
     assert "1.3.0: 1 pin (pyproject.toml:6)" in out
 
 
-def test_template_pyproject_duplicate_string_is_refused(template, upstream_repo, capsys):
+def test_template_pyproject_duplicate_string_is_told_apart_by_its_array(template, upstream_repo, capsys):
+    # Was refused (exit 2, "cannot be located exactly"): each dependency string is now located in its
+    # own array, so the same text elsewhere is not ambiguous; it stays and is listed as a leftover.
     (template / "pyproject.toml").write_text(PYPROJECT.replace('text = "executorch==1.4.0 stays: not a dependency"',
                                                                'text = "executorch==1.4.0"'))
+    rc, out, err = _update(capsys, template, upstream_repo, "--json")
+    assert rc == 0, err
+    text = (template / "pyproject.toml").read_text()
+    assert '    "executorch==1.5.1",   # the pack\'s version' in text and 'text = "executorch==1.4.0"' in text
+    assert [(f["path"], f["line"]) for f in json.loads(out)["flags"] if f["code"] == "leftover"] == [
+        ("pyproject.toml", 20)]
+
+
+def test_template_pyproject_escaped_string_is_refused(template, upstream_repo, capsys):
+    (template / "pyproject.toml").write_text(PYPROJECT.replace('"executorch==1.4.0",', '"executorch\\u003d=1.4.0",'))
     before = snapshot(template)
     rc, out, err = _update(capsys, template, upstream_repo)
     assert rc == 2 and "pyproject.toml:6:" in err and "cannot be located exactly" in err

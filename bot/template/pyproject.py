@@ -8,14 +8,18 @@ Facts: a template may state its Python side as a project (PEP 621
 
 The file is parsed with :mod:`tomllib` to know which strings are
 dependencies; each string is then located in the text by a small TOML string
-scanner (comments skipped), and only the version characters inside the
-string are replaced, so every other byte stays.  A dependency string that
-also appears elsewhere in the file (another table), or that uses escapes, is
-refused with :class:`ManagerError` when it must change: its span cannot be
-told apart exactly.  ``check()`` re-parses the edited file and asserts that
-the only difference is the planned dependency strings.  The rules of the
-requirements manager apply (PEP 503 names in full, nightly and local labels,
-ranges flagged).
+scanner (comments skipped) inside its own array (found after its ``key =``),
+and only the version characters inside the string are replaced, so every
+other byte stays.  A dependency string that uses escapes or spans lines, or
+whose array cannot be located while its text also appears elsewhere in the
+file, is refused with :class:`ManagerError` when it must change: its span
+cannot be told apart exactly.  ``check()`` re-parses the edited file and
+asserts that the only difference is the planned dependency strings.  The
+rules of the requirements manager apply (PEP 503 names in full, nightly and
+local labels, ranges flagged).  Constraints elsewhere in the file (Poetry
+tables, ``[tool.uv]``, ``[build-system] requires``: :func:`other_pins`) are
+found and counted, never rewritten: one the new version breaks is a blocking
+``unmanaged-pin`` flag.
 """
 
 from __future__ import annotations
@@ -172,6 +176,71 @@ def key_position(text: str, table: list[str], key: str) -> Optional[int]:
     return m.start() if m else None
 
 
+def _managed_lists_with_keys(data: dict) -> list[tuple[tuple[str, ...], str, list]]:
+    """``[(table, key, list)]`` for the arrays :func:`dependency_strings` reads, in that order."""
+    out = []
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    if isinstance(project.get("dependencies"), list):
+        out.append((("project",), "dependencies", project["dependencies"]))
+    for table, parts in ((project.get("optional-dependencies"), ("project", "optional-dependencies")),
+                         (data.get("dependency-groups"), ("dependency-groups",))):
+        if isinstance(table, dict):
+            out.extend((parts, k, v) for k, v in table.items() if isinstance(v, list))
+    return out
+
+
+def _array_tokens(text: str, tokens: list, table: tuple[str, ...], key: str, items: list) -> Optional[list]:
+    """The string token of each item of the array ``table.key`` (None for a non-string item), or None.
+
+    The array is found after its ``key =`` (:func:`key_position`), its extent
+    by bracket matching outside strings and comments; the string items must
+    then match the tokens inside it in order, value for value.  None when
+    the array cannot be located so (an inline table, another layout).
+    """
+    at = key_position(text, list(table), key)
+    if at is None:
+        return None
+    eq = text.find("=", at)
+    lb = eq + 1
+    while lb < len(text) and text[lb] in " \t":
+        lb += 1
+    if eq == -1 or not text.startswith("[", lb):
+        return None
+    starts = {t[0] - len(t[4]): t for t in tokens}
+    depth, i, inside = 0, lb, []
+    while i < len(text):
+        c = text[i]
+        if i in starts:
+            tok = starts[i]
+            inside.append(tok)
+            i = tok[1] + len(tok[4])
+            continue
+        if c == "#":
+            j = text.find("\n", i)
+            i = len(text) if j == -1 else j
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    out: list = []
+    j = 0
+    for item in items:
+        if not isinstance(item, str):
+            out.append(None)
+            continue
+        while j < len(inside) and (inside[j][2] if inside[j][3] else token_value(inside[j])) != item:
+            j += 1
+        if j == len(inside):
+            return None
+        out.append(inside[j])
+        j += 1
+    return out
+
+
 def _managed_lists(data: dict) -> list:
     """The list objects :func:`dependency_strings` reads."""
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
@@ -267,30 +336,50 @@ class PyprojectManager(Manager):
     patterns = ("pyproject.toml",)
 
     def _entries(self, doc: TextDocument):
-        """``[(requirement, token or None, line)]`` for every dependency string with a version clause."""
-        deps = dependency_strings(load(doc))
+        """``[(requirement, string, token or None, line)]`` for every dependency string with a version clause.
+
+        Each string is located in its own array (:func:`_array_tokens`), so
+        the same pin written again elsewhere (a uv constraint) does not make
+        it ambiguous; when an array cannot be located, a string is located
+        only when its value occurs exactly as often in the file as in the
+        dependency arrays.
+        """
+        data = load(doc)
+        lists = _managed_lists_with_keys(data)
+        deps = [x for _, _, items in lists for x in items if isinstance(x, str)]
         if not deps:
             return []
+        all_tokens = string_tokens(doc.text)
         tokens: dict[str, list] = {}
-        for tok in string_tokens(doc.text):
+        for tok in all_tokens:
             value = tok[2] if tok[3] else token_value(tok)
             if value is not None:
                 tokens.setdefault(value, []).append(tok)
         out = []
         counts: dict[str, int] = {}
-        for dep in deps:
-            try:
-                req = Requirement(dep)
-            except InvalidRequirement:
-                continue  # pip would refuse the project, not our file to judge
-            if req.url or not req.specifier:
-                continue
-            found = tokens.get(dep, [])
-            k = counts.get(dep, 0)
-            counts[dep] = k + 1
-            tok = found[k] if len(found) == deps.count(dep) and k < len(found) and found[k][3] else None
-            line = doc.line_of(tok[0]) if tok else (doc.line_of(found[0][0]) if found else 1)
-            out.append((req, dep, tok, line))
+        for table, key, items in lists:
+            aligned = _array_tokens(doc.text, all_tokens, table, key, items)
+            for i, dep in enumerate(items):
+                if not isinstance(dep, str):
+                    continue
+                found = tokens.get(dep, [])
+                k = counts.get(dep, 0)
+                counts[dep] = k + 1
+                try:
+                    req = Requirement(dep)
+                except InvalidRequirement:
+                    continue  # pip would refuse the project, not our file to judge
+                if req.url or not req.specifier:
+                    continue
+                if aligned is not None:
+                    at = aligned[i]
+                    tok = at if at[3] else None
+                else:
+                    at = found[k] if len(found) == deps.count(dep) and k < len(found) else None
+                    tok = at if at is not None and at[3] else None
+                    at = at or (found[0] if found else None)
+                line = doc.line_of(at[0]) if at else 1
+                out.append((req, dep, tok, line))
         return out
 
     def _others(self, doc: TextDocument) -> list[tuple[OtherPin, int]]:
@@ -396,23 +485,44 @@ class PyprojectManager(Manager):
         return ManagerResult(tuple(edits), tuple(flags))
 
     def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
-        """Re-parse ``after``: it must equal ``before`` with only the edited dependency strings changed."""
+        """Re-parse ``after``: it must equal ``before`` with only the edited dependency strings changed.
+
+        Each edited string is found in its dependency array (the item it is);
+        when an array cannot be located, every string of the same value is
+        expected to change (the planner edits such a string only when it is
+        the value's only kind of occurrence).
+        """
         data = load(before)
+        toks = string_tokens(before.text)
+        changed: dict[int, str] = {}  # token start -> new raw text
         mapping: dict[str, str] = {}
-        for start, end, raw, *_ in string_tokens(before.text):
+        for tok in toks:
+            start, end, raw = tok[0], tok[1], tok[2]
             inside = [e for e in edits if start <= e.start and e.end <= end]
             if not inside:
                 continue
             new = raw
             for e in sorted(inside, key=lambda e: -e.start):
                 new = new[:e.start - start] + e.new + new[e.end - start:]
+            changed[start] = new
             mapping[raw] = new
+        expected = _replace(data, {})  # a deep copy
+        placed = set()
+        for (table, key, items), (_, _, mine) in zip(_managed_lists_with_keys(data),
+                                                     _managed_lists_with_keys(expected)):
+            aligned = _array_tokens(before.text, toks, table, key, items)
+            for i, tok in enumerate(aligned or ()):
+                if tok is not None and tok[0] in changed:
+                    mine[i] = changed[tok[0]]
+                    placed.add(tok[0])
+        if placed != set(changed):
+            expected = _replace(data, mapping)
         try:
             got = load(after)
         except ManagerError as exc:
             raise ManagerError(f"the edited file no longer parses: {exc.message}", path=after.path,
                                line=exc.line) from None
-        if _replace(data, mapping) != got:
+        if expected != got:
             raise ManagerError("after the edits the file differs from the planned change; nothing written",
                                path=after.path)
 
