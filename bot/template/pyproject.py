@@ -24,6 +24,7 @@ found and counted, never rewritten: one the new version breaks is a blocking
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -387,17 +388,29 @@ class PyprojectManager(Manager):
         pins = [p for p in other_pins(load(doc)) if norm(p.name) != "python"]
         if not pins:
             return []
-        tokens = string_tokens(doc.text)
+        starts: dict[str, list[int]] = {}  # value -> token starts, in text order
+        for t in string_tokens(doc.text):
+            value = t[2] if t[3] else token_value(t)
+            if value is not None:
+                starts.setdefault(value, []).append(t[0])
+        keys: dict[tuple, Optional[int]] = {}
+        used: dict[tuple, int] = {}
         out = []
         for p in pins:
             # where: "[tool.poetry.dependencies] torch" (a table key) or "build-system.requires" (an array)
             parts = p.where[1:].replace("] ", ".").split(".") if p.where.startswith("[") else p.where.split(".")
             if p.value is None:
                 parts = parts[:-1] + [p.name]
-            at = key_position(doc.text, parts[:-1], parts[-1])
+            key = tuple(parts)
+            if key not in keys:
+                keys[key] = key_position(doc.text, parts[:-1], parts[-1])
+            at = keys[key]
             if p.value is not None:
-                at = next((t[0] for t in tokens if t[0] >= (at or 0)
-                           and (t[2] if t[3] else token_value(t)) == p.value), at)
+                found = starts.get(p.value, [])
+                i = max(bisect.bisect_left(found, at or 0), used.get((key, p.value), 0))
+                if i < len(found):
+                    at = found[i]
+                    used[(key, p.value)] = i + 1
             out.append((p, doc.line_of(at) if at is not None else 1))
         return out
 
