@@ -6,6 +6,17 @@ Builds a small upstream ExecuTorch git repository with release tags from
 of the bump to the newest stable tag, applies it and audits the result
 (``--dry-run``: applies nothing; with ``--keep DIR`` the pristine sample and
 the upstream repository stay in DIR and the follow-up commands are printed).
+
+Then it writes two invented packs of the target version
+(:func:`bot.sample.packgen.write_demo_packs`): a good
+``packs/PyTorch.ExecuTorch.V.pack`` and the trap
+``packs/trap/PyTorch.ExecuTorch.V.pack`` (built without the CMake
+cross-compile: no ``include/flatbuffers/``, no generated headers; FORMATS.md
+section 3), runs ``verify-pack``'s checks 1-6 on both against the sample
+template and prints one verdict line each: the good pack passes, the trap is
+caught.  With ``--keep`` the packs stay in ``DIR/packs`` and the
+``verify-pack`` commands to try on them are printed (``--compile-check`` when
+``arm-none-eabi-g++`` is on PATH).  Nothing is compiled by the demo itself.
 """
 
 from __future__ import annotations
@@ -23,6 +34,10 @@ HELP = "run a complete bump offline on the shipped sample template (prints the d
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample"
 
+# How bot.pack.checks words the cause of checks 3a/3b; said once in a verdict line, not per check.
+_CAUSE_PAREN = " (the pack was built without the CMake cross-compile)"
+_CAUSE_COLON = ": the pack was built without the CMake cross-compile"
+
 
 def copy_template(dest: Path) -> Path:
     """Copy the sample template to ``dest`` (``dot-github`` becomes ``.github``); return ``dest``."""
@@ -33,8 +48,14 @@ def copy_template(dest: Path) -> Path:
     return dest
 
 
-def follow_up(template: Path, upstream: Path, applied: bool) -> str:
-    """The commands a user can run next on a kept demo folder (``--keep``), one a line."""
+def follow_up(template: Path, upstream: Path, applied: bool, packs=None, version: str = "1.5.1",
+              compile_check: bool = False) -> str:
+    """The commands a user can run next on a kept demo folder (``--keep``), one a line.
+
+    ``packs`` (a :class:`bot.sample.packgen.DemoPacks`, optional) adds the two
+    ``verify-pack`` commands for pack version ``version``, with ``--compile-check``
+    when ``compile_check``.
+    """
     t, u = shlex.quote(str(template)), shlex.quote(str(upstream))
     lines = ["", "Kept. Try the commands yourself:"]
     if applied:
@@ -45,7 +66,50 @@ def follow_up(template: Path, upstream: Path, applied: bool) -> str:
                   f"  executorch-pack-bot update --repo {t} --upstream {u} --dry-run",
                   f"  executorch-pack-bot update --repo {t} --upstream {u}",
                   f"  executorch-pack-bot audit  --repo {t}"]
+    if packs is not None:
+        extra = f" --version {shlex.quote(version)} --template {t}" + (" --compile-check" if compile_check else "")
+        lines += ["", "Verify the sample packs (the trap was built without the cross-compile):",
+                  f"  executorch-pack-bot verify-pack {shlex.quote(str(packs.good))}{extra}",
+                  f"  executorch-pack-bot verify-pack {shlex.quote(str(packs.trap))}{extra}   # fails"]
     return "\n".join(lines)
+
+
+def verdict(label: str, report, *, expect_failure: bool) -> tuple[str, bool]:
+    """One verdict line for a demo pack and whether it is the expected outcome.
+
+    ``report`` is a :class:`bot.pack.report.PackReport`.  A failing report
+    names each failed check and its detail (for the trap: the missing headers).
+    """
+    failed = [c for c in report.checks if c.status == "fail"]
+    warned = report.count("warn")
+    if not failed:
+        line = f"{label}: passed ({report.count('pass')} checks passed, {warned} warning{'s' * (warned != 1)})"
+    else:
+        details = [f"{c.name}: {c.detail}" for c in failed]
+        short = [d.replace(_CAUSE_PAREN, "").replace(_CAUSE_COLON, "") for d in details]
+        cause = " (built without the CMake cross-compile)" if short != details else ""
+        line = f"{label}: failed{cause}: " + "; ".join(short)
+    ok = bool(failed) == expect_failure
+    return (line if ok else line + "  <- UNEXPECTED"), ok
+
+
+def try_packs(work: Path, template: Path, version: str, tag: str) -> tuple[object, list[str], bool]:
+    """Write the demo packs into ``work/packs`` and verify both against ``template`` (checks 1-6, no compile).
+
+    Returns (:class:`bot.sample.packgen.DemoPacks`, verdict lines, True when
+    the good pack passed and the trap failed).
+    """
+    from bot.pack.verify import verify_pack
+    from bot.sample.packgen import write_demo_packs
+
+    packs = write_demo_packs(work / "packs", version)
+    lines, ok = [], True
+    for label, pack, bad in (("good pack", packs.good, False), ("trap pack", packs.trap, True)):
+        report = verify_pack(pack, version, tag=tag, template=template)
+        line, fine = verdict(f"{label} {pack.relative_to(work.resolve())}", report, expect_failure=bad)
+        lines.append(line)
+        ok = ok and fine
+    return packs, lines, ok
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -93,8 +157,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
                   + ("every ExecuTorch pin is " + audit.versions[0] if audit.agree else "PINS DISAGREE"))
             code = 0 if audit.agree else 1
+        version, tag = (plan.bump.new_pack, plan.bump.new_tag) if plan.bump else ("1.5.1", "v1.5.1")
+        packs, lines, packs_ok = try_packs(work, template, version, tag)
+        print()
+        print(f"verify-pack on two sample packs of {version} (checks 1-6 against the template):")
+        for line in lines:
+            print("  " + line)
+        if not packs_ok:
+            code = 1
         if args.keep is not None:
-            print(follow_up(template, upstream, applied=not args.dry_run))
+            print(follow_up(template, upstream, applied=not args.dry_run, packs=packs, version=version,
+                            compile_check=shutil.which("arm-none-eabi-g++") is not None))
         return code
     finally:
         if args.keep is None:
