@@ -15,6 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from test_action import ActionRun
@@ -66,3 +67,42 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
     assert "PyTorch::ExecuTorch" in publish and "1.4.0" in publish
     # the bump was applied in the runner's checkout, where publish read it
     assert "PyTorch::ExecuTorch@1.5.1" in (tmp_path / "template" / "app" / "app.cproject.yml").read_text()
+
+
+# ------------------------------------------------- every update that prepares the PR lets flagged items through
+UPDATE_JOBS = ("build-pack", "ai-layer", "pull-request")
+
+
+def test_every_update_step_runs_with_allow_flagged():
+    """README: the PR is a draft when a blocking item is flagged, so no job's update may stop on one."""
+    seen = 0
+    for job in WORKFLOW["jobs"]:
+        for with_ in bot_steps(job):
+            if with_.get("command") == "update":
+                seen += 1
+                assert "--allow-flagged" in str(with_.get("args", "")).split(), (job, with_)
+    assert seen == len(UPDATE_JOBS)
+
+
+def _blocking_template(tmp_path):
+    """The sample template plus a pyproject constraint the bump breaks (a blocking ``unmanaged-pin``)."""
+    from bot.commands.demo import copy_template
+
+    tpl = copy_template(tmp_path / "template")
+    (tpl / "pyproject.toml").write_text('[project]\nname = "fw"\nversion = "0"\n\n'
+                                        '[tool.uv]\nconstraint-dependencies = ["executorch<1.5"]\n')
+    return tpl
+
+
+@pytest.mark.parametrize("job", UPDATE_JOBS)
+def test_update_steps_move_a_template_with_a_blocking_item(tmp_path, upstream_repo, job):
+    tpl = _blocking_template(tmp_path)
+    context = {"inputs.upstream": str(upstream_repo), "needs.watch.outputs.target": "1.5.1", "inputs.set": ""}
+    steps = [s for s in bot_steps(job) if s["command"] == "update"]
+    assert len(steps) == 1
+    runner = ActionRun(tmp_path, bot="real")
+    results = runner.run({k: _render(v, context) for k, v in steps[0].items()})
+    _sid, proc, _outs = results[-1]
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert "unmanaged-pin" in proc.stdout
+    assert "PyTorch::ExecuTorch@1.5.1" in (tpl / "app" / "app.cproject.yml").read_text()
