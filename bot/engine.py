@@ -706,7 +706,9 @@ def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
     """
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    if not target.requires_python:
+    from bot.template.pep508 import specifier_empty_operator
+
+    if not target.requires_python or specifier_empty_operator(target.requires_python):
         return []
     try:
         allowed = SpecifierSet(target.requires_python)
@@ -721,6 +723,8 @@ def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
                 continue
             why = f"Python {text}"
         else:
+            if specifier_empty_operator(text):
+                continue  # "===" alone: refused whatever packaging accepts (bot.template.pep508)
             try:
                 spec = SpecifierSet(text)
             except InvalidSpecifier:

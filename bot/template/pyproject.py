@@ -40,6 +40,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
+from bot.template.pep508 import empty_operator, specifier_empty_operator
 from bot.textfile import TextDocument
 
 _CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*([^\s,;()]+)")
@@ -130,6 +131,8 @@ def other_pins(data: dict) -> list[OtherPin]:
                 return
             for item in node:
                 if isinstance(item, str):
+                    if empty_operator(item) is not None:
+                        continue  # not a requirement under any packaging version (bot.template.pep508)
                     try:
                         req = Requirement(item)
                     except InvalidRequirement:
@@ -154,6 +157,8 @@ def _poetry_pin(where: str, name: str, spec: str) -> OtherPin:
         return OtherPin(where, name, spec, text, SpecifierSet("==" + text), None)
     except InvalidVersion:
         pass
+    if specifier_empty_operator(spec) is not None:  # packaging 25 took "===" alone, 26 refuses it
+        return OtherPin(where, name, spec, None, None, None)
     try:
         return OtherPin(where, name, spec, None, SpecifierSet(spec), None)
     except InvalidSpecifier:
@@ -366,6 +371,8 @@ class PyprojectManager(Manager):
                 found = tokens.get(dep, [])
                 k = counts.get(dep, 0)
                 counts[dep] = k + 1
+                if empty_operator(dep) is not None:
+                    continue  # no version after an operator: refused like packaging 26 does (bot.template.pep508)
                 try:
                     req = Requirement(dep)
                 except InvalidRequirement:

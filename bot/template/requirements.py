@@ -45,6 +45,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
+from bot.template.pep508 import empty_operator_problem
 from bot.textfile import TextDocument
 
 # pip's COMMENT_RE (pip/_internal/req/req_file.py): a comment starts a line or follows whitespace.
@@ -193,6 +194,9 @@ def parse(doc: TextDocument) -> list[Entry]:
         options = tokens[len(args):]
         req_text = " ".join(args).rstrip()
         hashed = any(t.startswith("--hash") for t in options)
+        problem = empty_operator_problem(req_text)
+        if problem is not None:  # refused the same way whatever packaging accepts (see bot.template.pep508)
+            raise ManagerError(f"cannot parse requirement: {problem}", path=doc.path, line=line)
         try:
             req = Requirement(req_text)
         except InvalidRequirement as exc:

@@ -52,6 +52,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.errors import UpstreamError, UsageError
 from bot.model import Flag, PinChange, PinSet, ResolvedPin, norm
+from bot.template.pep508 import empty_operator_problem
 from bot.upstream.source import UpstreamSource
 from bot.versions import tag_version, to_semver
 
@@ -111,11 +112,23 @@ def _exact(req: Requirement) -> Optional[str]:
     return normal if specs[0].operator == "==" else specs[0].version
 
 
+_NAME_TEXT = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _SPEC_TEXT = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*([^;]*)")
 
 
 def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) -> ReqLine:
-    """Parse one PEP 508 requirement; raises InvalidRequirement."""
+    """Parse one PEP 508 requirement; raises InvalidRequirement.
+
+    An operator with no version (``ethos-u-vela ===``) is an unresolved line whose
+    ``problem`` says so, whatever the installed packaging accepts (see
+    :mod:`bot.template.pep508`: packaging 25.x parsed ``===`` alone, 26.x refuses it).
+    """
+    problem = empty_operator_problem(text)
+    name = _NAME_TEXT.match(text)
+    if problem is not None and name is not None:
+        m = _SPEC_TEXT.match(text)
+        return ReqLine(norm(name.group(0).strip()), None, m.group(1).strip() if m else "", line=line, via=via,
+                       problem=problem)
     req = Requirement(text)
     m = _SPEC_TEXT.match(text)
     spec = m.group(1).strip() if m else str(req.specifier)
