@@ -105,7 +105,7 @@ def test_demo_fails_when_the_trap_is_not_caught(capsys, monkeypatch):
     def both_good(dest, version="1.5.1"):
         good = packgen.make_pack(Path(dest), packgen.PackSpec(version=version, operators=packgen.DEMO_OPS))
         trap = packgen.make_pack(Path(dest) / "trap", packgen.PackSpec(version=version, operators=packgen.DEMO_OPS))
-        return packgen.DemoPacks(good.resolve(), trap.resolve())
+        return packgen.DemoPacks(good, trap)
 
     monkeypatch.setattr(packgen, "write_demo_packs", both_good)
     rc, out, err = run_cli(capsys, "demo", "--dry-run")

@@ -329,7 +329,7 @@ DEMO_OPS = (
 
 @dataclass(frozen=True)
 class DemoPacks:
-    """The two packs :func:`write_demo_packs` wrote: ``good`` and ``trap`` (absolute paths, same file name)."""
+    """The two packs :func:`write_demo_packs` wrote: ``good`` and ``trap`` (paths under its ``dest``, same file name)."""
 
     good: Path
     trap: Path
@@ -354,4 +354,4 @@ def write_demo_packs(dest: Path, version: str = "1.5.1") -> DemoPacks:
     spec = PackSpec(version=version, operators=DEMO_OPS)
     good = make_pack(Path(dest), spec)
     trap = make_pack(Path(dest) / "trap", spec, flatbuffers=False, generated_headers=False)
-    return DemoPacks(good.resolve(), trap.resolve())
+    return DemoPacks(good, trap)
