@@ -30,7 +30,8 @@ from pathlib import Path
 
 NAME = "demo"
 ORDER = 1
-HELP = "run a complete bump offline on the shipped sample template (prints the diff and the summary)"
+HELP = ("run a complete bump offline on the shipped sample template (prints the diff and the summary), "
+        "then verify a good sample pack and the trap")
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample"
 
@@ -114,7 +115,8 @@ def try_packs(work: Path, template: Path, version: str, tag: str) -> tuple[objec
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep", type=Path, metavar="DIR",
-                   help="build the sample in DIR (must not exist) and keep it, instead of a temporary folder")
+                   help="build the sample in DIR (must not exist) and keep it, instead of a temporary folder: "
+                        "DIR/template, DIR/executorch.git and the two packs in DIR/packs/")
     p.add_argument("--dry-run", action="store_true",
                    help="print the diff and the summary, apply nothing (with --keep: DIR keeps the pristine "
                         "1.4.0 sample and the upstream repository to try update/audit on)")
