@@ -8,8 +8,10 @@ from pathlib import Path
 NAME = "check"
 ORDER = 30
 HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"
-DESCRIPTION = ("Print current, target, update-needed, pack-source and pack-url, and write them to "
-               "$GITHUB_OUTPUT when set. A no-op check costs one API request.")
+DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url and index-ready, and write them "
+               "to $GITHUB_OUTPUT when set. When an update is needed, the target's pins are resolved "
+               "(contents API) and the package index is asked whether it serves executorch==V with wheels "
+               "that the resolved torch/torchao satisfy (index-ready). A no-op check costs one API request.")
 
 
 def add_github_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,10 +46,16 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     if not token and args.upstream.startswith("github:"):
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
-    state = flow.check(args.repo, open_upstream(args.upstream, token), to=args.to,
-                       allow_prerelease=args.allow_prerelease)
+    source = open_upstream(args.upstream, token)
+    state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease)
+    if state.update_needed:
+        flow.index_status(source, state)
     outs = state.outputs()
     for k, v in outs.items():
         print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else v}")
     actions.set_outputs(outs)
+    if state.index is not None and not state.index.ready:
+        # update-needed stays true: the next scheduled run asks again.
+        print(state.index.summary())
+        actions.append_summary(f"executorch-pack-bot check: {state.index.summary()}; no pull request yet\n")
     return 0

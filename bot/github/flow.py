@@ -30,12 +30,15 @@ class CheckState:
     update_needed: bool
     release: object = None          # bot.github.releases.Release or None
     asset: object = None            # bot.github.releases.Asset or None
+    index: object = None            # bot.github.index.IndexStatus once asked (only when an update is needed)
 
     def outputs(self) -> dict:
-        """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``."""
+        """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``,
+        ``index-ready`` (True only when the package index was asked and serves the target: see :func:`index_status`)."""
         return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
                 "pack-source": "release-asset" if self.asset else "build",
-                "pack-url": self.asset.download_url if self.asset else ""}
+                "pack-url": self.asset.download_url if self.asset else "",
+                "index-ready": bool(self.index is not None and self.index.ready)}
 
 
 def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False) -> CheckState:
@@ -57,6 +60,28 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     release = source.release(tag) if hasattr(source, "release") else None
     asset = find_pack_asset(release, str(tv)) if release else None
     return CheckState(str(current), str(tv), tag, tv > current, release, asset)
+
+
+def index_status(source, state: CheckState, *, policy=None):
+    """Is the target of ``state`` on the package index, with the pins upstream resolves at its tag?
+
+    Resolves the target pin set through ``source``
+    (:func:`bot.upstream.pins.resolve_pinset`: a few contents-API requests for
+    GitHub) and asks :func:`bot.github.index.check_index` about
+    ``executorch==V`` with the resolved torch/torchao (an unresolved pin is not
+    checked).  Call it only when ``state.update_needed``: a no-op check asks
+    nothing more.  Returns the :class:`~bot.github.index.IndexStatus` and sets
+    ``state.index``.  Raises :class:`~bot.errors.UpstreamError` when a pin file
+    at the tag does not parse, :class:`~bot.errors.PlatformError` when the
+    index cannot be asked.
+    """
+    from bot.github.index import check_index
+    from bot.upstream.pins import resolve_pinset
+
+    target = resolve_pinset(source, state.target_tag)
+    pins = {p.name: p.version for p in target.pins if p.version}
+    state.index = check_index(target.executorch, pins, policy=policy)
+    return state.index
 
 
 def index_pins(plan) -> dict[str, str]:
@@ -159,7 +184,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         closed = [] if dry_run else publisher.close_obsolete(state.target)
         return RunOutcome(0, "template already on the target", state, plan)
 
-    index = check_index(plan.bump.new_executorch, index_pins(plan))
+    index = state.index = check_index(plan.bump.new_executorch, index_pins(plan))
     out = RunOutcome(0, "", state, plan, index_line=index.summary())
     if not index.ready:
         out.outcome = index.summary()
