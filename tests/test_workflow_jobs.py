@@ -47,6 +47,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
     context = {
         "inputs.upstream": str(upstream_repo),
         "needs.watch.outputs.target": "1.5.1",
+        "inputs.set": "",
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",

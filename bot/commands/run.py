@@ -15,9 +15,15 @@ DESCRIPTION = ("Check upstream releases; when the template is behind, plan and a
 
 def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
-    from bot.commands.update import add_source_arguments
+    from bot.commands.update import add_exclude_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
+                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
+    p.add_argument("--allow-flagged", action="store_true",
+                   help="propose the bump even when a blocking item is flagged: a draft pull request lists "
+                        "the items (without it, a blocking item proposes nothing and exits 1, like update)")
+    add_exclude_argument(p)
     add_github_arguments(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
@@ -27,7 +33,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, engine
     from bot.commands.check import open_upstream
     from bot.config import load_config
     from bot.errors import BotError
@@ -44,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
+            sets = engine.parse_sets(args.sets)
             source = open_upstream(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
@@ -52,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
                 pub = Publisher(make_github(token), full, args.repo, config, token=token,
                                 remote=args.remote, progress=say)
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
-                           allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say)
+                           allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
+                           sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))

@@ -157,15 +157,22 @@ class RunOutcome:
 
 
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
-        dry_run: bool = False, progress: Optional[Progress] = None) -> RunOutcome:
+        dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
+        exclude: tuple[str, ...] = (), allow_flagged: bool = False) -> RunOutcome:
     """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
     repository.  With ``dry_run`` nothing is written, pushed or sent: the
     outcome carries the PR title and body that would be proposed.
+    ``sets`` (``{package: version}``, from :func:`bot.engine.parse_sets`) and
+    ``exclude`` (path globs) go to :func:`bot.engine.plan` as for ``update``;
+    a blocking flagged item stops the run before the package index is asked
+    (exit 1, nothing proposed) unless ``allow_flagged``, which lets it
+    through to a draft pull request that lists it (``Config.wants_draft``).
     Exit code: 0 done or nothing to do (also "waiting for the package index"),
-    1 the pack failed verification.  When publishing fails (the error is
-    raised), the files the plan wrote get their original bytes back first.
+    1 a blocking item without ``allow_flagged`` or the pack failed
+    verification.  When publishing fails (the error is raised), the files
+    the plan wrote get their original bytes back first.
     """
     from bot import engine
     from bot.github.index import check_index
@@ -179,10 +186,16 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         closed = [] if dry_run else publisher.close_obsolete(state.current)
         return RunOutcome(0, "up to date" + (f"; closed #{', #'.join(map(str, closed))}" if closed else ""), state)
 
-    plan = engine.plan(repo, source, to=state.target_tag, allow_prerelease=allow_prerelease, progress=say)
+    plan = engine.plan(repo, source, to=state.target_tag, sets=sets, allow_prerelease=allow_prerelease,
+                       progress=say, exclude=tuple(exclude))
     if plan.nothing_to_do:
         closed = [] if dry_run else publisher.close_obsolete(state.target)
         return RunOutcome(0, "template already on the target", state, plan)
+    if plan.blocking_flags and not allow_flagged:
+        items = "".join(f"\n- {f.code}: {_where(f)}{f.message}" for f in plan.blocking_flags)
+        return RunOutcome(1, f"nothing proposed: {len(plan.blocking_flags)} blocking item(s); fix them, supply "
+                             f"values with --set NAME=VERSION, or pass --allow-flagged (a draft pull request "
+                             f"lists them){items}", state, plan)
 
     index = state.index = check_index(plan.bump.new_executorch, index_pins(plan))
     out = RunOutcome(0, "", state, plan, index_line=index.summary())
@@ -223,6 +236,13 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if r.message:
         out.outcome += f" ({r.message})"
     return out
+
+
+def _where(flag) -> str:
+    """``"PATH:LINE: "`` (or ``"PATH: "``, or ``""``) of a :class:`~bot.model.Flag`, for one line of text."""
+    if not flag.path:
+        return ""
+    return f"{flag.path}:{flag.line}: " if flag.line else f"{flag.path}: "
 
 
 def restore_checkout(plan, say: Progress) -> None:
