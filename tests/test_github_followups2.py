@@ -201,3 +201,15 @@ def test_run_allow_flagged_opens_a_draft_listing_the_item(world, capsys):
     assert code == 0
     (pr,) = world.open_pulls(TEMPLATE)
     assert pr["draft"] is True and "unmanaged-pin" in pr["body"]
+
+
+# ------------------------------------------- 5: the config file is validated first, by check and run
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_config_typo_fails_before_any_request(releases, tpl, capsys, command):
+    (tpl / ".github").mkdir(exist_ok=True)
+    (tpl / ".github/executorch-pack-bot.yml").write_text("labels: [deps]\nreviewer: [alice]\n")
+    code, out = cli(capsys, command, "--repo", str(tpl), "--upstream", f"github:{UPSTREAM}", "--dry-run"
+                    if command == "run" else "--allow-prerelease")
+    assert code == 2
+    assert ".github/executorch-pack-bot.yml:2: unknown setting 'reviewer'" in out.err
+    assert releases.count() == 0

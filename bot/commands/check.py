@@ -11,7 +11,8 @@ HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub A
 DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url and index-ready, and write them "
                "to $GITHUB_OUTPUT when set. When an update is needed, the target's pins are resolved "
                "(contents API) and the package index is asked whether it serves executorch==V with wheels "
-               "that the resolved torch/torchao satisfy (index-ready). A no-op check costs one API request.")
+               "that the resolved torch/torchao satisfy (index-ready). A no-op check costs one API request. "
+               ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
 def add_github_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,9 +40,13 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions
+    from bot.config import load_config
     from bot.github import flow
     from bot.github.client import token_from
 
+    # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
+    # not the pull-request job at the end of the run.
+    load_config(args.repo)
     token = token_from(args.token)
     actions.add_mask(token)
     if not token and args.upstream.startswith("github:"):
