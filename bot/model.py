@@ -39,7 +39,8 @@ class Flag:
             ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,
             ``"script-pin-drift"``, ``"history-mention"``, ``"leftover"``,
             ``"downgrade"`` (CASES.md C19), ``"companion-pin"``,
-            ``"requires-python"``, ``"ahead-of-upstream"``.
+            ``"requires-python"``, ``"ahead-of-upstream"``, ``"mixed-mention"``
+            (a prose line mixing the current version with history, left as written).
         message: one sentence naming the file, package and versions involved.
         path: repository-relative POSIX path (template) or upstream path, or None.
         line: 1-based line, or None.

@@ -45,6 +45,21 @@ stays and becomes a non-blocking ``history-mention`` flag.  A line that
 reads as a measurement (a number with a unit such as fps, ms, cycles, KB,
 MB, %, MHz, or the words measured/benchmark/results) is history even when
 it names the current version: it is flagged, never edited.
+
+History text is never rewritten (second new-user trial, issue 2):
+
+* a file whose name says it is history (:func:`is_history_file`:
+  ``CHANGELOG*``, ``CHANGES*``, ``HISTORY*``, ``NEWS*``, ``RELEASE*NOTES*``,
+  any case, any extension) gets no edit at all: each of its mentions is a
+  ``history-mention`` flag;
+* a line that would be edited but also names another ExecuTorch version,
+  holds a three-part version (``X.Y.Z``) the bump does not move (``CMSIS-Toolbox
+  2.14.1``, the ``1.5.0`` of "ExecuTorch 1.4.0 -> 1.5.0"; ``X.Y`` such as
+  ``Vela 5.1`` does not count), or carries the old version as bare text
+  outside every mention edited (the link text of ``[1.4.0 release
+  notes](.../releases/tag/v1.4.0)``) is left as written: one non-blocking
+  ``mixed-mention`` flag for the line says why;
+* a mention is either edited or flagged, never both.
 """
 
 from __future__ import annotations
@@ -95,12 +110,24 @@ def file_kind(relpath: str) -> Optional[str]:
     for kind, pats in _KINDS:
         if any(fnmatch.fnmatchcase(base, p) for p in pats):
             return kind
+    if is_history_file(relpath):
+        return "markdown"  # NEWS, CHANGES.adoc: read as a whole, to list their mentions as history
     return None
 
 
 def is_workflow(relpath: str) -> bool:
     """True for a GitHub Actions workflow: ``.github/workflows/*.yml`` (or ``.yaml``) at any depth."""
     return ("/" + relpath).find("/.github/workflows/") != -1 and relpath.endswith((".yml", ".yaml"))
+
+
+#: Base-name patterns (lower case) of files that record history: never edited, mentions listed.
+HISTORY_FILES = ("changelog*", "changes*", "history*", "news*", "release*notes*")
+
+
+def is_history_file(relpath: str) -> bool:
+    """True when the base name says the file is history (:data:`HISTORY_FILES`, any case, any extension)."""
+    base = relpath.rsplit("/", 1)[-1].lower()
+    return any(fnmatch.fnmatchcase(base, p) for p in HISTORY_FILES)
 
 
 def comment_spans(relpath: str, text: str) -> Optional[list[Span]]:
@@ -325,6 +352,16 @@ _MEASURE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\r?\n")
 
 
+#: A three-part version written whole (``2.14.1``, ``1.5.0``, ``3.1.5-rc.1``); not ``5.1``, not inside ``1.2.3.4``.
+_THREE_PART = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:-?rc\.?\d+|a\d+|b\d+|\.dev\d+|\.post\d+)?(?![\w]|\.\d)")
+
+
+def _snippet(line_text: str) -> str:
+    """The line, stripped and cut to 160 characters, for a flag message."""
+    snippet = line_text.strip()
+    return snippet if len(snippet) <= 160 else snippet[:157] + "..."
+
+
 @dataclass(frozen=True)
 class Mention:
     """One version mention found in prose.
@@ -463,6 +500,10 @@ class ProseManager(Manager):
     name = "prose"
     patterns = tuple(p for _, pats in _KINDS for p in pats)
 
+    def matches(self, relpath: str) -> bool:
+        """By :attr:`patterns`, or a history file of any extension (:func:`is_history_file`)."""
+        return super().matches(relpath) or is_history_file(relpath)
+
     def extract(self, doc: TextDocument) -> list[Finding]:
         """Every ExecuTorch version mention as ``Finding(kind="prose", name=form, version=text)``.
 
@@ -494,12 +535,17 @@ class ProseManager(Manager):
         edits: list[Edit] = []
         flags: list[Flag] = []
         mentions = find_mentions(doc)
+        if is_history_file(doc.path):
+            return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
+                                           for m in mentions))
+        others: dict[int, list[str]] = {}  # line -> other ExecuTorch versions named there (history)
         for m in mentions:
             two_part = m.version.count(".") == 1 and m.version.replace(".", "").isdigit()
             line_text = ctx.line_text(m.start)
             if two_part:
                 if m.version != old_mm:
                     flags.append(self._history(doc, m, bump, line_text))
+                    others.setdefault(m.line, []).append(m.version)
                 elif old_mm != new_mm:
                     if _MEASURE.search(line_text):
                         flags.append(self._history(doc, m, bump, line_text, measurement=True))
@@ -508,6 +554,7 @@ class ProseManager(Manager):
                 continue
             if m.version not in olds:
                 flags.append(self._history(doc, m, bump, line_text))
+                others.setdefault(m.line, []).append(m.version)
                 continue
             if _MEASURE.search(line_text):
                 flags.append(self._history(doc, m, bump, line_text, measurement=True))
@@ -519,7 +566,7 @@ class ProseManager(Manager):
         taken = {i for m in mentions for i in range(m.start, m.end)}
         edits.extend(self._restatements(doc, bump, regions, ctx, taken))
         edits.sort(key=lambda e: e.start)
-        return ManagerResult(tuple(edits), tuple(flags))
+        return self._leave_mixed_lines(doc, bump, regions, ctx, edits, flags, others)
 
     # -- helpers -----------------------------------------------------------
 
@@ -527,12 +574,68 @@ class ProseManager(Manager):
         return Edit(doc.path, m.start, m.end, m.version, new, m.line, "prose",
                     f"prose: {FORM_WHY[m.form]} names the current ExecuTorch {m.version}")
 
+    def _leave_mixed_lines(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: _Context,
+                           edits: list[Edit], flags: list[Flag], others: dict[int, list[str]]) -> ManagerResult:
+        """Drop the edits of every line that mixes the current version with history (module docstring).
+
+        Such a line keeps no edit and loses its ``history-mention`` flags; one
+        non-blocking ``mixed-mention`` flag names the line and why it was left.
+        """
+        by_line: dict[int, list[Edit]] = {}
+        for e in edits:
+            by_line.setdefault(e.line, []).append(e)
+        olds = {bump.old_executorch, bump.old_pack}
+        keep: list[Edit] = []
+        mixed: dict[int, Flag] = {}
+        for line, mine in by_line.items():
+            why = self._mixed_reason(doc, mine, regions, olds, others.get(line, []))
+            if why is None:
+                keep.extend(mine)
+                continue
+            mixed[line] = Flag("mixed-mention", f"left as written: this line {why}, so moving it to "
+                               f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
+                               f"edit it by hand if it should move: {_snippet(ctx.line_text(mine[0].start))}",
+                               path=doc.path, line=line, blocking=False)
+        out_flags = [f for f in flags if f.line not in mixed] + list(mixed.values())
+        out_flags.sort(key=lambda f: f.line or 0)
+        return ManagerResult(tuple(keep), tuple(out_flags))
+
+    @staticmethod
+    def _mixed_reason(doc: TextDocument, mine: list[Edit], regions: list[Span], olds: set[str],
+                      others: list[str]) -> Optional[str]:
+        """Why the line of ``mine`` (its edits) must be left as written, or None when it may be edited.
+
+        ``others``: the other ExecuTorch versions the line names.  Only the prose
+        part of the line (its comment, in a YAML or requirements file) is read.
+        """
+        if others:
+            return f"also names ExecuTorch {', '.join(dict.fromkeys(others))} (history)"
+        lo = doc.text.rfind("\n", 0, mine[0].start) + 1
+        hi = _eol(doc.text, mine[0].start, len(doc.text))
+        covered = [(e.start, e.end) for e in mine]
+
+        def free(s: int, e: int) -> bool:
+            return all(e <= a or s >= b for a, b in covered)
+
+        segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
+        for a, b in segments:
+            for old in sorted(olds):
+                for m in re.finditer(r"(?<![\w.])" + re.escape(old) + GUARD, doc.text[a:b]):
+                    if free(a + m.start(), a + m.end()):
+                        return f"also carries {old} as bare text outside the mentions the bot edits"
+        for a, b in segments:
+            for m in _THREE_PART.finditer(doc.text, a, b):
+                if free(*m.span()):
+                    return f"also holds {m.group(0)}, a version the bump does not move"
+        return None
+
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
-                 measurement: bool = False) -> Flag:
-        snippet = line_text.strip()
-        if len(snippet) > 160:
-            snippet = snippet[:157] + "..."
-        if measurement:
+                 measurement: bool = False, history_file: bool = False) -> Flag:
+        snippet = _snippet(line_text)
+        if history_file:
+            why = (f"names ExecuTorch {m.version} in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
+                   "RELEASE*NOTES*); history files are never edited, left as written")
+        elif measurement:
             why = (f"reads as a measurement and names the current ExecuTorch {m.version}; "
                    "measurements are history, left as written")
         else:
