@@ -15,9 +15,22 @@ DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url and 
                ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
-def add_github_arguments(p: argparse.ArgumentParser) -> None:
-    """``--token`` (default $GITHUB_TOKEN; API base URL from $GITHUB_API_URL)."""
-    p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
+def add_github_arguments(p: argparse.ArgumentParser, *, write: bool = False) -> None:
+    """``--token`` (default $GITHUB_TOKEN; API base URL from $GITHUB_API_URL).
+
+    ``write``: the command pushes and opens pull requests (``publish``,
+    ``run``), so the help names the permissions the token needs (README.md,
+    "GitHub Action": Contents and Pull requests read and write, plus
+    Workflows when the bump edits ``.github/workflows/``) instead of
+    offering anonymous reads.
+    """
+    if write:
+        p.add_argument("--token", help="GitHub token that pushes the bot branch and opens the pull request "
+                                       "(default: $GITHUB_TOKEN): Contents and Pull requests read and write on "
+                                       "the template repository, plus Workflows read and write when the bump "
+                                       "edits .github/workflows/ files; it also reads upstream's releases")
+    else:
+        p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
 
 
 def register(p: argparse.ArgumentParser) -> None:

@@ -14,7 +14,8 @@ def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--version", dest="pack_version", required=True, metavar="V", help="ExecuTorch version (X.Y.Z)")
     p.add_argument("--dest", required=True, type=Path, help="folder to write the pack into")
-    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME")
+    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
+                   help="the GitHub repository whose release carries the pack asset (default: %(default)s)")
     add_github_arguments(p)
 
 

@@ -24,7 +24,7 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="propose the bump even when a blocking item is flagged: a draft pull request lists "
                         "the items (without it, a blocking item proposes nothing and exits 1, like update)")
     add_exclude_argument(p)
-    add_github_arguments(p)
+    add_github_arguments(p, write=True)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
