@@ -31,7 +31,10 @@ from bot.versions import to_semver, version_to_tag
 
 PACK = "PyTorch::ExecuTorch"
 #: Finding kinds that pin the ExecuTorch version (prose only mentions it).
-PIN_KINDS = ("pack-pin", "lock", "requirement")
+PIN_KINDS = ("pack-pin", "lock", "requirement", "unmanaged-requirement")
+#: Finding kinds of Python requirements: rewritten ones, and constraints the bot only reads
+#: (``unmanaged-requirement``: a pyproject.toml Poetry/uv/build constraint, see bot.template.pyproject).
+REQUIREMENT_KINDS = ("requirement", "unmanaged-requirement")
 
 Progress = Callable[[str], None]
 
@@ -59,13 +62,19 @@ class Template:
     exclude: tuple[str, ...] = ()
     others: list[str] = field(default_factory=list)
 
-    def executorch_pins(self) -> list[Finding]:
-        """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements."""
+    def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
+        """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.
+
+        ``unmanaged=False`` leaves out the pins the bot flags but cannot edit (a
+        pyproject.toml Poetry/uv constraint): ``update`` does not let them decide the
+        current version, so one edited by hand before the bump does not stop it.
+        """
+        kinds = REQUIREMENT_KINDS if unmanaged else ("requirement",)
         out = []
         for f in self.findings:
             if f.kind in ("pack-pin", "lock") and f.name == PACK and f.version and f.exact:
                 out.append(f)
-            elif f.kind == "requirement" and norm(f.name) == "executorch" and f.version and f.exact:
+            elif f.kind in kinds and norm(f.name) == "executorch" and f.version and f.exact:
                 out.append(f)
         return out
 
@@ -201,7 +210,7 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
     for f in pins:
         try:
             key: object = Version(f.version)
-            if f.kind == "requirement" and key.local:
+            if f.kind in REQUIREMENT_KINDS and key.local:
                 key = Version(key.public)
         except InvalidVersion:
             key = f.version
@@ -209,7 +218,7 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
     for key in list(order):
         # A nightly requirement (``executorch==1.4.0.dev20260728``) next to a pack pin 1.4.0
         # (FORMATS.md section 1, "wild variants") agrees with the pack: it joins its group.
-        if isinstance(key, Version) and key.is_devrelease and all(f.kind == "requirement" for f in order[key]):
+        if isinstance(key, Version) and key.is_devrelease and all(f.kind in REQUIREMENT_KINDS for f in order[key]):
             base = Version(key.base_version)
             if base in order and any(f.kind in ("pack-pin", "lock") for f in order[base]):
                 order[base].extend(order.pop(key))
@@ -220,7 +229,7 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
 def nightly_pins(groups: list[PinGroup]) -> list[Finding]:
     """The nightly requirements (``.devN``) that :func:`group_pins` counted with their pack's version."""
     return [f for g in groups if isinstance(g.key, Version) for f in g.pins
-            if f.kind == "requirement" and _is_dev(f.version) and Version(f.version) != g.key]
+            if f.kind in REQUIREMENT_KINDS and _is_dev(f.version) and Version(f.version) != g.key]
 
 
 def _is_dev(text: Optional[str]) -> bool:
@@ -276,7 +285,7 @@ def current_version(tpl: Template) -> Version:
     counts, the majority first, and its location is the first pin of the
     largest minority group (the odd one out).
     """
-    pins = tpl.executorch_pins()
+    pins = tpl.executorch_pins(unmanaged=False)
     if not pins:
         raise TemplateError(f"no exact {PACK} pack pin or executorch== requirement found in "
                             f"{tpl.repo}; nothing to bump", path=str(tpl.repo))
@@ -292,7 +301,7 @@ def current_version(tpl: Template) -> Version:
             "  make them equal (see `executorch-pack-bot audit`) before bumping",
             path=odd.path, line=odd.line)
     key, first = groups[0].key, groups[0].pins[0]
-    if key.is_devrelease and all(f.kind == "requirement" for f in groups[0].pins):
+    if key.is_devrelease and all(f.kind in REQUIREMENT_KINDS for f in groups[0].pins):
         # Only nightly requirements (no pack pin): a nightly counts as its release, as beside a pack.
         key = Version(key.base_version)
     try:
@@ -308,7 +317,7 @@ def _template_values(tpl: Template, name: str) -> list[str]:
     """Distinct exact versions the template's requirement files pin for a package, in file order."""
     out: list[str] = []
     for f in tpl.findings:
-        if f.kind == "requirement" and norm(f.name) == norm(name) and f.exact and f.version:
+        if f.kind in REQUIREMENT_KINDS and norm(f.name) == norm(name) and f.exact and f.version:
             if f.version not in out:
                 out.append(f.version)
     return out
@@ -360,7 +369,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     changes, change_flags = plan_changes(current_set, target, sets)
     flags.extend(target.flags)
     tosa_names = {p.name for p in target.tosa}
-    pins_tosa = any(f.kind == "requirement" and norm(f.name) in tosa_names for f in tpl.findings)
+    pins_tosa = any(f.kind in REQUIREMENT_KINDS and norm(f.name) in tosa_names for f in tpl.findings)
     # Without the current tag the TOSA diff is unknown; that only matters when the template pins TOSA packages.
     flags.extend(f for f in change_flags if f.code != "tosa-unknown" or pins_tosa)
     bump = Bump(
@@ -549,7 +558,7 @@ def _companions(tpl: Template, bump: Bump) -> list[Flag]:
                  f"{torch.new} (the bot does not choose companion versions)", path=f.path, line=f.line,
                  blocking=False)
             for f in tpl.findings
-            if f.kind == "requirement" and f.exact and f.version and norm(f.name) in COMPANIONS]
+            if f.kind in REQUIREMENT_KINDS and f.exact and f.version and norm(f.name) in COMPANIONS]
 
 
 def _same_version(a: str, b: str) -> bool:

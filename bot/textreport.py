@@ -32,6 +32,39 @@ def flag_lines(flags: list[Flag]) -> list[str]:
     return out
 
 
+#: What to do about each blocking flag code, for the closing line of ``update``.
+_HINTS = {
+    "unresolved-pin": "supply the missing values with --set NAME=VERSION",
+    "tosa-unknown": "supply the TOSA pins with --set NAME=VERSION",
+    "range-pin": "make the range pins exact (==X, @X)",
+    "pack-id-case": "fix the letter case of the pack ID (PyTorch::ExecuTorch)",
+    "symlink-outside-repo": "replace the link with a regular file, or leave it out with --exclude",
+    "unmanaged-pin": "edit the listed pyproject.toml constraint in the same PR",
+}
+
+
+def blocking_hints(flags: list[Flag]) -> list[str]:
+    """One hint per distinct blocking flag code, in first-seen order (``--set`` only for unresolved pins).
+
+    A code without a specific hint gives "fix the items marked !".
+    """
+    out: list[str] = []
+    for f in flags:
+        if not f.blocking:
+            continue
+        hint = _HINTS.get(f.code, "fix the items marked !")
+        if hint not in out:
+            out.append(hint)
+    return out
+
+
+def blocked_line(flags: list[Flag]) -> str:
+    """The closing line of a blocked ``update``: the count and what to do (:func:`blocking_hints`)."""
+    n = sum(1 for f in flags if f.blocking)
+    items = f"{n} blocking item{'s' if n != 1 else ''}"
+    return f"Nothing written: {items} above (marked !); {'; '.join(blocking_hints(flags))}; or pass --allow-flagged."
+
+
 def plan_summary(plan: Plan) -> str:
     """The summary printed after a plan: the pin table, changed files, flagged items."""
     b = plan.bump

@@ -166,3 +166,62 @@ def test_sample_readme_tested_with_line_is_left_alone(capsys, template, upstream
     readme = [e for e in plan["edits"] if e["path"] == "README.md"]
     tested = [i for i, t in enumerate((template / "README.md").read_text().splitlines(), 1) if "2.14.1" in t]
     assert tested and not [e for e in readme if e["line"] in tested]
+
+
+# --------------------------------------------------------------------------------------
+# 3. unmanaged-pin is no dead end; the closing hint matches the blocking codes
+# --------------------------------------------------------------------------------------
+
+POETRY = "[tool.poetry.dependencies]\npython = \"^3.10\"\nexecutorch = '1.4.0'\n"
+
+
+def test_unmanaged_pin_edited_by_hand_first_does_not_stop_update(capsys, template, upstream_repo):
+    """The flag said "change it by hand"; doing so made update refuse with "pins disagree" (exit 2)."""
+    write(template, "pyproject.toml", POETRY.replace("1.4.0", "1.5.1"))
+    code, out, err = update(capsys, template, upstream_repo)
+    assert code == 0, err
+    assert "executorch==1.5.1" in (template / "requirements.txt").read_text()
+    assert (template / "pyproject.toml").read_text() == POETRY.replace("1.4.0", "1.5.1")
+
+
+def test_unmanaged_pin_message_says_to_edit_it_in_the_same_pr(capsys, template, upstream_repo):
+    write(template, "pyproject.toml", POETRY)
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    assert code == 1
+    flag = [ln for ln in out.splitlines() if "[unmanaged-pin]" in ln]
+    assert len(flag) == 1 and "same PR" in flag[0] and "--allow-flagged" in flag[0]
+    last = out.strip().splitlines()[-1]
+    assert "--set" not in last and "pyproject.toml constraint in the same PR" in last
+
+
+def test_audit_still_lists_the_unmanaged_pin(capsys, template):
+    write(template, "pyproject.toml", POETRY.replace("1.4.0", "1.5.1"))
+    code, out, err = audit(capsys, template, "--json")
+    data = json.loads(out)
+    assert code == 1 and not data["agree"]
+    assert any(p["path"] == "pyproject.toml" and p["line"] == 3 for p in data["pins"])
+
+
+@pytest.mark.parametrize("setup, hint", [
+    (lambda t: write(t, "requirements.txt", "executorch==1.4.0\ntorch>=2.13\n"), "make the range pins exact"),
+    (lambda t: write(t, "board/extra.cproject.yml", "project:\n  packs:\n    - pack: PyTorch::ExecuTorch@^1.4.0\n"),
+     "make the range pins exact"),
+    (lambda t: write(t, "board/extra.cproject.yml", "project:\n  packs:\n    - pack: pytorch::executorch@1.4.0\n"),
+     "fix the letter case"),
+])
+def test_closing_hint_names_what_to_do_for_the_blocking_codes(capsys, template, upstream_repo, setup, hint):
+    """The closing line always said "supply values with --set NAME=VERSION", whatever blocked."""
+    setup(template)
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    last = out.strip().splitlines()[-1]
+    assert code == 1, out + err
+    assert hint in last and "--set" not in last
+
+
+def test_closing_hint_offers_set_only_for_unresolved_pins(capsys, template, tmp_path):
+    tags = tmp_path / "tags"
+    for name in ("v1.4.0", "v1.5.1"):
+        shutil.copytree(UPSTREAM_DIR / name, tags / name)
+    write(tags, "v1.5.1/install_requirements.py", "REQS = ['torch==2.14.0', 'torchao>=0.17.0']\n")
+    code, out, err = update(capsys, template, tags, "--dry-run")
+    assert code == 1 and "--set NAME=VERSION" in out.strip().splitlines()[-1]

@@ -50,7 +50,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine
-    from bot.textreport import plan_summary
+    from bot.textreport import blocked_line, plan_summary
     from bot.upstream.source import open_source
 
     def progress(msg: str) -> None:
@@ -85,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print()
         sys.stdout.write(plan_summary(plan))
         if blocked:
-            print(f"\nNothing written: {len(plan.blocking_flags)} blocking item(s) above; fix them, supply "
-                  "values with --set NAME=VERSION, or pass --allow-flagged.")
+            print("\n" + blocked_line(plan.flags))
         elif write:
             print(f"\nWrote {len(plan.contents)} files.")
         elif args.dry_run and not plan.nothing_to_do:

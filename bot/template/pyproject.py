@@ -328,11 +328,17 @@ def _same(a: str, b: str) -> bool:
         return a == b
 
 
+#: Finding kind of a constraint outside the rewritten tables (:func:`other_pins`): listed by audit,
+#: never rewritten, and left out of the current-version agreement check of ``update``.
+UNMANAGED_KIND = "unmanaged-requirement"
+
+
 class PyprojectManager(Manager):
     """Exact pins of ``bump.changes`` packages in the dependency strings of a template's ``pyproject.toml``.
 
     ``extract`` gives one Finding (kind ``"requirement"``) per dependency with a
-    version clause; ``update`` gives Edits (kind ``"requirement"``, only the
+    version clause, and one of kind :data:`UNMANAGED_KIND` per constraint
+    outside those tables (Poetry, ``[tool.uv]``, build requires); ``update`` gives Edits (kind ``"requirement"``, only the
     version text) and flags (``range-pin`` blocking, ``nightly-pin`` and
     ``pin-was-different`` informational).  Raises :class:`ManagerError` for
     invalid TOML or a string it cannot locate exactly.
@@ -430,7 +436,7 @@ class PyprojectManager(Manager):
             out.append(Finding(doc.path, line, "requirement", norm(req.name), version, exact, dep))
         for p, line in self._others(doc):
             text = p.value if p.value is not None else f"{p.where} = {p.spec!r}"
-            out.append(Finding(doc.path, line, "requirement", norm(p.name), p.version or p.spec,
+            out.append(Finding(doc.path, line, UNMANAGED_KIND, norm(p.name), p.version or p.spec,
                                p.version is not None, text))
         out.sort(key=lambda f: f.line)
         return out
@@ -460,7 +466,9 @@ class PyprojectManager(Manager):
                 why, blocking = f"is a Poetry constraint the bot does not evaluate: check that it admits {change.new}", False
             what = f"{p.where}: {p.value!r}" if p.value is not None else f"{p.where} = {p.spec!r}"
             flags.append(Flag("unmanaged-pin", f"{what} {why}; the bot rewrites only the "
-                              "[project] and [dependency-groups] dependency strings, so change it by hand",
+                              "[project] and [dependency-groups] dependency strings: edit this one in the "
+                              f"same PR (by hand before `update`, or after `update --allow-flagged`; "
+                              "it does not count when update checks that the pins agree)",
                               path=doc.path, line=line, blocking=blocking))
         return flags
 
