@@ -225,3 +225,34 @@ def test_closing_hint_offers_set_only_for_unresolved_pins(capsys, template, tmp_
     write(tags, "v1.5.1/install_requirements.py", "REQS = ['torch==2.14.0', 'torchao>=0.17.0']\n")
     code, out, err = update(capsys, template, tags, "--dry-run")
     assert code == 1 and "--set NAME=VERSION" in out.strip().splitlines()[-1]
+
+
+# --------------------------------------------------------------------------------------
+# 4. Symbolic links: only a pin file linked out of the repository blocks
+# --------------------------------------------------------------------------------------
+
+def _link_flags(out: str) -> list[tuple[str, str, bool]]:
+    return [(f["code"], f["path"], f["blocking"]) for f in json.loads(out)["flags"] if f["code"].startswith("symlink")]
+
+
+@pytest.mark.parametrize("name, blocking", [("docs/shared.md", False), ("scripts/setup.sh", False),
+                                            ("requirements-extra.txt", True), ("extra.cproject.yml", True),
+                                            ("extra.cbuild-pack.yml", True), ("tools/pyproject.toml", True)])
+def test_only_a_pin_file_linked_outside_blocks(capsys, template, upstream_repo, tmp_path, name, blocking):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("ExecuTorch 1.4.0\n")
+    (template / name).parent.mkdir(parents=True, exist_ok=True)
+    (template / name).symlink_to(outside)
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert _link_flags(out) == [("symlink-outside-repo", name, blocking)]
+    assert code == (1 if blocking else 0)
+
+
+def test_dangling_link_is_a_non_blocking_item(capsys, template, upstream_repo, tmp_path):
+    (template / "requirements-gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    (template / "docs").mkdir()
+    (template / "docs" / "gone.md").symlink_to("missing.md")
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run", "--json")
+    assert code == 0, err
+    assert sorted(_link_flags(out)) == [("symlink-dangling", "docs/gone.md", False),
+                                        ("symlink-dangling", "requirements-gone.txt", False)]

@@ -8,11 +8,11 @@ descending into them, and files that are large or binary without decoding
 them, so a tree of thousands of vendored headers and multi-MB model binaries
 costs little more than listing it.
 
-A symbolic link whose target lies outside the repository, and that a
-manager would read, is reported as a blocking :class:`~bot.model.Flag`
-("symlink-outside-repo"): the bot neither reads nor writes through it.  A
-link to a folder outside the repository is never followed and is reported
-with a non-blocking flag of the same code.
+A symbolic link is never followed.  One to a pin file (csolution, cproject,
+clayer, cbuild-pack, requirements, pyproject) whose target lies outside the
+repository is a blocking :class:`~bot.model.Flag` ("symlink-outside-repo");
+one to a prose or script file or to a folder outside is the same code,
+non-blocking; a dangling link is a non-blocking "symlink-dangling".
 """
 
 from __future__ import annotations
@@ -183,10 +183,21 @@ def _skip_dir(name: str, rel: str) -> bool:
 
 
 def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], scan: Scan) -> None:
-    """A link is never followed; one that leaves the repository and names a pin file is flagged."""
+    """A link is never followed.
+
+    Flags (issue 2, second trial): a link to a *pin* file (a name a
+    :data:`PIN_MANAGERS` manager handles: csolution, cproject, clayer,
+    cbuild-pack, requirements, pyproject) whose target is outside the
+    repository is a blocking ``symlink-outside-repo``; a linked prose or
+    script file or a folder outside is the same code, non-blocking; a link
+    whose target does not exist (or a loop) is a non-blocking ``symlink-dangling``.
+    """
     try:
-        target = (root / rel).resolve()
-    except (OSError, RuntimeError):  # a loop
+        target = (root / rel).resolve(strict=True)
+    except (OSError, RuntimeError):  # missing target, or a loop
+        scan.flags.append(Flag(
+            "symlink-dangling", f"is a symbolic link to {os.readlink(root / rel)!r}, which does not exist; "
+            "nothing was read through it", path=rel, blocking=False))
         return
     inside = target == root or root in target.parents
     if inside:
@@ -197,12 +208,18 @@ def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], s
             f"is a symbolic link to the folder {target}, outside the repository; the bot does not "
             "follow it, so pins or mentions in it are not bumped", path=rel, blocking=False))
         return
-    if any(m.matches(rel) for m in mgrs):
+    handlers = [m for m in mgrs if m.matches(rel)]
+    if any(m.name in PIN_MANAGERS for m in handlers):
         scan.flags.append(Flag(
             "symlink-outside-repo",
-            f"is a symbolic link to {target}, outside the repository; the bot does not read or "
-            "write through it: replace it with a regular file or remove it",
+            f"is a symbolic link to {target}, outside the repository, and holds pins; the bot does not "
+            "read or write through it: replace it with a regular file, or leave it out with --exclude",
             path=rel, blocking=True))
+    elif handlers:
+        scan.flags.append(Flag(
+            "symlink-outside-repo",
+            f"is a symbolic link to {target}, outside the repository; the bot does not read or write "
+            "through it, so mentions in it are not bumped", path=rel, blocking=False))
 
 
 def is_binary(raw: bytes) -> bool:
