@@ -61,6 +61,8 @@ class Template:
     flags: list[Flag] = field(default_factory=list)
     exclude: tuple[str, ...] = ()
     others: list[str] = field(default_factory=list)
+    #: folders never scanned (scan.SKIP_DIRS and friends) that exist in this template
+    skipped_dirs: list[str] = field(default_factory=list)
 
     def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
         """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.
@@ -153,10 +155,14 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             raise UsageError(f"--exclude {glob!r} {problem}")
     globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
     sc = scanmod.discover(repo, exclude=globs)
-    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others))
+    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
+                   skipped_dirs=list(sc.skipped_dirs))
     if progress:
-        progress(f"scanned {len(sc.files)} candidate files ({sc.skipped} others skipped"
-                 + (f", {sc.excluded} paths excluded" if sc.excluded else "") + ")")
+        progress(f"scanned {_count(len(sc.files), 'candidate file')} ({_count(sc.skipped, 'other file')} skipped"
+                 + (f", {_count(len(sc.skipped_dirs), 'folder')} not scanned: "
+                    + ", ".join(d + "/" for d in sc.skipped_dirs[:5])
+                    + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
+                 + (f", {_count(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
     for rel, mgrs in sc.files:
         try:
             raw = (repo / rel).read_bytes()
@@ -185,6 +191,11 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
                           path=f.path, line=f.line, blocking=True)
                      for f in tpl.findings if f.kind == "pack-id-case")
     return tpl
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 path"``, ``"3 paths"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -795,6 +806,8 @@ class Audit:
     stale_mentions: list[Finding]
     flags: list[Flag]
     groups: list[PinGroup] = field(default_factory=list)
+    #: folders of the template that were never scanned (``vendor``, ``build`` ...), POSIX paths
+    not_scanned: list[str] = field(default_factory=list)
 
     def disagreement(self) -> str:
         """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
@@ -817,7 +830,8 @@ class Audit:
         return {"ok": self.ok, "agree": self.agree, "versions": self.versions,
                 "pins": [f(p) for p in self.pins],
                 "stale_mentions": [f(p) for p in self.stale_mentions],
-                "flags": [x.to_json() for x in self.flags]}
+                "flags": [x.to_json() for x in self.flags],
+                "not_scanned": self.not_scanned}
 
 
 def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
@@ -852,7 +866,7 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
             elif v != pinned:
                 stale.append(f)
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
-                 flags=flags, groups=groups)
+                 flags=flags, groups=groups, not_scanned=list(tpl.skipped_dirs))
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:

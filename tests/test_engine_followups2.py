@@ -256,3 +256,25 @@ def test_dangling_link_is_a_non_blocking_item(capsys, template, upstream_repo, t
     assert code == 0, err
     assert sorted(_link_flags(out)) == [("symlink-dangling", "docs/gone.md", False),
                                         ("symlink-dangling", "requirements-gone.txt", False)]
+
+
+# --------------------------------------------------------------------------------------
+# 5. Skipped folders are said, not silent
+# --------------------------------------------------------------------------------------
+
+def test_audit_names_the_skipped_folders_that_exist(capsys, template):
+    write(template, "vendor/requirements.txt", "executorch==1.3.0\n")
+    write(template, "build/log.txt", "x\n")
+    (template / ".git").mkdir(exist_ok=True)
+    code, out, err = audit(capsys, template)
+    assert "not scanned: build/, vendor/" in out and ".git/" not in out
+    data = json.loads(audit(capsys, template, "--json")[1])
+    assert data["not_scanned"] == ["build", "vendor"]
+
+
+def test_progress_line_counts_the_skipped_folders(capsys, template, upstream_repo):
+    write(template, "vendor/requirements.txt", "executorch==1.3.0\n")
+    write(template, "app/cmake-out/x.txt", "x\n")
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    line = next(ln for ln in err.splitlines() if ln.startswith("# scanned"))
+    assert "2 folders not scanned: app/cmake-out/, vendor/" in line

@@ -46,4 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if result.flags:
         print("\nFlagged items:")
         print("\n".join(flag_lines(result.flags)))
+    if result.not_scanned:
+        print(f"\nnot scanned: {', '.join(d + '/' for d in result.not_scanned)} (vendored, build and "
+              "generated folders are never read; pins in them are not checked)")
     return 0 if result.ok else 1

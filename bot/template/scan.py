@@ -69,6 +69,9 @@ class Scan:
         excluded: count of paths (files or whole folders) left out by ``--exclude``.
         others: files no manager handles, at most :data:`MAX_FILE_BYTES` (the engine searches
             them for leftovers of the old version), in walk order.
+        skipped_dirs: repository-relative POSIX paths of the folders not descended into
+            (:data:`SKIP_DIRS`, :data:`SKIP_DIR_PREFIXES`, :data:`SKIP_SUBTREES`, ``*.egg-info``),
+            sorted; version-control folders (``.git``) are left out of this list.
     """
 
     files: list[tuple[str, list[Manager]]] = field(default_factory=list)
@@ -76,6 +79,11 @@ class Scan:
     skipped: int = 0
     excluded: int = 0
     others: list[str] = field(default_factory=list)
+    skipped_dirs: list[str] = field(default_factory=list)
+
+
+#: Folders skipped without a word: version control, never part of a template's content.
+_SILENT_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def excluded(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -150,6 +158,8 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
                 continue
             if entry.is_dir(follow_symlinks=False):
                 if _skip_dir(entry.name, rel):
+                    if entry.name not in _SILENT_DIRS:
+                        scan.skipped_dirs.append(rel)
                     continue
                 subdirs.append(rel)
                 continue
@@ -174,6 +184,7 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
             scan.files.append((rel, handlers))
         stack.extend(reversed(subdirs))
     scan.files.sort(key=lambda item: item[0])
+    scan.skipped_dirs.sort()
     return scan
 
 
