@@ -25,6 +25,7 @@ from bot.model import Bump, Edit, Finding, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
 from bot.template import scan as scanmod
 from bot.template.interface import Manager
+from bot.template.locks import CBUILD_SETUP, lock_missing_pack_flags, python_lock_flags
 from bot.textfile import TextDocument, write_all
 from bot.upstream.source import UpstreamSource
 from bot.versions import to_semver, version_to_tag
@@ -63,6 +64,8 @@ class Template:
     others: list[str] = field(default_factory=list)
     #: folders never scanned (scan.SKIP_DIRS and friends) that exist in this template
     skipped_dirs: list[str] = field(default_factory=list)
+    #: Python lock files (uv.lock, poetry.lock ...), never rewritten (bot.template.locks)
+    python_locks: list[str] = field(default_factory=list)
 
     def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
         """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.
@@ -156,7 +159,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
     sc = scanmod.discover(repo, exclude=globs)
     tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
-                   skipped_dirs=list(sc.skipped_dirs))
+                   skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
     if progress:
         progress(f"scanned {_count(len(sc.files), 'candidate file')} ({_count(sc.skipped, 'other file')} skipped"
                  + (f", {_count(len(sc.skipped_dirs), 'folder')} not scanned: "
@@ -190,6 +193,10 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
                           "with its letter case); the bot does not rewrite this entry: correct it by hand",
                           path=f.path, line=f.line, blocking=True)
                      for f in tpl.findings if f.kind == "pack-id-case")
+    paths = [loaded.doc.path for loaded in tpl.files]
+    tpl.flags.extend(lock_missing_pack_flags(
+        tpl.findings, [p for p in paths if p.endswith((".cbuild-pack.yml", ".cbuild-pack.yaml"))],
+        [p for p in paths if p.endswith((".csolution.yml", ".csolution.yaml"))]))
     return tpl
 
 
@@ -307,10 +314,14 @@ def current_version(tpl: Template) -> Version:
             raise TemplateError(f"{f.text or f.version!r} is not a version", path=f.path, line=f.line)
     if len(groups) > 1:
         odd = groups[1].pins[0]
-        raise TemplateError(
-            f"the template's ExecuTorch pins disagree:{describe_groups(groups)}\n"
-            "  make them equal (see `executorch-pack-bot audit`) before bumping",
-            path=odd.path, line=odd.line)
+        minority = [f for g in groups[1:] for f in g.pins]
+        if all(f.kind == "lock" for f in minority):
+            way_out = (f"  the lock file is stale: regenerate it ({CBUILD_SETUP}) and commit it, then bump")
+        else:
+            way_out = ("  make them equal (see `executorch-pack-bot audit`), then bump; a stale lock file is\n"
+                       f"  regenerated with {CBUILD_SETUP}, a copy the bot should not read is left out with --exclude GLOB")
+        raise TemplateError(f"the template's ExecuTorch pins disagree:{describe_groups(groups)}\n{way_out}",
+                            path=odd.path, line=odd.line)
     key, first = groups[0].key, groups[0].pins[0]
     if key.is_devrelease and all(f.kind in REQUIREMENT_KINDS for f in groups[0].pins):
         # Only nightly requirements (no pack pin): a nightly counts as its release, as beside a pack.
@@ -412,6 +423,8 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         result.originals[loaded.doc.path] = loaded.doc.raw
         result.edits.extend(edits)
 
+    if bump.old_executorch != bump.new_executorch:
+        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks))
     flags.extend(_downgrades(tpl, bump))
     flags.extend(_companions(tpl, bump))
     flags.extend(leftovers(tpl, bump, result.edits, flags))

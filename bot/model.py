@@ -40,7 +40,10 @@ class Flag:
             ``"script-pin-drift"``, ``"history-mention"``, ``"leftover"``,
             ``"downgrade"`` (CASES.md C19), ``"companion-pin"``,
             ``"requires-python"``, ``"ahead-of-upstream"``, ``"mixed-mention"``
-            (a prose line mixing the current version with history, left as written).
+            (a prose line mixing the current version with history, left as written),
+            ``"python-lock"`` (uv.lock/poetry.lock/... naming executorch: regenerate it),
+            ``"lock-missing-pack"`` (a cbuild-pack.yml without ExecuTorch), ``"symlink-dangling"``;
+            ``"symlink-outside-repo"`` is informational for a linked prose/script file or folder.
         message: one sentence naming the file, package and versions involved.
         path: repository-relative POSIX path (template) or upstream path, or None.
         line: 1-based line, or None.

@@ -278,3 +278,40 @@ def test_progress_line_counts_the_skipped_folders(capsys, template, upstream_rep
     code, out, err = update(capsys, template, upstream_repo, "--dry-run")
     line = next(ln for ln in err.splitlines() if ln.startswith("# scanned"))
     assert "2 folders not scanned: app/cmake-out/, vendor/" in line
+
+
+# --------------------------------------------------------------------------------------
+# 6. Lock files the bot cannot rewrite
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, command", [("uv.lock", "uv lock"), ("poetry.lock", "poetry lock"),
+                                           ("tools/pdm.lock", "pdm lock"), ("Pipfile.lock", "pipenv lock")])
+def test_python_lock_naming_executorch_is_flagged_on_a_bump(capsys, template, upstream_repo, name, command):
+    write(template, name, '[[package]]\nname = "numpy"\n\n[[package]]\nname = "executorch"\nversion = "1.4.0"\n')
+    plan = _plan_json(capsys, template, upstream_repo)
+    mine = [f for f in plan["flags"] if f["code"] == "python-lock"]
+    assert [(f["path"], f["line"], f["blocking"]) for f in mine] == [(name, 5, False)]
+    assert command in mine[0]["message"] and name not in plan["files"]
+
+
+def test_python_lock_without_executorch_is_not_flagged(capsys, template, upstream_repo):
+    write(template, "uv.lock", '[[package]]\nname = "numpy"\n')
+    assert not [f for f in _plan_json(capsys, template, upstream_repo)["flags"] if f["code"] == "python-lock"]
+
+
+def test_stale_lock_disagreement_suggests_regenerating_it(capsys, template, upstream_repo):
+    lock = template / "cmsis-executorch.cbuild-pack.yml"
+    lock.write_text(lock.read_text().replace("PyTorch::ExecuTorch@1.4.0", "PyTorch::ExecuTorch@1.3.0"))
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    assert code == 2 and "the lock file is stale: regenerate it (cbuild setup" in err and "--packs" in err
+
+
+def test_lock_file_without_executorch_entry_is_flagged(capsys, template, upstream_repo):
+    lock = template / "cmsis-executorch.cbuild-pack.yml"
+    lock.write_text("cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS@6.0.0\n"
+                    "      selected-by-pack:\n        - ARM::CMSIS\n")
+    plan = _plan_json(capsys, template, upstream_repo)
+    mine = [(f["code"], f["path"], f["blocking"]) for f in plan["flags"] if f["code"] == "lock-missing-pack"]
+    assert mine == [("lock-missing-pack", "cmsis-executorch.cbuild-pack.yml", False)]
+    code, out, err = audit(capsys, template)
+    assert "[lock-missing-pack]" in out

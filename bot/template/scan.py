@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bot.model import Flag
 from bot.template.interface import Manager
+from bot.template.locks import is_python_lock
 
 #: Directory names never descended into (anywhere in the tree).
 SKIP_DIRS = frozenset({
@@ -72,6 +73,8 @@ class Scan:
         skipped_dirs: repository-relative POSIX paths of the folders not descended into
             (:data:`SKIP_DIRS`, :data:`SKIP_DIR_PREFIXES`, :data:`SKIP_SUBTREES`, ``*.egg-info``),
             sorted; version-control folders (``.git``) are left out of this list.
+        python_locks: ``uv.lock``, ``poetry.lock``, ``pdm.lock``, ``Pipfile.lock`` paths, any size
+            (:mod:`bot.template.locks`).
     """
 
     files: list[tuple[str, list[Manager]]] = field(default_factory=list)
@@ -80,6 +83,7 @@ class Scan:
     excluded: int = 0
     others: list[str] = field(default_factory=list)
     skipped_dirs: list[str] = field(default_factory=list)
+    python_locks: list[str] = field(default_factory=list)
 
 
 #: Folders skipped without a word: version control, never part of a template's content.
@@ -166,6 +170,8 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
             if not entry.is_file(follow_symlinks=False):
                 continue
             handlers = [m for m in mgrs if m.matches(rel)]
+            if is_python_lock(rel):
+                scan.python_locks.append(rel)
             if not handlers:
                 scan.skipped += 1
                 try:
