@@ -136,6 +136,10 @@ def config_excludes(repo: Path) -> tuple[str, ...]:
     return ()
 
 
+#: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
+_C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
+
+
 def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Template:
     """Scan ``repo`` and extract every finding.
 
@@ -172,7 +176,9 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
         if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
-            continue  # prose without the word ExecuTorch holds no mention (and no leftover form)
+            if rel.endswith(_C_SUFFIXES):
+                tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
+            continue  # prose without the word ExecuTorch holds no mention
         bad = scanmod.unreadable_text(raw)
         if bad is not None:
             # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
@@ -446,6 +452,8 @@ def _leftover_pattern(olds: tuple[str, ...]) -> "re.Pattern[str]":
         r"|PyTorch\.ExecuTorch\.(?=[\w.\-]*\.pack\b)"
         r"|pytorch/executorch/releases/download/v?"
         r"|EXECUTORCH_VERSION[ \t\"'=:]*"
+        # C/C++: #define ET_VERSION_STRING "OLD", #define MY_EXECUTORCH_PACK_VERSION "OLD"
+        r"|\#[ \t]*define[ \t]+(?=(?:\w*_)?(?:EXECUTORCH|ET)(?:_\w*)?[ \t])(?=\w*VERSION)\w+[ \t]+\""
         r"|find_package[ \t]*\([ \t]*executorch[ \t]+)" + v + guard, re.I)
 
 
@@ -460,7 +468,9 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
     (environment.yml, JSON, C code, CMake code ...): ``executorch==OLD``,
     ``PyTorch::ExecuTorch@OLD``, ``PyTorch.ExecuTorch.OLD.pack``, the release
     URL ``pytorch/executorch/releases/download/vOLD/``, ``EXECUTORCH_VERSION``
-    followed by OLD, CMake ``find_package(executorch OLD ...)``.  A hit inside an edit, or on a line already flagged, is
+    followed by OLD, CMake ``find_package(executorch OLD ...)``, C/C++
+    ``#define NAME "OLD"`` where NAME holds ``VERSION`` and ``EXECUTORCH`` or
+    an ``ET`` part (``ET_VERSION_STRING``, ``MY_EXECUTORCH_PACK_VERSION``).  A hit inside an edit, or on a line already flagged, is
     not reported.  Files are read only when their bytes hold the old version
     text; binary files (a NUL in the first 8 KiB) are skipped.  The report
     stays bounded: at most :data:`MAX_LEFTOVERS_PER_FILE` flags a file, then

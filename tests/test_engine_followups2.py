@@ -315,3 +315,26 @@ def test_lock_file_without_executorch_entry_is_flagged(capsys, template, upstrea
     assert mine == [("lock-missing-pack", "cmsis-executorch.cbuild-pack.yml", False)]
     code, out, err = audit(capsys, template)
     assert "[lock-missing-pack]" in out
+
+
+# --------------------------------------------------------------------------------------
+# 7. Leftovers: C/C++ #define ..._VERSION "OLD" with EXECUTORCH/ET in the macro name
+# --------------------------------------------------------------------------------------
+
+VERSION_H = '''#pragma once
+#define ET_VERSION_STRING "1.4.0"
+#define MY_EXECUTORCH_PACK_VERSION  "1.4.0"
+#define ET_RUNTIME_VERSION "1.4.0"
+#define TARGET_VERSION "1.4.0"
+#define GET_VERSION "1.4.0"
+#define ETHOS_VERSION "1.4.0"
+#define ET_VERSION_MAJOR 1
+'''
+
+
+def test_c_define_of_an_executorch_version_is_a_leftover(capsys, template, upstream_repo):
+    write(template, "app/version.h", VERSION_H)
+    plan = _plan_json(capsys, template, upstream_repo)
+    lines = sorted(f["line"] for f in plan["flags"] if f["code"] == "leftover" and f["path"] == "app/version.h")
+    assert lines == [2, 3, 4]
+    assert "app/version.h" not in plan["files"]
