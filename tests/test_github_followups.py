@@ -111,8 +111,7 @@ def test_run_drafts_only_for_a_blocking_item(world, capsys, monkeypatch, blockin
         return p
     monkeypatch.setattr(engine, "plan", plan)
     co = checkout(world)
-    # --allow-flagged: without it a blocking item proposes nothing (test_github_followups2.py)
-    assert cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--allow-flagged")[0] == 0
+    assert cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}")[0] == 0
     pr = pr_body_of(world)
     assert pr["draft"] is draft and "history-mention" in pr["body"]
 

@@ -182,22 +182,22 @@ def _blocking(co):
                                        '[tool.uv]\nconstraint-dependencies = ["executorch<1.5"]\n')
 
 
-def test_run_stops_on_a_blocking_item_like_update(world, capsys):
+def test_run_stop_on_flagged_proposes_nothing_like_update(world, capsys):
     from fakegithub import TEMPLATE
     from test_break_github import checkout, remote_head
     co = checkout(world)
     _blocking(co)
-    code, out = _run(capsys, co)
-    assert code == 1 and "--allow-flagged" in out.out and "unmanaged-pin" in out.out
+    code, out = _run(capsys, co, "--stop-on-flagged")
+    assert code == 1 and "--stop-on-flagged" in out.out and "unmanaged-pin" in out.out
     assert world.open_pulls(TEMPLATE) == [] and remote_head(world) is None
 
 
-def test_run_allow_flagged_opens_a_draft_listing_the_item(world, capsys):
+def test_run_opens_a_draft_listing_a_blocking_item_by_default(world, capsys):
     from fakegithub import TEMPLATE
     from test_break_github import checkout
     co = checkout(world)
     _blocking(co)
-    code, out = _run(capsys, co, "--allow-flagged")
+    code, out = _run(capsys, co)  # the default: a draft that lists the item (issue 4)
     assert code == 0
     (pr,) = world.open_pulls(TEMPLATE)
     assert pr["draft"] is True and "unmanaged-pin" in pr["body"]

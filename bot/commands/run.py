@@ -20,9 +20,9 @@ def register(p: argparse.ArgumentParser) -> None:
     add_source_arguments(p)
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
                    help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
-    p.add_argument("--allow-flagged", action="store_true",
-                   help="propose the bump even when a blocking item is flagged: a draft pull request lists "
-                        "the items (without it, a blocking item proposes nothing and exits 1, like update)")
+    p.add_argument("--stop-on-flagged", action="store_true",
+                   help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
+                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                                 remote=args.remote, progress=say)
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged)
+                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))

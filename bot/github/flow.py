@@ -158,7 +158,7 @@ class RunOutcome:
 
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
-        exclude: tuple[str, ...] = (), allow_flagged: bool = False) -> RunOutcome:
+        exclude: tuple[str, ...] = (), allow_flagged: bool = True) -> RunOutcome:
     """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
@@ -166,9 +166,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     outcome carries the PR title and body that would be proposed.
     ``sets`` (``{package: version}``, from :func:`bot.engine.parse_sets`) and
     ``exclude`` (path globs) go to :func:`bot.engine.plan` as for ``update``;
-    a blocking flagged item stops the run before the package index is asked
-    (exit 1, nothing proposed) unless ``allow_flagged``, which lets it
-    through to a draft pull request that lists it (``Config.wants_draft``).
+    a blocking flagged item goes to a draft pull request that lists it
+    (``Config.wants_draft``; issue 4: "draft when ... an item is flagged"),
+    or, with ``allow_flagged=False`` (``run --stop-on-flagged``), stops the
+    run before the package index is asked (exit 1, nothing proposed).
     Exit code: 0 done or nothing to do (also "waiting for the package index"),
     1 a blocking item without ``allow_flagged`` or the pack failed
     verification.  When publishing fails (the error is raised), the files
@@ -194,8 +195,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if plan.blocking_flags and not allow_flagged:
         items = "".join(f"\n- {f.code}: {_where(f)}{f.message}" for f in plan.blocking_flags)
         return RunOutcome(1, f"nothing proposed: {len(plan.blocking_flags)} blocking item(s); fix them, supply "
-                             f"values with --set NAME=VERSION, or pass --allow-flagged (a draft pull request "
-                             f"lists them){items}", state, plan)
+                             f"values with --set NAME=VERSION, or run without --stop-on-flagged (a draft pull "
+                             f"request lists them){items}", state, plan)
 
     index = state.index = check_index(plan.bump.new_executorch, index_pins(plan))
     out = RunOutcome(0, "", state, plan, index_line=index.summary())
