@@ -27,6 +27,7 @@ from bot.template import scan as scanmod
 from bot.template.interface import Manager
 from bot.template.locks import CBUILD_SETUP, lock_missing_pack_flags, python_lock_flags
 from bot.textfile import TextDocument, write_all
+from bot.textreport import plural
 from bot.upstream.source import UpstreamSource
 from bot.versions import to_semver, version_to_tag
 
@@ -136,6 +137,11 @@ def config_excludes(repo: Path) -> tuple[str, ...]:
     return ()
 
 
+def _exclude_way_out(rel: str) -> str:
+    """The second way out of an unreadable file: leaving it out of the run."""
+    return f", or leave it out with --exclude {rel} (or an exclude: entry in {CONFIG_PATH})"
+
+
 #: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
 
@@ -165,11 +171,11 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
                    skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
     if progress:
-        progress(f"scanned {_count(len(sc.files), 'candidate file')} ({_count(sc.skipped, 'other file')} skipped"
-                 + (f", {_count(len(sc.skipped_dirs), 'folder')} not scanned: "
+        progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
+                 + (f", {plural(len(sc.skipped_dirs), 'folder')} not scanned: "
                     + ", ".join(d + "/" for d in sc.skipped_dirs[:5])
                     + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
-                 + (f", {_count(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
+                 + (f", {plural(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
     for rel, mgrs in sc.files:
         try:
             raw = (repo / rel).read_bytes()
@@ -184,14 +190,14 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
             # names ExecuTorch: leaving those behind would be a silent, partial bump.
             if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
-                raise TemplateError(bad[0], path=rel, line=bad[1])
+                raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
             continue
         try:
             doc = TextDocument.from_bytes(rel, raw)
-        except TemplateError:
+        except TemplateError as exc:
             if b"executorch" not in raw.lower() and not any(m.name in scanmod.PIN_MANAGERS for m in mgrs):
                 continue
-            raise
+            raise TemplateError(exc.message + _exclude_way_out(rel), path=exc.path, line=exc.line) from None
         tpl.files.append(Loaded(doc, mgrs))
         for m in mgrs:
             tpl.findings.extend(m.extract(doc))
@@ -204,11 +210,6 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         tpl.findings, [p for p in paths if p.endswith((".cbuild-pack.yml", ".cbuild-pack.yaml"))],
         [p for p in paths if p.endswith((".csolution.yml", ".csolution.yaml"))]))
     return tpl
-
-
-def _count(n: int, noun: str) -> str:
-    """``"1 path"``, ``"3 paths"``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -386,10 +387,10 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     if target_tag == current_tag and target_tag not in upstream_tags:
         # The template is ahead of every stable release upstream (a nightly or a
         # local build): there is nothing newer to move to.
-        return Plan(repo=Path(repo), bump=None, findings=tpl.findings, flags=_dedupe(flags + [Flag(
+        return Plan(repo=Path(repo), bump=None, findings=tpl.findings, flags=sort_flags(_dedupe(flags + [Flag(
             "ahead-of-upstream", f"the template pins ExecuTorch {current}, which has no tag at "
             f"{source.describe()} and is newer than its newest stable release; nothing to do",
-            blocking=False)]))
+            blocking=False)])))
     target = resolve_pinset(source, target_tag)
     current_set: Optional[PinSet] = None
     if current_tag in upstream_tags:
@@ -437,7 +438,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     flags.extend(_python_range(current_set, target))
     flags.extend(python_flags(tpl, target))
     result.rows = _rows(tpl, bump)
-    result.flags = _dedupe(flags)
+    result.flags = sort_flags(_dedupe(flags))
     result.findings = tpl.findings
     return result
 
@@ -507,9 +508,10 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
             found += 1
             snippet = m.group(0) if len(m.group(0)) <= 80 else m.group(0)[:77] + "..."
             out.append(Flag("leftover", f"not rewritten: {snippet!r} names the old ExecuTorch {m.group('v')}; "
-                            "edit by hand or tell us the format", path=path, line=line, blocking=False))
+                            "edit by hand, or open an issue for executorch-pack-bot (its issue tracker) "
+                            "naming the format so the bot learns it", path=path, line=line, blocking=False))
         if more:
-            out.append(Flag("leftover", f"and {len(more)} more lines naming the old ExecuTorch {bump.old_executorch} "
+            out.append(Flag("leftover", f"and {plural(len(more), 'more line')} naming the old ExecuTorch {bump.old_executorch} "
                             f"(lines {more[0]}-{more[-1]}); not listed one by one", path=path, line=more[0],
                             blocking=False))
 
@@ -782,6 +784,11 @@ def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
     return out
 
 
+def sort_flags(flags: list[Flag]) -> list[Flag]:
+    """Flags in report order: those without a path first (as raised), then by (path, line)."""
+    return sorted(flags, key=lambda f: (f.path is not None, f.path or "", f.line or 0))
+
+
 def _dedupe(flags: list[Flag]) -> list[Flag]:
     seen = set()
     out = []
@@ -889,7 +896,7 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
             elif v != pinned:
                 stale.append(f)
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
-                 flags=flags, groups=groups, not_scanned=list(tpl.skipped_dirs))
+                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs))
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:

@@ -10,6 +10,11 @@ from bot.model import Flag
 from bot.plan import Plan
 
 
+def plural(n: int, noun: str) -> str:
+    """``plural(1, "file")`` -> ``"1 file"``, ``plural(3, "file")`` -> ``"3 files"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def table(headers: list[str], rows: list[list[str]]) -> str:
     """A fixed-width text table with a header rule; cells are ``str``."""
     widths = [len(h) for h in headers]
@@ -61,8 +66,7 @@ def blocking_hints(flags: list[Flag]) -> list[str]:
 def blocked_line(flags: list[Flag]) -> str:
     """The closing line of a blocked ``update``: the count and what to do (:func:`blocking_hints`)."""
     n = sum(1 for f in flags if f.blocking)
-    items = f"{n} blocking item{'s' if n != 1 else ''}"
-    return f"Nothing written: {items} above (marked !); {'; '.join(blocking_hints(flags))}; or pass --allow-flagged."
+    return f"Nothing written: {plural(n, 'blocking item')} above (marked !); {'; '.join(blocking_hints(flags))}; or pass --allow-flagged."
 
 
 def plan_summary(plan: Plan) -> str:
@@ -84,7 +88,7 @@ def plan_summary(plan: Plan) -> str:
         by_file: dict[str, int] = {}
         for e in plan.edits:
             by_file[e.path] = by_file.get(e.path, 0) + 1
-        lines.append(f"{len(plan.edits)} edits in {len(by_file)} files:")
+        lines.append(f"{plural(len(plan.edits), 'edit')} in {plural(len(by_file), 'file')}:")
         lines += [f"  {p} ({n})" for p, n in sorted(by_file.items())]
     if plan.flags:
         blocking = len(plan.blocking_flags)

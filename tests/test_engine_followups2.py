@@ -338,3 +338,74 @@ def test_c_define_of_an_executorch_version_is_a_leftover(capsys, template, upstr
     lines = sorted(f["line"] for f in plan["flags"] if f["code"] == "leftover" and f["path"] == "app/version.h")
     assert lines == [2, 3, 4]
     assert "app/version.h" not in plan["files"]
+
+
+# --------------------------------------------------------------------------------------
+# 8. Messages
+# --------------------------------------------------------------------------------------
+
+def test_location_is_printed_once(capsys, template, upstream_repo):
+    write(template, "requirements/range.txt", "executorch>=1.4\n")
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    line = next(ln for ln in out.splitlines() if "[range-pin]" in ln)
+    assert line.count("requirements/range.txt:1") == 1, line
+
+
+def test_url_pin_upstream_reads_as_a_sentence(tags):
+    write(tags, f"v1.5.1/{ETHOS}", "ethos-u-vela @ git+https://example.invalid/vela.git@5.2.0\n")
+    write(tags, "v1.5.1/pyproject.toml", "[project]\nname = 'executorch'\n")
+    reason = resolve_pinset(DirectorySource(tags), "v1.5.1").get("ethos-u-vela").reason
+    assert "gives pinned" not in reason and f"{ETHOS} @ v1.5.1: pinned by a URL" in reason
+
+
+def test_torch_version_that_is_a_range_is_not_garbled(tags):
+    write(tags, "v1.5.1/torch_pin.py", "TORCH_VERSION = '>=2.14'\n")
+    write(tags, "v1.5.1/install_requirements.py", "X = 1\n")
+    torch = resolve_pinset(DirectorySource(tags), "v1.5.1").get("torch")
+    assert "==>=" not in torch.reason and "'>=2.14' is not a version" in torch.reason
+
+
+def test_plurals_in_the_summary(capsys, template, upstream_repo):
+    write(template, "vendor/x.txt", "x\n")
+    code, out, err = update(capsys, template, upstream_repo, "--to", "1.5.1", "--dry-run",
+                            "--exclude", "documentation", "--exclude", "README.md")
+    assert "1 folder not scanned" in err and "1 folders" not in err
+    assert " 1 files" not in out and " 1 edits" not in out
+
+
+def test_flags_are_sorted_by_path_and_line_in_the_report_and_json(capsys, template, upstream_repo):
+    write(template, "zz.md", "ExecuTorch 1.3.0 was older.\n")
+    write(template, "aa.md", "ExecuTorch 1.2.0 was older.\n\nExecuTorch 1.1.0 too.\n")
+    plan = _plan_json(capsys, template, upstream_repo)
+    keys = [(f["path"], f["line"] or 0) for f in plan["flags"] if f["path"] is not None]
+    assert keys == sorted(keys)
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    shown = [ln.split(":", 1)[0].split(" ", 3)[-1] for ln in out.splitlines() if ln.startswith(("  - ", "  ! "))]
+    assert shown.index("aa.md") < shown.index("zz.md")
+
+
+def test_leftover_hint_says_where_to_tell_us(capsys, template, upstream_repo):
+    write(template, "environment.yml", "dependencies:\n  - pip:\n    - executorch==1.4.0\n")
+    plan = _plan_json(capsys, template, upstream_repo)
+    msg = next(f["message"] for f in plan["flags"] if f["code"] == "leftover")
+    assert "open an issue for executorch-pack-bot" in msg and "tell us" not in msg
+
+
+def test_non_utf8_error_names_exclude_as_a_way_out(capsys, template, upstream_repo):
+    (template / "docs").mkdir()
+    (template / "docs" / "old.md").write_bytes(b"ExecuTorch 1.4.0 \xe9t\xe9\n")
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    assert code == 2 and "docs/old.md" in err and "--exclude docs/old.md" in err
+
+
+def test_disagreement_error_names_the_ways_out(capsys, template, upstream_repo):
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("executorch==1.4.0", "executorch==1.3.0"))
+    code, out, err = update(capsys, template, upstream_repo, "--dry-run")
+    assert code == 2 and "--exclude" in err and "regenerate" in err
+
+
+def test_exclude_help_does_not_read_as_writing_the_config(capsys):
+    code, out, err = run_cli(capsys, "update", "--help")
+    text = " ".join(out.split())
+    assert "added to the exclude: list" not in text and "which is not changed" in text

@@ -157,7 +157,8 @@ def test_pin_at_another_version_moves_with_a_non_blocking_flag():
     assert new == raw.replace(b"1.3.1", b"1.5.1")
     [flag] = result.flags
     assert flag.code == "pin-was-different" and not flag.blocking and flag.line == 3
-    assert "1.3.1" in flag.message and "1.4.0" in flag.message and "x.cproject.yml" in flag.message
+    # the location is the flag's path and line; the message no longer repeats it (printed twice before)
+    assert "1.3.1" in flag.message and "1.4.0" in flag.message and flag.path == "x.cproject.yml"
 
 
 def test_pin_already_at_target_gives_no_edit():

@@ -20,7 +20,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine
-    from bot.textreport import flag_lines, table
+    from bot.textreport import flag_lines, plural, table
 
     result = engine.audit(args.repo, exclude=tuple(args.exclude))
     if args.json:
@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     if result.ok:
         print(f"OK: every ExecuTorch pin is {result.versions[0]}.")
     elif result.agree:
-        print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {blocking} blocking item(s) "
-              "are flagged below (marked !).")
+        print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {plural(blocking, 'blocking item')} "
+              f"{'is' if blocking == 1 else 'are'} flagged below (marked !).")
     elif result.pins:
         print(f"FAIL: the ExecuTorch pins disagree:{result.disagreement()}")
     else:

@@ -31,7 +31,8 @@ def add_exclude_argument(p: argparse.ArgumentParser) -> None:
     """``--exclude GLOB`` (repeatable): shared by ``update`` and ``audit``."""
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="a path glob of the template never read (repeatable; * also matches /; a folder "
-                        "excludes what it holds); added to the exclude: list of .github/executorch-pack-bot.yml")
+                        "excludes what it holds); used together with the exclude: list read from "
+                        ".github/executorch-pack-bot.yml, which is not changed")
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -50,7 +51,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine
-    from bot.textreport import blocked_line, plan_summary
+    from bot.textreport import blocked_line, plan_summary, plural
     from bot.upstream.source import open_source
 
     def progress(msg: str) -> None:
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         if blocked:
             print("\n" + blocked_line(plan.flags))
         elif write:
-            print(f"\nWrote {len(plan.contents)} files.")
+            print(f"\nWrote {plural(len(plan.contents), 'file')}.")
         elif args.dry_run and not plan.nothing_to_do:
             print("\nDry run: nothing written.")
     return 1 if blocked else 0

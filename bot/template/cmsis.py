@@ -378,14 +378,14 @@ def pin_edits(doc: TextDocument, values: list[PackValue], bump: Bump, *, kind: s
         if version is None:
             continue
         if not v.exact:
-            flags.append(Flag("range-pin", f"{doc.path}:{v.line}: {v.value} is a range {what}; the "
+            flags.append(Flag("range-pin", f"{v.value} is a range {what}; the "
                               f"ExecuTorch pack pin must be exact ({PACK}@{bump.new_pack}), so it was "
                               "left for you to change", path=doc.path, line=v.line, blocking=True))
             continue
         if version == bump.new_pack:
             continue
         if version != bump.old_pack:
-            flags.append(Flag("pin-was-different", f"{doc.path}:{v.line}: {what} {v.value} was not at "
+            flags.append(Flag("pin-was-different", f"{what} {v.value} was not at "
                               f"the current version {bump.old_pack}; it is moved to {bump.new_pack} too",
                               path=doc.path, line=v.line, blocking=False))
         edits.append(Edit(path=doc.path, start=v.version_start, end=v.end, old=version,
@@ -440,7 +440,7 @@ class CmsisManager(Manager):
             v = next(v for v in values if v.end == e.end)
             local = _path_value(node, v.path[:-1])
             if local is not None:
-                flags.append(Flag("pack-path", f"{doc.path}:{v.line}: {PACK} is taken from the local "
+                flags.append(Flag("pack-path", f"{PACK} is taken from the local "
                                   f"path {local.value!r}; the pin moves to {bump.new_pack} but the path "
                                   "is not changed", path=doc.path, line=v.line, blocking=False))
         return ManagerResult(edits=result.edits, flags=tuple(flags))

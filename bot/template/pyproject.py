@@ -481,7 +481,7 @@ class PyprojectManager(Manager):
                 continue
             specs = list(req.specifier)
             if len(specs) != 1 or specs[0].operator not in ("==", "===") or specs[0].version.endswith(".*"):
-                flags.append(Flag("range-pin", f"{doc.path}:{line}: {dep!r} is a range; the bump pins "
+                flags.append(Flag("range-pin", f"{dep!r} is a range; the bump pins "
                                   f"{change.new} exactly, so it was left for you to change",
                                   path=doc.path, line=line, blocking=True))
                 continue
@@ -500,10 +500,10 @@ class PyprojectManager(Manager):
                 raise ManagerError(f"cannot locate the version of {dep!r}", path=doc.path, line=line)
             nightly = _nightly_of(old)
             if nightly is not None and (change.old is None or _same(nightly, change.old)):
-                flags.append(Flag("nightly-pin", f"{doc.path}:{line}: {dep!r} is a nightly; rewritten to {new} "
+                flags.append(Flag("nightly-pin", f"{dep!r} is a nightly; rewritten to {new} "
                                   "like any other pin", path=doc.path, line=line, blocking=False))
             elif change.old and not _same(old.split("+", 1)[0], change.old):
-                flags.append(Flag("pin-was-different", f"{doc.path}:{line}: {req.name} was pinned at {old}, "
+                flags.append(Flag("pin-was-different", f"{req.name} was pinned at {old}, "
                                   f"not upstream's {change.old}; it is moved to {new} too",
                                   path=doc.path, line=line, blocking=False))
             s = start + m.start(2)

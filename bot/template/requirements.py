@@ -317,7 +317,7 @@ class RequirementsManager(Manager):
                 named = _option_package(e.text) if e.kind == "option" else None
                 change = bump.change_for(named) if named else None
                 if change is not None:
-                    flags.append(Flag("url-requirement", f"{doc.path}:{e.line}: {named} is installed by "
+                    flags.append(Flag("url-requirement", f"{named} is installed by "
                                       f"the option line {e.text!r}; it was not changed to {change.new}",
                                       path=doc.path, line=e.line, blocking=False))
                 continue
@@ -325,14 +325,14 @@ class RequirementsManager(Manager):
             if change is None:
                 continue
             if e.kind == "url":
-                flags.append(Flag("url-requirement", f"{doc.path}:{e.line}: {e.req.name} is installed "
+                flags.append(Flag("url-requirement", f"{e.req.name} is installed "
                                   f"from a URL or path; it was not changed to {change.new}",
                                   path=doc.path, line=e.line, blocking=False))
                 continue
             if not e.clauses:
                 continue
             if not e.exact:
-                flags.append(Flag("range-pin", f"{doc.path}:{e.line}: {e.req.name}{e.spec_text} is a "
+                flags.append(Flag("range-pin", f"{e.req.name}{e.spec_text} is a "
                                   f"range; the bump pins {change.new} exactly, so it was left for you "
                                   "to change", path=doc.path, line=e.line, blocking=True))
                 continue
@@ -347,11 +347,11 @@ class RequirementsManager(Manager):
                                    path=doc.path, line=e.line)
             nightly = _nightly_of(clause.version)
             if nightly is not None and (change.old is None or _same(nightly, change.old)):
-                flags.append(Flag("nightly-pin", f"{doc.path}:{e.line}: {e.req.name}=={clause.version} is a "
+                flags.append(Flag("nightly-pin", f"{e.req.name}=={clause.version} is a "
                                   f"nightly{' of ' + nightly if change.old else ''}; rewritten to {new} like "
                                   "any other pin", path=doc.path, line=e.line, blocking=False))
             elif change.old and not _same(clause.version.split("+", 1)[0], change.old):
-                flags.append(Flag("pin-was-different", f"{doc.path}:{e.line}: {e.req.name} was pinned "
+                flags.append(Flag("pin-was-different", f"{e.req.name} was pinned "
                                   f"at {clause.version}, not upstream's {change.old}; it is moved to "
                                   f"{new} too", path=doc.path, line=e.line, blocking=False))
             edits.append(Edit(path=doc.path, start=clause.start, end=clause.end, old=clause.version,

@@ -334,8 +334,8 @@ class _Candidates:
         if req.version is not None:
             self.found.append((req.version, source, req.spec))
         else:
-            self.notes.append(f"{source} gives {req.why_unresolved()}")
-            self.unusable.append((len(self.found), f"{source} gives {req.why_unresolved()}"))
+            self.notes.append(f"{source}: {req.why_unresolved()}")
+            self.unusable.append((len(self.found), f"{source}: {req.why_unresolved()}"))
 
     def skip(self, why: str) -> None:
         """A source that names the package in a form that is not a pin (a non-string constant)."""
@@ -425,7 +425,7 @@ def _constant_req(name: str, value: str) -> ReqLine:
     try:
         return ReqLine(name, str(Version(value)), f"=={value}")
     except InvalidVersion:
-        return ReqLine(name, None, f"=={value}")
+        return ReqLine(name, None, f"=={value}", problem=f"{value!r} is not a version")
 
 
 def _from_install_requirements(files: _TagFiles, c: _Candidates, constant: Optional[str] = None) -> None:
