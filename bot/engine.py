@@ -182,7 +182,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
         if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
-            if rel.endswith(_C_SUFFIXES):
+            if rel.endswith(_C_SUFFIXES) and b"define" in raw and b"version" in raw.lower():
                 tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
             continue  # prose without the word ExecuTorch holds no mention
         bad = scanmod.unreadable_text(raw)

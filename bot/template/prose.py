@@ -584,7 +584,8 @@ class ProseManager(Manager):
         by_line: dict[int, list[Edit]] = {}
         for e in edits:
             by_line.setdefault(e.line, []).append(e)
-        olds = {bump.old_executorch, bump.old_pack}
+        olds = re.compile(r"(?<![\w.])(?P<v>" + "|".join(re.escape(o) for o in sorted({bump.old_executorch,
+                                                                                       bump.old_pack})) + ")" + GUARD)
         keep: list[Edit] = []
         mixed: dict[int, Flag] = {}
         for line, mine in by_line.items():
@@ -601,11 +602,12 @@ class ProseManager(Manager):
         return ManagerResult(tuple(keep), tuple(out_flags))
 
     @staticmethod
-    def _mixed_reason(doc: TextDocument, mine: list[Edit], regions: list[Span], olds: set[str],
+    def _mixed_reason(doc: TextDocument, mine: list[Edit], regions: list[Span], olds: "re.Pattern[str]",
                       others: list[str]) -> Optional[str]:
         """Why the line of ``mine`` (its edits) must be left as written, or None when it may be edited.
 
-        ``others``: the other ExecuTorch versions the line names.  Only the prose
+        ``olds`` matches the old version written whole (group ``v``); ``others``: the
+        other ExecuTorch versions the line names.  Only the prose
         part of the line (its comment, in a YAML or requirements file) is read.
         """
         if others:
@@ -619,10 +621,9 @@ class ProseManager(Manager):
 
         segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
         for a, b in segments:
-            for old in sorted(olds):
-                for m in re.finditer(r"(?<![\w.])" + re.escape(old) + GUARD, doc.text[a:b]):
-                    if free(a + m.start(), a + m.end()):
-                        return f"also carries {old} as bare text outside the mentions the bot edits"
+            for m in olds.finditer(doc.text, a, b):
+                if free(*m.span()):
+                    return f"also carries {m.group('v')} as bare text outside the mentions the bot edits"
         for a, b in segments:
             for m in _THREE_PART.finditer(doc.text, a, b):
                 if free(*m.span()):
