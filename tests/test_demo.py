@@ -131,8 +131,6 @@ def test_sample_keeps_the_tested_with_claim_as_a_trap():
     assert TESTED_LINE in readme.splitlines()
 
 
-@pytest.mark.xfail(strict=True, reason="the engine rule that leaves 'Tested with ...' lines alone (a test claim, "
-                                       "not a pin) has not landed yet; remove this mark when it does")
 def test_demo_leaves_the_tested_with_claim_alone(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "demo", "--keep", tmp_path / "d")
     assert rc == 0, err

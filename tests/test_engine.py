@@ -53,9 +53,8 @@ def test_update_writes_the_complete_bump(template, upstream_repo, capsys):
                 "- pack: PyTorch::ExecuTorch@1.5.1", "git checkout release/1.5", "--version 1.5.1-local",
                 "release asset of the\nv1.5.1 tag"):
         assert new in prov, new
-    # "or `VERSION=1.4.0-local make pack`. PackChk 1.4.5 validates the result." also states PackChk 1.4.5,
-    # a three-part version the bump does not move: the line is mixed and left as written (issue 2, second trial)
-    assert "or `VERSION=1.4.0-local make pack`. PackChk 1.4.5 validates the result." in prov
+    # "PackChk 1.4.5" names another tool's version: it does not make the line mixed (it stays as written)
+    assert "or `VERSION=1.5.1-local make pack`. PackChk 1.4.5 validates the result." in prov
     readme = text["README.md"]
     assert "cpackget add PyTorch::ExecuTorch@1.5.1" in readme and "executorch==1.5.1" in readme
     assert "here ExecuTorch 1.5.1:" in readme

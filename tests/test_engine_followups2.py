@@ -112,7 +112,7 @@ def test_template_pyproject_poetry_operator_without_version_is_no_specifier():
 CHANGELOG_LINE = "- Moved to ExecuTorch 1.4.0 (from ExecuTorch 1.3.0); `PyTorch::ExecuTorch@1.4.0` replaces `@1.3.0`."
 UPGRADE_LINE = "Upgrade guide: ExecuTorch 1.4.0 -> 1.5.0 will change the operator set."
 NOTES_LINE = "See the [1.4.0 release notes](https://github.com/pytorch/executorch/releases/tag/v1.4.0)."
-TESTED_LINE = "ExecuTorch 1.4.0 was tested with CMSIS-Toolbox 2.14.1, Vela 5.1 and torch==2.13.0."
+FROM_TO_LINE = "ExecuTorch 1.4.0 takes over from 1.3.2 here."
 
 
 def _plan_json(capsys, template, upstream):
@@ -134,7 +134,7 @@ def test_history_file_is_never_edited_and_its_mentions_are_listed(capsys, templa
 
 
 @pytest.mark.parametrize("line, why", [(CHANGELOG_LINE, "ExecuTorch 1.3.0"), (UPGRADE_LINE, "1.5.0"),
-                                       (NOTES_LINE, "1.4.0 as bare text"), (TESTED_LINE, "2.14.1")])
+                                       (NOTES_LINE, "1.4.0 as bare text"), (FROM_TO_LINE, "1.3.2")])
 def test_mixed_line_is_left_as_written_with_one_flag(capsys, template, upstream_repo, line, why):
     write(template, "docs/guide.md", f"# ExecuTorch\n\n{line}\nInstall ExecuTorch 1.4.0 first.\n")
     plan = _plan_json(capsys, template, upstream_repo)
@@ -409,3 +409,21 @@ def test_exclude_help_does_not_read_as_writing_the_config(capsys):
     code, out, err = run_cli(capsys, "update", "--help")
     text = " ".join(out.split())
     assert "added to the exclude: list" not in text and "which is not changed" in text
+
+
+def test_a_named_tool_version_does_not_make_a_line_mixed(capsys, template, upstream_repo):
+    # "PackChk 1.4.5" names another tool's version: the line still moves (found moving 1.4.5 made
+    # the sample's `VERSION=1.4.0-local` line stay behind)
+    write(template, "docs/guide.md", "# ExecuTorch\n\nBuild with VERSION=1.4.0-local; PackChk 1.4.5 checks it.\n")
+    plan = _plan_json(capsys, template, upstream_repo)
+    edits = [(e["line"], e["old"], e["new"]) for e in plan["edits"] if e["path"] == "docs/guide.md"]
+    assert edits == [(3, "1.4.0", "1.5.1")]
+    assert not [f for f in plan["flags"] if f["path"] == "docs/guide.md"]
+
+
+def test_a_test_claim_is_history(capsys, template, upstream_repo):
+    line = "ExecuTorch 1.4.0 was tested with CMSIS-Toolbox 2.14.1, Vela 5.1 and torch==2.13.0."
+    write(template, "docs/guide.md", f"# ExecuTorch\n\n{line}\n")
+    plan = _plan_json(capsys, template, upstream_repo)
+    assert not [e for e in plan["edits"] if e["path"] == "docs/guide.md"]
+    assert [f["code"] for f in plan["flags"] if f["path"] == "docs/guide.md"] == ["history-mention"]

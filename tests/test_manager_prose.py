@@ -116,14 +116,11 @@ or `VERSION=1.4.0-local make pack`. PackChk 1.4.5 validates the result.
 
 def test_pack_maintenance_page_every_form_moves():
     new, res, _ = run("documentation/executorch-pack-maintenance.md", PAGE, minor_bump())
-    # The last line also states "PackChk 1.4.5", a three-part version the bump does not move:
-    # the line is mixed and left as written (issue 2, second trial), one mixed-mention flag.
-    last = "or `VERSION=1.4.0-local make pack`. PackChk 1.4.5 validates the result."
-    head, tail = PAGE.split(last)
-    expected = head.replace("1.4.0", "1.5.1").replace("release/1.4", "release/1.5") + last + tail
+    # "PackChk 1.4.5" names another tool's version: the line is not mixed, and 1.4.5 stays.
+    expected = (PAGE.replace("1.4.0", "1.5.1").replace("release/1.4", "release/1.5"))
     assert new.decode() == expected
-    assert [(f.code, f.line, f.blocking) for f in res.flags] == [("mixed-mention", PAGE[:PAGE.index(last)].count("\n") + 1, False)]
-    assert "1.4.5" in res.flags[0].message
+    assert "PackChk 1.4.5" in new.decode()
+    assert res.flags == ()
     forms = {f.name for f in PM.extract(TextDocument.from_bytes("p.md", PAGE.encode()))}
     assert forms == {"tag", "release-url", "pack-file", "PyTorch::ExecuTorch@",
                      "release-branch", "local-build", "@version"}
@@ -134,13 +131,10 @@ def test_patch_bump_keeps_release_branch_and_other_packs():
         "\nExecuTorch 1.5 needs ARM::V2M_MPS3_SSE_300_BSP@1.5.0 on the board.\n")
     new, res, _ = run("docs/pack.md", text, patch_bump())
     out = new.decode()
-    # the "PackChk 1.4.5" line is mixed (a three-part version the bump does not move): left as written
-    packchk = "or `VERSION=1.5.0-local make pack`. PackChk 1.4.5 validates the result."
-    head, tail = text.split(packchk)
-    assert out == head.replace("1.5.0", "1.5.1") + packchk + tail
+    assert out == text.replace("1.5.0", "1.5.1").replace("BSP@1.5.1", "BSP@1.5.0")
     assert out.count("release/1.5") == 3
     assert "ExecuTorch 1.5 needs ARM::V2M_MPS3_SSE_300_BSP@1.5.0" in out
-    assert [f.code for f in res.flags] == ["mixed-mention"]
+    assert res.flags == ()
 
 
 def test_range_finding_is_not_exact():
@@ -199,13 +193,9 @@ def test_release_branch_trap_in_csolution_comment():
             "solution:\n  packs:\n    - pack: ARM::ethos-u-core-driver@>=1.25.2\n"
             "      path: ../packs/ARM/ethos-u-core-driver/release/1.4\n")
     new, res, _ = run("x.csolution.yml", text, minor_bump())
-    # The comment also holds 3.1.5-rc.1, a three-part version the bump does not move: the line is
-    # mixed and left as written (issue 2, second trial); the path value is never touched.
-    assert new.decode() == text
-    assert res.edits == () and [(f.code, f.line) for f in res.flags] == [("mixed-mention", 1)]
-    plain = text.replace("../release/3.1.5-rc.1 and ", "")
-    new, res, _ = run("x.csolution.yml", plain, minor_bump())
-    assert new.decode() == plain.replace("driver path release/1.4", "driver path release/1.5", 1)
+    # 3.1.5-rc.1 in the comment is a path's version (after "/"): it does not make the line mixed;
+    # the path value itself is never touched.
+    assert new.decode() == text.replace("and release/1.4", "and release/1.5")
     assert len(res.edits) == 1
 
 

@@ -44,7 +44,9 @@ byte-identical.  A mention of another ExecuTorch version is history: it
 stays and becomes a non-blocking ``history-mention`` flag.  A line that
 reads as a measurement (a number with a unit such as fps, ms, cycles, KB,
 MB, %, MHz, or the words measured/benchmark/results) is history even when
-it names the current version: it is flagged, never edited.
+it names the current version: it is flagged, never edited.  So is a test
+claim ("tested with", "verified on", "validated against"): nobody ran the
+new versions.
 
 History text is never rewritten (second new-user trial, issue 2):
 
@@ -53,9 +55,11 @@ History text is never rewritten (second new-user trial, issue 2):
   any case, any extension) gets no edit at all: each of its mentions is a
   ``history-mention`` flag;
 * a line that would be edited but also names another ExecuTorch version,
-  holds a three-part version (``X.Y.Z``) the bump does not move (``CMSIS-Toolbox
-  2.14.1``, the ``1.5.0`` of "ExecuTorch 1.4.0 -> 1.5.0"; ``X.Y`` such as
-  ``Vela 5.1`` does not count), or carries the old version as bare text
+  holds a bare three-part version (``X.Y.Z``) the bump does not move (the
+  ``1.5.0`` of "ExecuTorch 1.4.0 -> 1.5.0"; a version that names another
+  tool, path or package, as in ``CMSIS-Toolbox 2.14.1``, ``PackChk 1.4.5``,
+  ``release/3.1.5-rc.1``, ``flatbuffers==24.3.25``, does not count, and
+  neither does ``X.Y`` such as ``Vela 5.1``: :func:`_bare_version`), or carries the old version as bare text
   outside every mention edited (the link text of ``[1.4.0 release
   notes](.../releases/tag/v1.4.0)``) is left as written: one non-blocking
   ``mixed-mention`` flag for the line says why;
@@ -348,7 +352,9 @@ _EXECUTORCH = re.compile(r"executorch", re.I)
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?(?=\n)")
 _MEASURE = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?[ \t]?(?:fps|ms|µs|us|ns|cycles|[kKMG]i?B|%|[kMG]Hz|MACs?|inf/s|inferences/s)(?!\w)"
-    r"|\b(?:measured|measurements?|benchmark(?:s|ed)?)\b", re.I)
+    r"|\b(?:measured|measurements?|benchmark(?:s|ed)?)\b"
+    # a test claim ("tested with ... torch==2.13.0") is history too: nobody ran the new versions
+    r"|\b(?:tested|verified|validated|qualified)\s+(?:with|on|against)\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\r?\n")
 
 
@@ -417,6 +423,31 @@ class _Context:
         t = self.text
         lo = t.rfind("\n", 0, pos) + 1
         return t[lo:_eol(t, pos, len(t))]
+
+
+#: Words that join two versions ("1.4.0 -> 1.5.0", "from 1.4.0 to 1.5.0"): a version after one is bare.
+_JOINERS = frozenset({"to", "from", "and", "or", "vs", "versus", "than", "then", "into", "over"})
+_LAST_WORD = re.compile(r"([A-Za-z][\w+.-]*)\s*$")
+
+
+def _bare_version(text: str, line_start: int, pos: int) -> bool:
+    """True when the version at ``pos`` stands bare, not as the version of something named.
+
+    ``CMSIS-Toolbox 2.14.1``, ``PackChk 1.4.5``, ``Vela@5.1.0``, ``release/3.1.5-rc.1``
+    and ``flatbuffers==24.3.25`` name the version of another tool, path or
+    package: they do not make a line mixed.  A version after an arrow, a
+    bracket, a joining word (``to``, ``from``, ``and`` ...) or at the start of
+    the line is bare ("ExecuTorch 1.4.0 -> 1.5.0" names a second release).
+    """
+    before = text[line_start:pos].rstrip()
+    if not before:
+        return True
+    if before[-1] in "/@=:#~^<>" and not before.endswith("->"):
+        return False
+    m = _LAST_WORD.search(before)
+    if m and before.endswith(m.group(1)):
+        return m.group(1).lower() in _JOINERS
+    return True
 
 
 def prose_regions(doc: TextDocument) -> list[Span]:
@@ -626,7 +657,7 @@ class ProseManager(Manager):
                     return f"also carries {m.group('v')} as bare text outside the mentions the bot edits"
         for a, b in segments:
             for m in _THREE_PART.finditer(doc.text, a, b):
-                if free(*m.span()):
+                if free(*m.span()) and _bare_version(doc.text, lo, m.start()):
                     return f"also holds {m.group(0)}, a version the bump does not move"
         return None
 
@@ -664,8 +695,11 @@ class ProseManager(Manager):
                         s, e = m.span("v")
                         if not taken.isdisjoint(range(s, e)):
                             continue
-                        ok = (ctx.paragraph_mentions_executorch(s) if pip_form
-                              else ctx.sentence_mentions_executorch(m.start(), m.end()))
+                        # Both forms need ExecuTorch in the same sentence (or, for the pip
+                        # form, on the same line): "Tested with ... torch==2.13.0" under an
+                        # ExecuTorch code block is a test claim, not a restated pin.
+                        ok = (ctx.sentence_mentions_executorch(m.start(), m.end())
+                              or (pip_form and "xecu" in ctx.line_text(s).lower()))
                         if not ok or _MEASURE.search(ctx.line_text(s)):
                             continue
                         taken.update(range(s, e))
