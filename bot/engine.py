@@ -676,6 +676,8 @@ def workflow_pythons(doc: TextDocument) -> list[tuple[int, str]]:
     """
     import yaml
 
+    from bot.yamlnodes import mappings
+
     try:
         root = yaml.compose(doc.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
@@ -688,19 +690,6 @@ def workflow_pythons(doc: TextDocument) -> list[tuple[int, str]]:
                 if _PY_VERSION.match(value):
                     out.append((doc.line_of(m.start("value")), value))
         return out
-
-    def mappings(node):
-        stack, seen = [node], set()
-        while stack:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            if isinstance(n, yaml.MappingNode):
-                yield n
-                stack.extend(v for kv in n.value for v in kv)
-            elif isinstance(n, yaml.SequenceNode):
-                stack.extend(n.value)
 
     def scalars(node) -> list:
         if isinstance(node, yaml.ScalarNode):

@@ -15,11 +15,10 @@ DESCRIPTION = ("Check upstream releases; when the template is behind, plan and a
 
 def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
-    from bot.commands.update import add_exclude_argument, add_source_arguments
+    from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
-                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
+    add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
                         "the bump is proposed as a draft pull request that lists the items (issue 4)")

@@ -35,11 +35,16 @@ def add_exclude_argument(p: argparse.ArgumentParser) -> None:
                         ".github/executorch-pack-bot.yml, which is not changed")
 
 
+def add_set_argument(p: argparse.ArgumentParser) -> None:
+    """``--set NAME=VERSION`` (repeatable): shared by ``update`` and ``run``."""
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
+                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
+
+
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
-                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
+    add_set_argument(p)
     p.add_argument("--dry-run", action="store_true", help="print the diff and the summary; write nothing")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
     p.add_argument("--allow-flagged", action="store_true",

@@ -104,23 +104,9 @@ def _component_values(node):
     aliases) or a recursive alias (``a: &a [*a]``) is one shared node in the
     composed graph, so the walk stays linear and always ends.
     """
-    import yaml
+    from bot.yamlnodes import values_of
 
-    stack = [node] if node is not None else []
-    seen: set[int] = set()
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        if isinstance(n, yaml.MappingNode):
-            for k, v in n.value:
-                if isinstance(k, yaml.ScalarNode) and k.value == "component" and isinstance(v, yaml.ScalarNode):
-                    yield v
-                else:
-                    stack.append(v)
-        elif isinstance(n, yaml.SequenceNode):
-            stack.extend(n.value)
+    yield from values_of(node, "component")
 
 
 def template_check(template: Path, new: Pdsc) -> CheckResult:
