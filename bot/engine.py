@@ -872,6 +872,14 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     flags = list(tpl.flags) + nightly_flags(groups)
     for f in tpl.findings:
         if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):
+            if f.kind == "unmanaged-requirement":
+                # A Poetry/uv/build constraint may be a range (the bot only reads it): it is an
+                # item only when it does not admit the version the template pins (as in update).
+                if agree and not _admits(f.version, groups[0].key):
+                    flags.append(Flag("unmanaged-pin", f"{f.text or f.version} does not admit the pinned "
+                                      f"ExecuTorch {groups[0].version}; edit it by hand",
+                                      path=f.path, line=f.line))
+                continue
             flags.append(Flag("range-pin", f"{f.text or f.version} is a range; the ExecuTorch pin must be exact",
                               path=f.path, line=f.line))
     stale: list[Finding] = []
@@ -891,6 +899,15 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
                 stale.append(f)
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
                  flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs))
+
+
+def _admits(spec: Optional[str], version: Version) -> bool:
+    """True when the specifier text (``"<1.5,>=1.4"``) admits ``version``; an unreadable one admits nothing."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        return SpecifierSet(spec or "").contains(version, prereleases=True)
+    except InvalidSpecifier:
+        return False
 
 
 def parse_sets(items: list[str]) -> dict[str, str]:
