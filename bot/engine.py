@@ -772,7 +772,10 @@ def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
                        and not allowed.contains(v, prereleases=True)]
             if not outside:
                 continue
-            why = f"requires-python {text!r} (admits Python {', '.join(outside)})"
+            out.append(Flag("requires-python", f"requires-python {text!r} admits Python {', '.join(outside)}, "
+                            f"which executorch {target.executorch} does not support (its requires-python is "
+                            f"{target.requires_python!r})", path=path, line=line, blocking=False))
+            continue
         out.append(Flag("requires-python", f"{why} is outside executorch {target.executorch}'s requires-python "
                         f"{target.requires_python!r}", path=path, line=line, blocking=False))
     return out

@@ -276,6 +276,7 @@ def registrations(zf: zipfile.ZipFile, index: EntryIndex, pdsc: Pdsc) -> CheckRe
             missing.append(c.csub or c.ident)
     if missing:
         return CheckResult("registrations", "warn",
-                           f"{len(missing)} of {len(ops)} operator components have no registration in "
+                           f"{len(missing)} of {len(ops)} operator components "
+                           f"{'has' if len(missing) == 1 else 'have'} no registration in "
                            f"{REGISTRATION}: {_list(missing)}", {"unregistered": missing})
     return CheckResult("registrations", "pass", f"all {len(ops)} operator components registered")

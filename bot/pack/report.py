@@ -9,6 +9,8 @@ the same data for ``--json`` and the job summary.
 
 from __future__ import annotations
 
+from bot.textreport import plural
+
 import re
 from dataclasses import dataclass, field
 
@@ -71,7 +73,7 @@ class PackReport:
     @property
     def summary(self) -> str:
         verdict = "FAILED" if self.failed else "passed"
-        return (f"{self.pack} {verdict}: {self.count('pass')} passed, {self.count('warn')} warnings, "
+        return (f"{self.pack} {verdict}: {self.count('pass')} passed, {plural(self.count('warn'), 'warning')}, "
                 f"{self.count('fail')} failed")
 
     def to_json(self) -> dict:
@@ -96,7 +98,8 @@ class PackReport:
         """The PR-body section: heading, verdict, check table, operator components added/removed."""
         out = [f"### Pack verification: `{self.pack}`", "",
                f"**{'Failed' if self.failed else 'Passed'}** for version `{self.version}`: "
-               f"{self.count('pass')} passed, {self.count('warn')} warnings, {self.count('fail')} failed.", "",
+               f"{self.count('pass')} passed, {plural(self.count('warn'), 'warning')}, {self.count('fail')} failed.",
+               "",
                "| Check | Result | Detail |", "|---|---|---|"]
         for c in self.checks:
             out.append(f"| `{c.name}` | {_ICON.get(c.status, c.status)} | {_md(c.detail)} |")

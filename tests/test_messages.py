@@ -1,0 +1,29 @@
+"""Wording found wrong by the third new-user trial: plurals and the requires-python message."""
+
+from __future__ import annotations
+
+from bot.model import CheckResult
+from bot.pack.report import PackReport
+
+
+def _report(*statuses):
+    return PackReport(pack="PyTorch.ExecuTorch.1.5.1.pack", version="1.5.1",
+                      checks=[CheckResult(f"c{i}", s, "") for i, s in enumerate(statuses)])
+
+
+def test_one_warning_is_singular():
+    r = _report("pass", "warn")
+    assert "1 passed, 1 warning, 0 failed" in r.summary
+    assert "1 passed, 1 warning, 0 failed." in r.to_markdown()
+    assert "2 warnings" in _report("warn", "warn").summary
+
+
+def test_a_wider_python_range_is_said_to_admit_unsupported_pythons(template, upstream_repo):
+    from bot import engine
+    from bot.upstream.source import GitSource
+
+    (template / "pyproject.toml").write_text('[project]\nname = "fw"\nversion = "0"\nrequires-python = ">=3.10"\n')
+    plan = engine.plan(template, GitSource(upstream_repo))
+    (flag,) = [f for f in plan.flags if f.code == "requires-python" and f.path == "pyproject.toml"]
+    assert "requires-python '>=3.10' admits Python 3.15, which executorch 1.5.1 does not support" in flag.message
+    assert "outside" not in flag.message
