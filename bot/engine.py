@@ -330,8 +330,10 @@ def current_version(tpl: Template) -> Version:
         if all(f.kind == "lock" for f in minority):
             way_out = (f"  the lock file is stale: regenerate it ({CBUILD_SETUP}) and commit it, then bump")
         else:
-            way_out = ("  make them equal (see `executorch-pack-bot audit`), then bump; a stale lock file is\n"
-                       f"  regenerated with {CBUILD_SETUP}, a copy the bot should not read is left out with --exclude GLOB")
+            way_out = ("  make them equal (see `executorch-pack-bot audit`), then bump; a copy the bot should not\n"
+                       "  read is left out with --exclude GLOB")
+            if any(f.kind == "lock" for f in minority):
+                way_out += f"; a stale lock file is regenerated with {CBUILD_SETUP}"
         raise TemplateError(f"the template's ExecuTorch pins disagree:{describe_groups(groups)}\n{way_out}",
                             path=odd.path, line=odd.line)
     key, first = groups[0].key, groups[0].pins[0]

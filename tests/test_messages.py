@@ -27,3 +27,13 @@ def test_a_wider_python_range_is_said_to_admit_unsupported_pythons(template, ups
     (flag,) = [f for f in plan.flags if f.code == "requires-python" and f.path == "pyproject.toml"]
     assert "requires-python '>=3.10' admits Python 3.15, which executorch 1.5.1 does not support" in flag.message
     assert "outside" not in flag.message
+
+
+def test_disagreeing_cproject_is_not_told_to_regenerate_the_lock(template, upstream_repo, capsys):
+    from helpers import run_cli
+
+    p = template / "model" / "model.cproject.yml"
+    p.write_text(p.read_text().replace("@1.4.0", "@1.3.0"))
+    code, _, err = run_cli(capsys, "update", "--repo", template, "--upstream", upstream_repo, "--dry-run")
+    assert code == 2 and "pins disagree" in err and "model/model.cproject.yml:3" in err
+    assert "cbuild setup" not in err and "--exclude" in err
