@@ -138,3 +138,21 @@ def test_demo_leaves_the_tested_with_claim_alone(tmp_path, capsys):
     touched = [ln for ln in out.splitlines() if ln[:1] in "+-" and "Tested with" in ln]
     assert touched == []
     assert TESTED_LINE in (tmp_path / "d" / "template" / "README.md").read_text(encoding="utf-8").splitlines()
+
+
+def test_copied_sample_leaves_out_byte_code(tmp_path):
+    # a regular `pip install .` byte-compiles the sample's setup_venv.py; the demo then said
+    # "1 folder not scanned: __pycache__/" (third new-user trial)
+    from bot.commands import demo
+
+    fake = tmp_path / "sample"
+    (fake / "template" / "__pycache__").mkdir(parents=True)
+    (fake / "template" / "__pycache__" / "setup_venv.cpython-311.pyc").write_bytes(b"\0")
+    (fake / "template" / "README.md").write_text("x\n")
+    old = demo.SAMPLE
+    demo.SAMPLE = fake
+    try:
+        out = demo.copy_template(tmp_path / "copy")
+    finally:
+        demo.SAMPLE = old
+    assert sorted(p.name for p in out.iterdir()) == ["README.md"]

@@ -42,7 +42,8 @@ _CAUSE_COLON = ": the pack was built without the CMake cross-compile"
 
 def copy_template(dest: Path) -> Path:
     """Copy the sample template to ``dest`` (``dot-github`` becomes ``.github``); return ``dest``."""
-    shutil.copytree(SAMPLE / "template", dest)
+    # pip byte-compiles the shipped sample's setup_venv.py: its __pycache__ is not part of the sample
+    shutil.copytree(SAMPLE / "template", dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dot = dest / "dot-github"
     if dot.exists():
         dot.rename(dest / ".github")
