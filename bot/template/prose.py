@@ -54,7 +54,20 @@ History text is never rewritten (second new-user trial, issue 2):
   ``CHANGELOG*``, ``CHANGES*``, ``HISTORY*``, ``NEWS*``, ``RELEASE*NOTES*``,
   any case, any extension) gets no edit at all: each of its mentions is a
   ``history-mention`` flag;
-* a line that would be edited but also names another ExecuTorch version,
+* a Markdown section whose heading holds a date (``### 2026-05: ExecuTorch
+  1.4.0``, ``## v1.4.0 (2026-05-14)``) or names history (Changelog, History,
+  Release notes, What changed, What's new, Changes; any case) is history down
+  to the next heading of the same or a higher level, heading line included
+  (:func:`history_sections`): its mentions are ``history-mention`` flags;
+* a sentence (it may span lines; Markdown headings, list items, table rows and
+  every code-block line start a new one; in other files a sentence stays
+  inside its comment block) in which "ExecuTorch OLD" is the subject of a
+  past-tense change verb ("ExecuTorch 1.4.0 changed the .pte format") is a
+  version-change statement: history, one ``history-mention`` flag, no edit;
+* a sentence that claims compatibility ("requires", "needs", "supports",
+  "compatible", "works with") with another tool's named ``X.Y.Z``
+  ("ExecuTorch 1.4.0 requires CMSIS-Toolbox 2.15.0") is mixed (below);
+* a sentence that would be edited but also names another ExecuTorch version,
   holds a bare three-part version (``X.Y.Z``) the bump does not move (the
   ``1.5.0`` of "ExecuTorch 1.4.0 -> 1.5.0"; a version that names another
   tool, path or package, as in ``CMSIS-Toolbox 2.14.1``, ``PackChk 1.4.5``,
@@ -62,7 +75,7 @@ History text is never rewritten (second new-user trial, issue 2):
   neither does ``X.Y`` such as ``Vela 5.1``: :func:`_bare_version`), or carries the old version as bare text
   outside every mention edited (the link text of ``[1.4.0 release
   notes](.../releases/tag/v1.4.0)``) is left as written: one non-blocking
-  ``mixed-mention`` flag for the line says why;
+  ``mixed-mention`` flag for the sentence says why;
 * a mention is either edited or flagged, never both.
 """
 
@@ -362,10 +375,100 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\r?\n")
 _THREE_PART = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:-?rc\.?\d+|a\d+|b\d+|\.dev\d+|\.post\d+)?(?![\w]|\.\d)")
 
 
+#: Past-tense change verbs: "ExecuTorch 1.4.0 changed the .pte format" is a version-change statement (history).
+_CHANGE_VERBS = frozenset({"changed", "introduced", "added", "removed", "dropped", "deprecated", "fixed", "broke"})
+#: Words after which a change verb no longer has the ExecuTorch mention as its subject.
+_NOT_SUBJECT = frozenset({"with", "the", "a", "an", "to", "for", "of", "in", "on", "and", "or", "from", "by", "via",
+                          "using", "use", "into", "at", "as", "than", "but", "which", "that", "if", "when"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: A compatibility claim: with a named X.Y.Z of another tool it makes a sentence mixed.
+_COMPAT = re.compile(r"\b(?:requires?|required|needs?|needed|supports?|supported|compatible|compatibility"
+                     r"|works?[ \t]+with)\b", re.I)
+
+
+def _section_at(sections: list[tuple[int, int, str]], pos: int) -> Optional[str]:
+    """The heading text of the history section holding ``pos`` (:func:`history_sections`), or None."""
+    for a, b, title in sections:
+        if a <= pos < b:
+            return title
+    return None
+
+
 def _snippet(line_text: str) -> str:
     """The line, stripped and cut to 160 characters, for a flag message."""
     snippet = line_text.strip()
     return snippet if len(snippet) <= 160 else snippet[:157] + "..."
+
+
+#: An ATX heading line (CommonMark): up to three spaces, 1-6 ``#``, then text; closing ``#``s dropped.
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$")
+#: A fence line opening or closing a fenced code block (CommonMark): ``` or ~~~, three or more.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: A line that starts a new Markdown block without a blank line: list item, table row, block HTML.
+_BLOCK_START = re.compile(r"^[ \t>]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|\||<)")
+#: A heading that says its section is history: a date (2026-05, 2026-05-14) or a history word.
+_HISTORY_HEADING = re.compile(
+    r"(?<!\d)(?:19|20)\d\d-(?:0[1-9]|1[0-2])(?:-\d\d)?(?!\d)"
+    r"|\b(?:change[ \t]?log|history|release[ \t]+notes|what[ \t]+changed|what['’]?s[ \t]+new|changes)\b", re.I)
+
+
+def _markdown_structure(text: str) -> tuple[list[tuple[int, int, int, str]], list[int]]:
+    """Headings and block breaks of a Markdown text, outside fenced code blocks.
+
+    Returns ``(headings, breaks)``: headings as ``(line_start, line_end, level, heading_text)``
+    (ATX headings only, CommonMark section 4.2; setext headings are not read), and
+    the sorted offsets of line starts where a sentence can not continue: a heading,
+    a list item, a table row, a fence, and every line of a fenced code block (code
+    is read line by line).
+    """
+    headings: list[tuple[int, int, int, str]] = []
+    breaks: list[int] = [0]
+    fence: Optional[str] = None
+    pos = 0
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl == -1 else nl + 1
+        line = text[pos:end].rstrip("\n")
+        f = _FENCE.match(line)
+        if fence is not None:
+            breaks.extend((pos, end))
+            if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line[f.end():].strip():
+                fence = None
+        elif f:
+            fence = f.group(1)
+            breaks.extend((pos, end))
+        else:
+            h = _ATX.match(line)
+            if h:
+                headings.append((pos, end, len(h.group(1)), (h.group(2) or "").strip()))
+                breaks.extend((pos, end))
+            elif _BLOCK_START.match(line):
+                breaks.append(pos)
+        pos = end
+    return headings, sorted(set(breaks))
+
+
+def history_sections(text: str) -> list[tuple[int, int, str]]:
+    """The history sections of a Markdown text, as ``[(start, end, heading_text), ...]`` character spans.
+
+    A section whose ATX heading holds a date (``### 2026-05: ExecuTorch 1.4.0``,
+    ``## v1.4.0 (2026-05-14)``) or names history (Changelog, Change log, History,
+    Release notes, What changed, What's new, Changes; any case) runs from its
+    heading line down to the next heading of the same or a higher level (or the
+    end of the text); nested sections are inside it.  Headings inside fenced
+    code blocks are code, not headings.  Source: issue 2 (new-user trial).
+    """
+    headings, _ = _markdown_structure(text)
+    out: list[tuple[int, int, str]] = []
+    for i, (start, _end, level, title) in enumerate(headings):
+        if out and start < out[-1][1]:
+            continue  # nested in a history section already listed
+        if not _HISTORY_HEADING.search(title):
+            continue
+        stop = next((h[0] for h in headings[i + 1:] if h[2] <= level), len(text))
+        out.append((start, stop, title))
+    return out
 
 
 @dataclass(frozen=True)
@@ -410,13 +513,33 @@ class _Context:
 
     def sentence_mentions_executorch(self, start: int, end: int) -> bool:
         """True when the sentence holding ``text[start:end]`` mentions ExecuTorch."""
+        lo, hi = self.sentence_span(start, end)
+        return _EXECUTORCH.search(self.text, lo, hi) is not None
+
+    def sentence_span(self, start: int, end: int, breaks: Optional[list[int]] = None,
+                      clip: Optional[Span] = None) -> Span:
+        """The ``(lo, hi)`` character span of the sentence holding ``text[start:end]``.
+
+        A sentence ends at ``.``, ``!`` or ``?`` before white space, or at a blank
+        line; it may span lines.  ``breaks`` (sorted line-start offsets, from
+        :func:`_markdown_structure`) and ``clip`` (a comment region) cut it further.
+        """
         t = self.text
         lo = 0
         for m in _SENTENCE_END.finditer(t, max(0, start - 400), start):
             lo = m.end()
         m = _SENTENCE_END.search(t, end)
         hi = m.start() if m else len(t)
-        return _EXECUTORCH.search(t, lo, hi) is not None
+        if breaks:
+            i = bisect.bisect_right(breaks, start)
+            if i:
+                lo = max(lo, breaks[i - 1])
+            j = bisect.bisect_right(breaks, max(start, end - 1))
+            if j < len(breaks):
+                hi = min(hi, breaks[j])
+        if clip:
+            lo, hi = max(lo, clip[0]), min(hi, clip[1])
+        return lo, hi
 
     def line_text(self, pos: int) -> str:
         """The line holding ``pos``, without its line break."""
@@ -552,7 +675,9 @@ class ProseManager(Manager):
         Edits replace only the version text (``"1.4.0"`` -> ``"1.5.1"``,
         ``"1.4"`` -> ``"1.5"``, ``"2.13.0"`` -> ``"2.14.0"``); kind ``"prose"``.
         Flags: ``history-mention`` (non-blocking) for each mention of another
-        ExecuTorch version and for each measurement line naming the current one.
+        ExecuTorch version, for each measurement line naming the current one,
+        for each mention inside a Markdown history section (:func:`history_sections`)
+        and for a version-change statement; ``mixed-mention`` for a mixed sentence.
         """
         text = doc.text
         if _EXECUTORCH.search(text) is None:
@@ -564,40 +689,48 @@ class ProseManager(Manager):
         old_mm, new_mm = major_minor(bump.old_executorch), major_minor(bump.new_executorch)
         olds = {bump.old_executorch, bump.old_pack}
         edits: list[Edit] = []
-        flags: list[Flag] = []
+        flags: list[tuple[int, Flag]] = []  # (offset of the mention, flag)
         mentions = find_mentions(doc)
         if is_history_file(doc.path):
             return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
                                            for m in mentions))
-        others: dict[int, list[str]] = {}  # line -> other ExecuTorch versions named there (history)
+        markdown = file_kind(doc.path) == "markdown"
+        sections = history_sections(text) if markdown else []
+        others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
         for m in mentions:
-            two_part = m.version.count(".") == 1 and m.version.replace(".", "").isdigit()
             line_text = ctx.line_text(m.start)
+            section = _section_at(sections, m.start)
+            if section is not None:
+                flags.append((m.start, self._history(doc, m, bump, line_text, section=section)))
+                continue
+            two_part = m.version.count(".") == 1 and m.version.replace(".", "").isdigit()
             if two_part:
                 if m.version != old_mm:
-                    flags.append(self._history(doc, m, bump, line_text))
-                    others.setdefault(m.line, []).append(m.version)
+                    flags.append((m.start, self._history(doc, m, bump, line_text)))
+                    others.append((m.start, m.version))
                 elif old_mm != new_mm:
                     if _MEASURE.search(line_text):
-                        flags.append(self._history(doc, m, bump, line_text, measurement=True))
+                        flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                     else:
                         edits.append(self._edit(doc, m, new_mm, bump))
                 continue
             if m.version not in olds:
-                flags.append(self._history(doc, m, bump, line_text))
-                others.setdefault(m.line, []).append(m.version)
+                flags.append((m.start, self._history(doc, m, bump, line_text)))
+                others.append((m.start, m.version))
                 continue
             if _MEASURE.search(line_text):
-                flags.append(self._history(doc, m, bump, line_text, measurement=True))
+                flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                 continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
                 else bump.new_executorch
             if new != m.version:
                 edits.append(self._edit(doc, m, new, bump))
         taken = {i for m in mentions for i in range(m.start, m.end)}
-        edits.extend(self._restatements(doc, bump, regions, ctx, taken))
+        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
+                     if _section_at(sections, e.start) is None)
         edits.sort(key=lambda e: e.start)
-        return self._leave_mixed_lines(doc, bump, regions, ctx, edits, flags, others)
+        breaks = _markdown_structure(text)[1] if markdown else None
+        return self._leave_mixed_sentences(doc, bump, regions, ctx, breaks, mentions, edits, flags, others)
 
     # -- helpers -----------------------------------------------------------
 
@@ -605,68 +738,115 @@ class ProseManager(Manager):
         return Edit(doc.path, m.start, m.end, m.version, new, m.line, "prose",
                     f"prose: {FORM_WHY[m.form]} names the current ExecuTorch {m.version}")
 
-    def _leave_mixed_lines(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: _Context,
-                           edits: list[Edit], flags: list[Flag], others: dict[int, list[str]]) -> ManagerResult:
-        """Drop the edits of every line that mixes the current version with history (module docstring).
+    def _leave_mixed_sentences(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: _Context,
+                               breaks: Optional[list[int]], mentions: list[Mention], edits: list[Edit],
+                               flags: list[tuple[int, Flag]], others: list[tuple[int, str]]) -> ManagerResult:
+        """Drop the edits of every sentence that mixes the current version with history (module docstring).
 
-        Such a line keeps no edit and loses its ``history-mention`` flags; one
-        non-blocking ``mixed-mention`` flag names the line and why it was left.
+        Edits are grouped by sentence (:meth:`_Context.sentence_span`, cut at Markdown
+        block breaks and at the end of a comment region).  A version-change statement
+        keeps no edit and gets one ``history-mention`` flag; any other mixed sentence
+        keeps no edit and gets one ``mixed-mention`` flag; the per-mention flags of
+        that sentence are folded into the one flag.
         """
-        by_line: dict[int, list[Edit]] = {}
+        groups: dict[Span, list[Edit]] = {}
         for e in edits:
-            by_line.setdefault(e.line, []).append(e)
-        olds = re.compile(r"(?<![\w.])(?P<v>" + "|".join(re.escape(o) for o in sorted({bump.old_executorch,
-                                                                                       bump.old_pack})) + ")" + GUARD)
+            clip = next(((a, b) for a, b in regions if a <= e.start < b), None) if breaks is None else None
+            groups.setdefault(ctx.sentence_span(e.start, e.end, breaks, clip), []).append(e)
+        old_alt = "|".join(re.escape(o) for o in sorted({bump.old_executorch, bump.old_pack}))
+        olds = re.compile(r"(?<![\w.])(?P<v>" + old_alt + ")" + GUARD)
+        change = re.compile(r"\bExecuTorch[ \t]*(?:\r?\n[ \t>#/*]*)?(?:(?:version|release)[ \t]+)?v?(?:"
+                            + old_alt + ")" + GUARD, re.I)
+        mention_spans = [(m.start, m.end) for m in mentions]
         keep: list[Edit] = []
-        mixed: dict[int, Flag] = {}
-        for line, mine in by_line.items():
-            why = self._mixed_reason(doc, mine, regions, olds, others.get(line, []))
+        left: list[tuple[Span, Flag]] = []
+        for (lo, hi), mine in groups.items():
+            named = [v for pos, v in others if lo <= pos < hi]
+            segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
+            verb = self._change_verb(doc.text, segments, change)
+            sentence = _snippet(" ".join(doc.text[lo:hi].split()))
+            if verb:
+                also = f" (it also names ExecuTorch {', '.join(dict.fromkeys(named))})" if named else ""
+                left.append(((lo, hi), Flag(
+                    "history-mention", f"left as written: this sentence states what ExecuTorch "
+                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence}",
+                    path=doc.path, line=mine[0].line, blocking=False)))
+                continue
+            why = self._mixed_reason(doc, mine, segments, olds, named, mention_spans)
             if why is None:
                 keep.extend(mine)
                 continue
-            mixed[line] = Flag("mixed-mention", f"left as written: this line {why}, so moving it to "
-                               f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
-                               f"edit it by hand if it should move: {_snippet(ctx.line_text(mine[0].start))}",
-                               path=doc.path, line=line, blocking=False)
-        out_flags = [f for f in flags if f.line not in mixed] + list(mixed.values())
+            left.append(((lo, hi), Flag(
+                "mixed-mention", f"left as written: this sentence {why}, so moving it to "
+                f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
+                f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
+        out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
+        out_flags.extend(f for _, f in left)
         out_flags.sort(key=lambda f: f.line or 0)
         return ManagerResult(tuple(keep), tuple(out_flags))
 
     @staticmethod
-    def _mixed_reason(doc: TextDocument, mine: list[Edit], regions: list[Span], olds: "re.Pattern[str]",
-                      others: list[str]) -> Optional[str]:
-        """Why the line of ``mine`` (its edits) must be left as written, or None when it may be edited.
+    def _change_verb(text: str, segments: list[Span], change: "re.Pattern[str]") -> Optional[str]:
+        """The change verb when ExecuTorch OLD is its subject ("ExecuTorch 1.4.0 changed ..."), else None.
 
-        ``olds`` matches the old version written whole (group ``v``); ``others``: the
-        other ExecuTorch versions the line names.  Only the prose
-        part of the line (its comment, in a YAML or requirements file) is read.
+        The verb (:data:`_CHANGE_VERBS`) must be one of the first four words after
+        the mention, with no preposition or article before it (:data:`_NOT_SUBJECT`):
+        "with the fixed wheel" is not a change statement.
+        """
+        for a, b in segments:
+            for m in change.finditer(text, a, b):
+                for word in _WORD.findall(text, m.end(), b)[:4]:
+                    w = word.lower()
+                    if w in _CHANGE_VERBS:
+                        return w
+                    if w in _NOT_SUBJECT:
+                        break
+        return None
+
+    @staticmethod
+    def _mixed_reason(doc: TextDocument, mine: list[Edit], segments: list[Span], olds: "re.Pattern[str]",
+                      others: list[str], mention_spans: list[Span]) -> Optional[str]:
+        """Why the sentence of ``mine`` (its edits) must be left as written, or None when it may be edited.
+
+        ``segments``: the prose parts of the sentence; ``olds`` matches the old version
+        written whole (group ``v``); ``others``: the other ExecuTorch versions the
+        sentence names; ``mention_spans``: every mention of the document.
         """
         if others:
             return f"also names ExecuTorch {', '.join(dict.fromkeys(others))} (history)"
-        lo = doc.text.rfind("\n", 0, mine[0].start) + 1
-        hi = _eol(doc.text, mine[0].start, len(doc.text))
+        text = doc.text
         covered = [(e.start, e.end) for e in mine]
 
-        def free(s: int, e: int) -> bool:
-            return all(e <= a or s >= b for a, b in covered)
+        def free(s: int, e: int, spans: list[Span]) -> bool:
+            return all(e <= a or s >= b for a, b in spans)
 
-        segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
         for a, b in segments:
-            for m in olds.finditer(doc.text, a, b):
-                if free(*m.span()):
+            for m in olds.finditer(text, a, b):
+                if free(*m.span(), covered):
                     return f"also carries {m.group('v')} as bare text outside the mentions the bot edits"
+        named: list[str] = []
         for a, b in segments:
-            for m in _THREE_PART.finditer(doc.text, a, b):
-                if free(*m.span()) and _bare_version(doc.text, lo, m.start()):
+            for m in _THREE_PART.finditer(text, a, b):
+                if not free(*m.span(), covered):
+                    continue
+                if _bare_version(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
                     return f"also holds {m.group(0)}, a version the bump does not move"
+                if free(*m.span(), mention_spans):
+                    named.append(m.group(0))
+        if named and any(_COMPAT.search(text, a, b) for a, b in segments):
+            return (f"claims compatibility with another tool's {', '.join(dict.fromkeys(named))} "
+                    "(nobody knows whether the new release has the same requirement)")
         return None
 
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
-                 measurement: bool = False, history_file: bool = False) -> Flag:
+                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None) -> Flag:
         snippet = _snippet(line_text)
         if history_file:
             why = (f"names ExecuTorch {m.version} in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
                    "RELEASE*NOTES*); history files are never edited, left as written")
+        elif section is not None:
+            why = (f"names ExecuTorch {m.version} in the history section \"{_snippet(section)}\" (a dated or "
+                   "changelog heading); history sections are never edited, left as written")
         elif measurement:
             why = (f"reads as a measurement and names the current ExecuTorch {m.version}; "
                    "measurements are history, left as written")
