@@ -88,6 +88,19 @@ def to_semver(version: str | Version) -> str:
     return s
 
 
+def nightly_base(text: str) -> str | None:
+    """The base version of a nightly pin (``1.4.0.dev20260728`` -> ``1.4.0``); None for any other text.
+
+    FORMATS.md section 1: templates in the wild pin nightlies such as
+    ``executorch==1.4.0.dev20260728`` next to a pack pin of the release.
+    """
+    try:
+        v = Version(text)
+    except InvalidVersion:
+        return None
+    return v.base_version if v.is_devrelease else None
+
+
 def major_minor(version: str | Version) -> str:
     """``"1.5.1"`` -> ``"1.5"``."""
     v = Version(str(version))

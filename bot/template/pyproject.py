@@ -42,6 +42,7 @@ from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator, specifier_empty_operator
 from bot.textfile import TextDocument
+from bot.versions import nightly_base
 
 _CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*([^\s,;()]+)")
 _NAME = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\])?")
@@ -313,14 +314,6 @@ def _escaped(text: str, start: int, j: int) -> bool:
     return count % 2 == 1
 
 
-def _nightly_of(text: str) -> Optional[str]:
-    try:
-        v = Version(text)
-    except InvalidVersion:
-        return None
-    return v.base_version if v.is_devrelease else None
-
-
 def _same(a: str, b: str) -> bool:
     try:
         return Version(a) == Version(b)
@@ -498,7 +491,7 @@ class PyprojectManager(Manager):
             m = next((m for m in _CLAUSE.finditer(raw, name.end() if name else 0) if m.group(2) == old), None)
             if m is None:
                 raise ManagerError(f"cannot locate the version of {dep!r}", path=doc.path, line=line)
-            nightly = _nightly_of(old)
+            nightly = nightly_base(old)
             if nightly is not None and (change.old is None or _same(nightly, change.old)):
                 flags.append(Flag("nightly-pin", f"{dep!r} is a nightly; rewritten to {new} "
                                   "like any other pin", path=doc.path, line=line, blocking=False))

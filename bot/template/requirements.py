@@ -47,6 +47,7 @@ from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator_problem
 from bot.textfile import TextDocument
+from bot.versions import nightly_base
 
 # pip's COMMENT_RE (pip/_internal/req/req_file.py): a comment starts a line or follows whitespace.
 _COMMENT = re.compile(r"(^|\s+)#.*$")
@@ -257,15 +258,6 @@ def new_version_text(old: str, new: str) -> str:
     return new
 
 
-def _nightly_of(text: str) -> Optional[str]:
-    """The base version of a nightly pin (``1.4.0.dev20260728`` -> ``1.4.0``), None for any other version."""
-    try:
-        v = Version(text)
-    except InvalidVersion:
-        return None
-    return v.base_version if v.is_devrelease else None
-
-
 def is_requirements_folder_file(relpath: str) -> bool:
     """True for ``.../requirements/NAME.txt`` or ``.../requirements/NAME.in`` (a folder of requirement files)."""
     parts = relpath.rsplit("/", 2)
@@ -345,7 +337,7 @@ class RequirementsManager(Manager):
                                    f"{change.new} cannot be recomputed offline, so the bot will not "
                                    "rewrite it: remove the hashes or update this requirement yourself",
                                    path=doc.path, line=e.line)
-            nightly = _nightly_of(clause.version)
+            nightly = nightly_base(clause.version)
             if nightly is not None and (change.old is None or _same(nightly, change.old)):
                 flags.append(Flag("nightly-pin", f"{e.req.name}=={clause.version} is a "
                                   f"nightly{' of ' + nightly if change.old else ''}; rewritten to {new} like "
