@@ -35,16 +35,16 @@ class Manager(abc.ABC):
 
     name: str = ""
     patterns: tuple[str, ...] = ()
+    _patterns_match = re.compile("(?!)").match
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # one compiled alternation per class, made once (a template has thousands of files)
+        cls._patterns_match = re.compile("|".join(fnmatch.translate(p) for p in cls.patterns) or "(?!)").match
 
     def matches(self, relpath: str) -> bool:
         """True when this manager handles the file at the repository-relative POSIX path."""
-        base = relpath.rsplit("/", 1)[-1]
-        rx = type(self).__dict__.get("_patterns_rx")
-        if rx is None or rx[0] != self.patterns:
-            # one compiled alternation per class (a template has thousands of files)
-            rx = (self.patterns, re.compile("|".join(fnmatch.translate(p) for p in self.patterns) or "(?!)"))
-            type(self)._patterns_rx = rx
-        return rx[1].match(base) is not None
+        return self._patterns_match(relpath[relpath.rfind("/") + 1:]) is not None
 
     @abc.abstractmethod
     def extract(self, doc: TextDocument) -> list[Finding]:
