@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 from bot import cli
+from bot.model import Bump, PinChange
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -32,3 +33,36 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def update(capsys, template, upstream, *extra) -> tuple[int, str, str]:
+    """``executorch-pack-bot update --repo TEMPLATE --upstream UPSTREAM EXTRA...`` in-process."""
+    return run_cli(capsys, "update", "--repo", template, "--upstream", upstream, *extra)
+
+
+def assert_refused(capsys, template, upstream, *extra, code=2, message=()):
+    """Run ``update``; assert the exit code, the messages, no traceback and an unchanged tree."""
+    before = snapshot(template)
+    rc, out, err = update(capsys, template, upstream, *extra)
+    assert rc == code, (out, err)
+    assert "Traceback" not in err + out and "internal error" not in err + out, err
+    for m in message:
+        assert m in err + out, (m, err, out)
+    assert snapshot(template) == before
+    return out, err
+
+
+def minor_bump(flatbuffers: bool = True) -> Bump:
+    """1.4.0 -> 1.5.1 (major.minor changes), torch/torchao move, flatbuffers optionally."""
+    changes = [PinChange("executorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+               PinChange("torch", "2.13.0", "2.14.0", "torch_pin.py"),
+               PinChange("torchao", "0.18.0", "0.19.0", "install_requirements.py")]
+    if flatbuffers:
+        changes.append(PinChange("flatbuffers", "24.3.25", "25.1.0", "requirements-arm-tosa.txt"))
+    return Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", tuple(changes))
+
+
+def patch_bump() -> Bump:
+    """1.5.0 -> 1.5.1: major.minor stays, so release/1.5 and "ExecuTorch 1.5" stay."""
+    return Bump("1.5.0", "1.5.1", "1.5.0", "1.5.1", "v1.5.0", "v1.5.1",
+                (PinChange("executorch", "1.5.0", "1.5.1", "release tag v1.5.1"),))

@@ -14,23 +14,8 @@ import json
 
 import pytest
 
-from helpers import run_cli, snapshot
-
-
-def _update(capsys, template, upstream, *extra):
-    return run_cli(capsys, "update", "--repo", template, "--upstream", upstream, *extra)
-
-
-def assert_refused(capsys, template, upstream, *extra, code=2, message=()):
-    """Run ``update``; assert the exit code, the messages, no traceback and an unchanged tree."""
-    before = snapshot(template)
-    rc, out, err = _update(capsys, template, upstream, *extra)
-    assert rc == code, (out, err)
-    assert "Traceback" not in err + out and "internal error" not in err + out, err
-    for m in message:
-        assert m in err + out, (m, err, out)
-    assert snapshot(template) == before
-    return out, err
+from helpers import assert_refused, run_cli
+from helpers import update as _update
 
 
 # --------------------------------------------------------------------------- files a pin manager must not skip

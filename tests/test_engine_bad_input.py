@@ -7,28 +7,12 @@ byte-identical afterwards (issue 2, "Bad input gets a clear error").
 from __future__ import annotations
 
 import os
-import shutil
-import stat
 import subprocess
 
 import pytest
 
-from helpers import run_cli, snapshot
-
-
-def _update(capsys, template, upstream, *extra):
-    return run_cli(capsys, "update", "--repo", template, "--upstream", upstream, *extra)
-
-
-def assert_refused(capsys, template, upstream, *extra, code=2, message=()):
-    before = snapshot(template)
-    rc, out, err = _update(capsys, template, upstream, *extra)
-    assert rc == code, (out, err)
-    assert "Traceback" not in err + out
-    for m in message:
-        assert m in err + out, (m, err, out)
-    assert snapshot(template) == before
-    return out, err
+from helpers import assert_refused, run_cli, snapshot
+from helpers import update as _update
 
 
 def test_invalid_yaml_in_a_csolution(template, upstream_repo, capsys):

@@ -11,24 +11,9 @@ import pytest
 from bot.model import Bump, PinChange
 from bot.template.prose import ProseManager, comment_spans, file_kind
 from bot.textfile import TextDocument
+from helpers import minor_bump, patch_bump
 
 PM = ProseManager()
-
-
-def minor_bump(flatbuffers: bool = True) -> Bump:
-    """1.4.0 -> 1.5.1 (major.minor changes), torch/torchao move, flatbuffers optionally."""
-    changes = [PinChange("executorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
-               PinChange("torch", "2.13.0", "2.14.0", "torch_pin.py"),
-               PinChange("torchao", "0.18.0", "0.19.0", "install_requirements.py")]
-    if flatbuffers:
-        changes.append(PinChange("flatbuffers", "24.3.25", "25.1.0", "requirements-arm-tosa.txt"))
-    return Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", tuple(changes))
-
-
-def patch_bump() -> Bump:
-    """1.5.0 -> 1.5.1: major.minor stays, so release/1.5 and "ExecuTorch 1.5" stay."""
-    return Bump("1.5.0", "1.5.1", "1.5.0", "1.5.1", "v1.5.0", "v1.5.1",
-                (PinChange("executorch", "1.5.0", "1.5.1", "release tag v1.5.1"),))
 
 
 def run(path: str, text: str | bytes, bump: Bump):
