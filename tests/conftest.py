@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 
@@ -17,3 +20,13 @@ def template(tmp_path):
     """A fresh copy of the shipped sample template (on ExecuTorch 1.4.0)."""
     from bot.commands.demo import copy_template
     return copy_template(tmp_path / "template")
+
+
+@pytest.fixture
+def tags(tmp_path) -> Path:
+    """A writable copy of the sample upstream tag folders (v1.4.0, v1.5.1), for a DirectorySource."""
+    from bot.sample import UPSTREAM_DIR
+    root = tmp_path / "tags"
+    for name in ("v1.4.0", "v1.5.1"):
+        shutil.copytree(UPSTREAM_DIR / name, root / name)
+    return root

@@ -66,3 +66,14 @@ def patch_bump() -> Bump:
     """1.5.0 -> 1.5.1: major.minor stays, so release/1.5 and "ExecuTorch 1.5" stay."""
     return Bump("1.5.0", "1.5.1", "1.5.0", "1.5.1", "v1.5.0", "v1.5.1",
                 (PinChange("executorch", "1.5.0", "1.5.1", "release tag v1.5.1"),))
+
+
+#: The sample bump of the structured managers' tests: 1.4.0 -> 1.5.1 with torch, torchao,
+#: ethos-u-vela and one TOSA pin moving (the values of the shipped sample upstream).
+SAMPLE_BUMP = Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", (
+    PinChange("executorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+    PinChange("torch", "2.13.0", "2.14.0", "torch_pin.py TORCH_VERSION @ v1.5.1"),
+    PinChange("torchao", "0.18.0", "0.19.0", "install_requirements.py @ v1.5.1"),
+    PinChange("ethos-u-vela", "5.1.0", "5.2.0", "backends/arm/requirements-arm-ethos-u.txt @ v1.5.1"),
+    PinChange("tosa-tools", "2026.5.0", "2026.8.0", "backends/arm/requirements-arm-tosa.txt @ v1.5.1"),
+))

@@ -9,29 +9,18 @@ never an internal error, always the file, the line and the tag.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from bot.errors import UpstreamError
-from bot.sample import UPSTREAM_DIR, build_upstream_repo, git_env
+from bot.sample import build_upstream_repo, git_env
 from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
 from bot.upstream.source import DirectorySource, GitSource
 from helpers import run_cli, snapshot
 
 TOSA = "backends/arm/requirements-arm-tosa.txt"
 ETHOS = "backends/arm/requirements-arm-ethos-u.txt"
-
-
-@pytest.fixture
-def tags(tmp_path) -> Path:
-    """A writable copy of the sample tag folders (v1.4.0, v1.5.1)."""
-    root = tmp_path / "tags"
-    for name in ("v1.4.0", "v1.5.1"):
-        shutil.copytree(UPSTREAM_DIR / name, root / name)
-    return root
 
 
 def write(root: Path, tag: str, path: str, text: str) -> None:

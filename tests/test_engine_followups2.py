@@ -24,15 +24,6 @@ TOSA = "backends/arm/requirements-arm-tosa.txt"
 ETHOS = "backends/arm/requirements-arm-ethos-u.txt"
 
 
-@pytest.fixture
-def tags(tmp_path) -> Path:
-    """A writable copy of the sample tag folders (v1.4.0, v1.5.1)."""
-    root = tmp_path / "tags"
-    for name in ("v1.4.0", "v1.5.1"):
-        shutil.copytree(UPSTREAM_DIR / name, root / name)
-    return root
-
-
 def write(root: Path, rel: str, text: str) -> None:
     p = root / rel
     p.parent.mkdir(parents=True, exist_ok=True)

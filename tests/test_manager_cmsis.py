@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.model import Bump, Edit, PinChange
+from bot.model import Edit
 from bot.template.cmsis import CmsisManager
 from bot.template.interface import ManagerError
 from bot.textfile import TextDocument
+from helpers import SAMPLE_BUMP
 
-BUMP = Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", (
-    PinChange("executorch", "1.4.0", "1.5.1", "release v1.5.1"),
-    PinChange("torch", "2.13.0", "2.14.0", "torch_pin.py"),
-    PinChange("torchao", "0.18.0", "0.19.0", "install_requirements.py"),
-    PinChange("ethos-u-vela", "5.1.0", "5.2.0", "requirements-arm-ethos-u.txt"),
-    PinChange("tosa-tools", "2026.5.0", "2026.8.0", "requirements-arm-tosa.txt"),
-))
+BUMP = SAMPLE_BUMP
 
 M = CmsisManager()
 
