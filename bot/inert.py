@@ -1,0 +1,124 @@
+"""Making foreign text inert before it reaches a log, an annotation or GitHub.
+
+Text read from a template (a prose line, a path), from upstream at a tag (a
+pin expression, a requirement, ``requires-python``) or from a pack (a
+component name, a compiler message) is not the bot's own: on GitHub it could
+notify people (``@user``, ``@org/team``), cross-link issues (``#12``,
+``GH-12``, ``owner/repo#12``, a commit SHA), hide the rest of a body
+(``<!--``), draw images or links, or break a table (``|``); in an Actions
+log a line starting ``::`` is read as a workflow command.  Every renderer
+passes such text through exactly one of the three functions here:
+
+- :func:`code` for a value shown as-is (a line of a file, a requirement, a
+  component name): one line, inside a Markdown code span.  GitHub renders
+  nothing inside a code span (no mention, reference, autolink, HTML or
+  emphasis: GitHub Flavored Markdown spec, "Code spans"); a ``|`` is still a
+  cell border in a table row, so ``in_table=True`` escapes it as ``\\|``
+  (GFM spec, "Tables", example 200).
+- :func:`markdown` for foreign text running inside a sentence the bot
+  writes: one line, Markdown punctuation backslash-escaped, ``<``/``>``/``&``
+  as entities, and a zero-width space (``&#8203;``) after ``@``, after ``#``
+  and ``GH-`` before a digit, and inside any run of 7 or more hex digits, so
+  none of GitHub's autolinked references ("Autolinked references and URLs"
+  in GitHub's docs) or mentions forms.
+- :func:`line` for text printed to stdout/stderr: one line with control
+  characters replaced, never starting with ``::`` (GitHub docs, "Workflow
+  commands for GitHub Actions": a command is a line that starts with ``::``).
+
+Each caps its result (``cap`` characters of the foreign text, an ellipsis
+``…`` marking the cut), so one padded string cannot crowd out the rest of a
+report.
+"""
+
+from __future__ import annotations
+
+import re
+
+ELLIPSIS = "…"
+ZWSP = "&#8203;"   # zero-width space as an HTML entity: invisible, but it splits a mention or reference
+
+# C0 and C1 control characters and the Unicode line/paragraph separators: each ends or garbles a line.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_NEWLINES = re.compile(r"\r\n|[\r\n\t]")
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{7,}")
+_REF = re.compile(r"(?i)(#|gh-)(?=\d)")
+
+
+def _one_line(text: object, cap: int) -> str:
+    """``text`` as one line: CR/LF/tab become a space, other control characters U+FFFD, cut at ``cap``."""
+    s = "" if text is None else str(text)
+    if len(s) > cap:          # cut first: the patterns below then never see more than ``cap`` characters
+        s = s[:cap] + ELLIPSIS
+    s = _NEWLINES.sub(" ", s)
+    return _CONTROL.sub("\ufffd", s)
+
+
+def code(text: object, *, cap: int = 200, in_table: bool = False) -> str:
+    """``text`` as one inert Markdown code span: ``"a`b"`` -> ``"`` a`b ``"``.
+
+    The fence is one backtick longer than the longest backtick run in the
+    text, padded with a space when the text starts or ends with a backtick
+    (GFM spec, "Code spans").  ``in_table`` escapes ``|``.  Empty text gives
+    ``""`` (an empty code span is not a code span in GFM).
+    """
+    s = _one_line(text, cap)
+    if not s:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
+        s = f" {s} "
+    if in_table:
+        s = s.replace("|", "\\|")
+    return f"{fence}{s}{fence}"
+
+
+def _break_hex(m: re.Match) -> str:
+    run = m.group(0)
+    return ZWSP.join(run[i:i + 6] for i in range(0, len(run), 6))
+
+
+def markdown(text: object, *, cap: int = 500) -> str:
+    """``text`` as one line of inert Markdown to run inside the bot's own sentence.
+
+    Markdown punctuation is backslash-escaped (no emphasis, link, image,
+    heading, list or table cell), ``&``, ``<`` and ``>`` become entities (no
+    HTML, no ``<!--``), and a zero-width space goes after every ``@``, after
+    ``#``/``GH-`` before a digit and every 6 characters of a hex run of 7 or
+    more (no mention, issue reference, ``owner/repo#N`` or commit autolink).
+    """
+    s = _one_line(text, cap)
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _HEX_RUN.sub(_break_hex, s)
+    s = _REF.sub(lambda m: m.group(1) + "\0", s)     # mark before escaping: '#' is also Markdown punctuation
+    s = s.replace("@", "@\0")
+    s = _MD_PUNCT.sub(r"\\\1", s)
+    return s.replace("\0", ZWSP)
+
+
+def line(text: object, *, cap: int = 500) -> str:
+    """``text`` as one printable log line that Actions will not read as a workflow command.
+
+    CR, LF and tab become spaces, other control characters U+FFFD; a
+    leading ``::`` (after any spaces: the Actions runner trims them before
+    it looks for a command) becomes ``:\u200b:`` (a zero-width space, which
+    is not white space to the runner).
+    """
+    s = _one_line(text, cap)
+    body = s.lstrip()
+    if body.startswith("::"):
+        s = s[:len(s) - len(body)] + ":\u200b:" + body[2:]
+    return s
+
+
+def lines(text: object, *, cap: int = 500, max_lines: int = 40) -> list[str]:
+    """Multi-line foreign text (a compiler message) as at most ``max_lines`` lines, each through :func:`line`.
+
+    A last line ``… N more lines`` counts what was left out.
+    """
+    rows = ("" if text is None else str(text)).splitlines()
+    out = [line(r, cap=cap) for r in rows[:max_lines]]
+    if len(rows) > max_lines:
+        out.append(f"{ELLIPSIS} {len(rows) - max_lines} more lines")
+    return out
