@@ -1,9 +1,10 @@
 """``build-pack``: cross-compile ExecuTorch, guard against the trap, run build_pack.sh.
 
 The steps and their facts are in :mod:`bot.pack.build` (FORMATS.md sections 3
-and 4).  The version is validated with :func:`bot.versions.parse_user_version`
-(a workflow_dispatch input reaches this command verbatim) and written to the
-pack in SemVer form.  In GitHub Actions the pack path is written to
+and 4).  The version is validated with :func:`bot.versions.parse_pack_version`
+(a workflow_dispatch input reaches this command verbatim): SemVer with any
+pre-release label (``1.5.1``, ``1.5.1-rc1``, a local build ``1.5.1-local``),
+written to the pack as given.  In GitHub Actions the pack path is written to
 ``$GITHUB_OUTPUT`` as ``pack``.  Exit codes: 0 the pack was written; 1 the trap guard
 failed or no pack appeared; 2 bad input or a missing tool; otherwise the exit
 code of the failing step.
@@ -30,7 +31,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="ExecuTorch checkout at the release tag, with submodules")
     parser.add_argument("--build-dir", required=True, metavar="DIR", help="CMake build tree (created if missing)")
     parser.add_argument("--version", required=True, metavar="V",
-                        help="ExecuTorch release version: X.Y.Z, vX.Y.Z or X.Y.Z-rcN")
+                        help="pack version, written verbatim into the pack: X.Y.Z (vX.Y.Z), X.Y.Z-rcN, or a "
+                             "local build X.Y.Z-local (any SemVer pre-release label, e.g. 1.5.1-local.2)")
     parser.add_argument("--output-dir", required=True, metavar="DIR", help="where the .pack is written")
     parser.add_argument("--python", metavar="PY", default=None,
                         help="PYTHON_EXECUTABLE for CMake (the template's venv python; default: this interpreter)")
@@ -44,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     """Build the pack; print the pack path and the per-step timings. Returns the exit code."""
     from bot.errors import UsageError
     from bot.pack.build import BuildConfig, build_pack, timing_table
-    from bot.versions import parse_user_version, to_semver
+    from bot.versions import parse_pack_version
 
-    version = to_semver(parse_user_version(args.version, what="--version"))
+    version = parse_pack_version(args.version, what="--version").text
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of jobs, got {args.jobs}")
     cfg = BuildConfig.create(executorch_root=args.executorch_root, build_dir=args.build_dir, version=version,
