@@ -31,13 +31,27 @@ class CheckState:
     release: object = None          # bot.github.releases.Release or None
     asset: object = None            # bot.github.releases.Asset or None
     index: object = None            # bot.github.index.IndexStatus once asked (only when an update is needed)
+    label: Optional[str] = None     # the local-build label of the template's pack pins (``local`` for @1.4.0-local)
+
+    @property
+    def pack_version(self) -> str:
+        """The pack version the template moves to: ``1.5.1``, or ``1.5.1-local`` for a locally built pack."""
+        from bot.versions import to_semver
+        base = to_semver(self.target)
+        return f"{base}-{self.label}" if self.label else base
 
     def outputs(self) -> dict:
         """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``,
-        ``index-ready`` (True only when the package index was asked and serves the target: see :func:`index_status`)."""
+        ``pack-version`` (the pack to fetch or build: ``1.5.1``, ``1.5.1-local``), ``index-ready`` (True
+        only when the package index was asked and serves the target: see :func:`index_status`).
+
+        A template on a locally built pack (``@1.4.0-local``) always gets ``pack-source`` ``build``:
+        the release asset is another pack."""
+        asset = self.asset if not self.label else None
         return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
-                "pack-source": "release-asset" if self.asset else "build",
-                "pack-url": self.asset.download_url if self.asset else "",
+                "pack-source": "release-asset" if asset else "build",
+                "pack-url": asset.download_url if asset else "",
+                "pack-version": self.pack_version,
                 "index-ready": bool(self.index is not None and self.index.ready)}
 
 
@@ -54,12 +68,12 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     from bot.github.assets import find_pack_asset
     from bot.upstream.releases import select_target
 
-    current = engine.current_version(engine.read_template(Path(repo)))
+    current, label = engine.current_pins(engine.read_template(Path(repo)))
     tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
     tv = tag_version(tag) or Version(str(current))
     release = source.release(tag) if hasattr(source, "release") else None
     asset = find_pack_asset(release, str(tv)) if release else None
-    return CheckState(str(current), str(tv), tag, tv > current, release, asset)
+    return CheckState(str(current), str(tv), tag, tv > current, release, asset, label=label)
 
 
 def index_status(source, state: CheckState, *, policy=None):
