@@ -101,7 +101,7 @@ def pack_section(pack_report=None, pack_note: Optional[str] = None) -> str:
     out.append(md)
     added = list(getattr(pack_report, "operators_added", None) or ())
     removed = list(getattr(pack_report, "operators_removed", None) or ())
-    if (added or removed) and "#### Operator components" not in md:
+    if (added or removed) and "#### Operator" not in md:   # PackReport renders "#### Operators" itself
         out += ["", "#### Operator components", ""]
         out += [f"- added: `{x}`" for x in added]
         out += [f"- removed: `{x}`" for x in removed]

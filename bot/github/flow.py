@@ -126,7 +126,7 @@ class MarkdownReport:
 
 
 def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, progress=None,
-                 token: Optional[str] = None):
+                 token: Optional[str] = None, template: Optional[Path] = None, baseline: Optional[Path] = None):
     """Download the release asset, verify it with ``verify-pack``; returns ``(path or None, PackReport)``.
 
     Args:
@@ -138,6 +138,8 @@ def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, 
             deleted after the verification, and the path is None.
         progress: download progress callback (bytes so far, total or None).
         token: the GitHub token, for a private upstream's asset endpoint.
+        template / baseline: ``verify-pack --template`` and ``--baseline`` (the
+            previous pack, or a ``previous-pack`` folder: :mod:`bot.pack.previous`).
 
     Raises what :func:`bot.github.assets.download_asset` raises (a sha256
     mismatch is :class:`~bot.errors.CheckFailed`, exit 1).
@@ -145,12 +147,13 @@ def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, 
     from bot.github.assets import download_asset
     from bot.pack.verify import verify_pack
 
+    extra = {k: v for k, v in (("template", template), ("baseline", baseline)) if v is not None}
     if dest is not None:
         path = download_asset(asset, Path(dest), progress=progress, token=token)
-        return path, verify_pack(path, version, tag=tag)
+        return path, verify_pack(path, version, tag=tag, **extra)
     with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
         path = download_asset(asset, Path(tmp), progress=progress, token=token)
-        return None, verify_pack(path, version, tag=tag)
+        return None, verify_pack(path, version, tag=tag, **extra)
 
 
 @dataclass
@@ -219,9 +222,15 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
 
     if state.asset is not None:
-        _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
-                                              token=getattr(source, "token", None))
-        if out.pack_report.failed:
+        from bot.pack.previous import previous_pack, write_previous
+        token = getattr(source, "token", None)
+        # the template's selected components and the previous pack's operators (verify-pack --template, --baseline)
+        with tempfile.TemporaryDirectory(prefix="epb-previous-") as prev_dir:
+            write_previous(previous_pack(repo, source, Path(prev_dir), token=token), Path(prev_dir))
+            _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
+                                                  token=token, template=repo, baseline=Path(prev_dir))
+        plan.flags = plan.flags + gone_flags(out.pack_report)
+        if pack_failed(out.pack_report):
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
             return out
@@ -250,6 +259,30 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
     if r.message:
         out.outcome += f" ({r.message})"
+    return out
+
+
+def pack_failed(report) -> bool:
+    """True when a check of the pack itself failed; ``template-components`` is the template's item, not the pack's.
+
+    A component the template selects that the new pack no longer has
+    (:attr:`~bot.pack.report.PackReport.template_missing`) does not stop the pull
+    request: it becomes a blocking item of it (:func:`gone_flags`).
+    """
+    return any(c.status == "fail" and c.name != "template-components" for c in report.checks)
+
+
+def gone_flags(report) -> list:
+    """One blocking ``component-gone`` flag for each component the template selects that the new pack lacks."""
+    from bot.model import Flag
+
+    out = []
+    for item in getattr(report, "template_missing", ()) or ():
+        where, _, comp = item.rpartition(": ")
+        path, _, line = where.rpartition(":")
+        out.append(Flag("component-gone", f"{comp} is selected by the template but is not in "
+                        f"{report.pack}: choose its replacement or remove it",
+                        path=path or None, line=int(line) if line.isdigit() else None, blocking=True))
     return out
 
 

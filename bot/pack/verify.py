@@ -82,7 +82,10 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             ``url``, upstream's own form ``.../download/X.Y.Z/`` for tag
             ``vX.Y.Z`` is a warning (:func:`upstream_url_form`), any other
             ``<url>`` a failure.
-        baseline: an older pack: operator components added/removed.
+        baseline: the previous version's pack (a ``.pack``, an unpacked pack
+            folder, or a folder written by ``previous-pack``, whose record may
+            say there is none: :mod:`bot.pack.previous`): operator components
+            added, removed and changed.
         template: a template checkout (or one clayer/cproject file): its
             selected ExecuTorch components must exist in the pack.
         executorch_root: an ExecuTorch checkout whose ``validate_pack.py`` runs on the pack.
@@ -104,8 +107,16 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
     # the known upstream form is a warning only when the location comes from the version or --tag
     upstream_form = None if url is not None else upstream_url_form(tag or default_segment)
     pack = require_file(Path(pack), "pack")
+    baseline_note = None
+    baseline_from = None
     if baseline is not None:
-        require_file(Path(baseline), "--baseline")
+        baseline = Path(baseline)
+        if baseline.is_dir() and not (baseline / checks.PDSC_NAME).is_file():
+            from bot.pack.previous import read_previous
+            prev = read_previous(baseline)
+            baseline, baseline_note, baseline_from = prev.path, prev.note, prev.source or None
+        if baseline is not None and not baseline.is_dir():
+            require_file(baseline, "--baseline")
     if template is not None and not Path(template).exists():
         raise UsageError(f"--template: {template} does not exist")
     if executorch_root is not None:
@@ -118,7 +129,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
         from bot.pack.cpackget import find_cpackget
         find_cpackget()
 
-    report = PackReport(pack=pack.name, version=semver, baseline=Path(baseline).name if baseline else None)
+    report = PackReport(pack=pack.name, version=semver, baseline=Path(baseline).name if baseline else None,
+                        baseline_note=baseline_note, baseline_source=baseline_from)
     add = report.checks.append
 
     say("archive")
@@ -181,6 +193,7 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             old = _read_baseline(Path(baseline), limits)
             if pdsc is not None:
                 res, report.operators_added, report.operators_removed = baseline_check(old, pdsc, Path(baseline).name)
+                report.operators_changed = list(res.data.get("changed", []))
                 add(res)
             else:
                 add(CheckResult("baseline-operators", "fail", "the new pack has no readable PDSC to compare"))
@@ -188,7 +201,9 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             say("template")
             from bot.pack.baseline import template_check
             if pdsc is not None:
-                add(template_check(Path(template), pdsc))
+                res = template_check(Path(template), pdsc)
+                report.template_missing = list((res.data or {}).get("missing", []))
+                add(res)
             else:
                 add(CheckResult("template-components", "fail", "the new pack has no readable PDSC"))
 
@@ -229,7 +244,20 @@ def _guarded(name: str, fn: Callable[[], CheckResult]) -> CheckResult:
 
 
 def _read_baseline(path: Path, limits: Limits) -> Pdsc:
-    """The PDSC of the baseline pack; raises :class:`PackError` (exit 2) when it cannot be read safely."""
+    """The PDSC of the baseline pack (a ``.pack`` or an unpacked pack folder); raises :class:`PackError` (exit 2)
+    when it cannot be read safely."""
+    if path.is_dir():
+        f = path / checks.PDSC_NAME
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise PackError(f"--baseline: cannot read: {exc.strerror}", path=str(f)) from None
+        if len(data) > MAX_PDSC_BYTES:
+            raise PackError(f"--baseline: larger than {MAX_PDSC_BYTES} bytes", path=str(f))
+        try:
+            return parse_pdsc(data, f"{path.name}/{checks.PDSC_NAME}")
+        except PdscError as exc:
+            raise PackError(f"--baseline {path.name}: {exc}") from exc
     try:
         zf = open_zip(path)
     except UnsafeArchive as exc:
