@@ -28,13 +28,21 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``verify-pack`` (see the issue 3 command line)."""
     parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
     parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
-                        help="pack version expected (X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
+                        help="pack version expected, checked exactly as written against the file name, <release>, "
+                             "every Cversion and <url>: X.Y.Z (vX.Y.Z), X.Y.Z-rcN, or a locally built "
+                             "X.Y.Z-local (any SemVer pre-release label)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--url", help="expected <url> (default: the GitHub release download location of the tag)")
+    where.add_argument("--url", help="expected <url>, exactly (default: the GitHub release download location of the "
+                                     "tag; upstream's own form .../download/X.Y.Z/ for tag vX.Y.Z is a warning; a "
+                                     "local build's url ends in its label: .../download/X.Y.Z-local/)")
     where.add_argument("--tag", help="release tag of the download location (default vX.Y.Z)")
-    parser.add_argument("--baseline", type=Path, metavar="OLD.pack", help="list operator components added/removed")
+    parser.add_argument("--baseline", type=Path, metavar="OLD",
+                        help="the previous version's pack (a .pack, an unpacked pack folder, or the folder "
+                             "previous-pack wrote): list the operator components added, removed and changed "
+                             "(the Operators section of the PR body)")
     parser.add_argument("--template", type=Path, metavar="PATH",
-                        help="template checkout: components its *.clayer.yml and *.cproject.yml select must be in the pack")
+                        help="template checkout: components its *.clayer.yml and *.cproject.yml select must be in "
+                             "the pack (one that is gone fails the check: a blocking item of the PR)")
     parser.add_argument("--executorch-root", type=Path, metavar="DIR",
                         help="run DIR/backends/arm/cmsis_pack/test/validate_pack.py on the pack")
     parser.add_argument("--compile-check", action="store_true", help="compile the Runtime component's sources")
