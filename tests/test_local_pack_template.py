@@ -103,3 +103,34 @@ def test_a_label_the_bot_does_not_understand_is_refused_naming_the_line(template
     line = next(i for i, t in enumerate(p.read_text().splitlines(), 1) if pin in t)
     _out, err = assert_refused(capsys, template, upstream_repo, "--to", "1.5.1",
                                message=[f"app/app.cproject.yml:{line}:", "is not a pack version"])
+
+
+def test_check_outputs_the_local_pack_version_and_builds_it(template, upstream_repo):
+    from bot.github.flow import check
+    from bot.sources import open_source
+
+    _make_local(template)
+    state = check(template, open_source(str(upstream_repo)), to="1.5.1")
+    outs = state.outputs()
+    assert (outs["current"], outs["target"], outs["pack-version"], outs["pack-source"], outs["pack-url"]) == (
+        "1.4.0", "1.5.1", "1.5.1-local", "build", "")
+
+
+def test_run_never_verifies_the_release_asset_as_a_local_pack(world, tmp_path, capsys):
+    from fakegithub import UPSTREAM, add_sample_release, fresh_checkout
+    from packgen import DEMO_OPS, make_pack
+
+    repo = world.fake.repo(UPSTREAM)
+    repo.releases = [r for r in repo.releases if r["tag_name"] != "v1.5.1"]
+    add_sample_release(world.fake, "v1.5.1", created_at="2026-09-01T00:00:00Z", assets={
+        "PyTorch.ExecuTorch.1.5.1.pack": make_pack(tmp_path / "p", version="1.5.1", operators=DEMO_OPS).read_bytes()})
+    co = _make_local(fresh_checkout(world.remote, tmp_path / "co"))
+    rc, out, err = run_cli(capsys, "run", "--repo", co, "--upstream", f"github:{UPSTREAM}", "--dry-run")
+    assert rc == 0, (out, err)
+    assert "### Pack verification" in out and "**Passed**" not in out and "**Failed**" not in out
+    assert ("The template pins a locally built pack: build `PyTorch.ExecuTorch.1.5.1-local.pack` from the v1.5.1 "
+            "sources") in out
+    assert "--version 1.5.1-local --output-dir packs" in out   # the one reviewer item
+
+
+from test_github_lifecycle import world  # noqa: E402,F401  (fixture)

@@ -221,7 +221,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = index.summary()
         return out
 
-    if state.asset is not None:
+    if state.asset is not None and not state.label:   # a locally built pack is never the release asset
         from bot.pack.previous import previous_pack, write_previous
         token = getattr(source, "token", None)
         # the template's selected components and the previous pack's operators (verify-pack --template, --baseline)
@@ -234,6 +234,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
             return out
+    elif state.label:
+        out.pack_note = (f"The template pins a locally built pack: build `PyTorch.ExecuTorch.{plan.bump.new_pack}.pack` "
+                         f"from the {state.target_tag} sources with `executorch-pack-bot build-pack --version "
+                         f"{plan.bump.new_pack}` (the item below) and verify it before merging.")
     else:
         out.pack_note = (f"The release {state.target_tag} has no `PyTorch.ExecuTorch.{plan.bump.new_pack}.pack` "
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
