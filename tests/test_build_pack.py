@@ -132,6 +132,7 @@ def fake_cmake(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("FAKE_CMAKE_LOG", str(log))
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
+    monkeypatch.setattr(build, "find_ccache", lambda: None)   # whatever this machine has on PATH
     return log
 
 

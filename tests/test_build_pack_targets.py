@@ -92,6 +92,7 @@ def test_bad_cmake_arg_refused_before_anything_runs(et_root, tmp_path, fake_cmak
 def test_ccache_on_path_is_the_launcher_and_its_hit_rate_is_reported(et_root, tmp_path, fake_cmake, monkeypatch,
                                                                       capsys):
     _write_exec(tmp_path / "bin" / "ccache", FAKE_CCACHE.format(python=sys.executable))
+    monkeypatch.setattr(build, "find_ccache", lambda: shutil.which("ccache"))
     monkeypatch.setenv("FAKE_CCACHE_STATE", str(tmp_path / "ccache-state"))
     monkeypatch.delenv("CMAKE_C_COMPILER_LAUNCHER", raising=False)
     monkeypatch.delenv("CMAKE_CXX_COMPILER_LAUNCHER", raising=False)
@@ -105,6 +106,12 @@ def test_ccache_on_path_is_the_launcher_and_its_hit_rate_is_reported(et_root, tm
     # counters read before (0) and after (3 direct + 1 preprocessed hits, 1 miss): 4 of 5
     assert "ccache: 4 hits, 1 misses (80.0% hit rate)" in out
     assert gh_out.read_text().splitlines()[-1] == "ccache-hit-rate=0.800"
+
+
+def test_no_ccache_builds_without_a_launcher(et_root, tmp_path, fake_cmake, monkeypatch):
+    monkeypatch.setattr(build, "find_ccache", lambda: "/usr/bin/ccache")
+    assert cli.main(_argv(et_root, tmp_path, "--no-ccache")) == 0
+    assert not any("LAUNCHER" in a for a in _calls(fake_cmake)[0])
 
 
 def test_ccache_launcher_reaches_the_steps_environment(tmp_path):

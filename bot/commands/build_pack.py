@@ -57,6 +57,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "--cmake-arg NAME=VALUE or --cmake-arg=-DNAME=VALUE, e.g. "
                              "--cmake-arg EXECUTORCH_BUILD_ARM_BAREMETAL=OFF on a runner that cannot download "
                              "the Ethos-U driver; the build log names them")
+    parser.add_argument("--no-ccache", action="store_true",
+                        help="do not use ccache even when it is on PATH (a cold build)")
     parser.add_argument("--cxx", metavar="COMPILER", default=None,
                         help="compiler of the compile check (default arm-none-eabi-g++)")
     parser.add_argument("--no-compile-check", action="store_true",
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.pack.build import BuildConfig, build_pack, timing_table
     from bot.versions import parse_pack_version
 
-    import shutil
+    from bot.pack import build
 
     version = parse_pack_version(args.version, what="--version").text
     if args.jobs is not None and args.jobs < 1:
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = BuildConfig.create(executorch_root=args.executorch_root, build_dir=args.build_dir, version=version,
                              output_dir=args.output_dir, python=args.python or sys.executable,
                              toolchain_file=args.toolchain_file, jobs=args.jobs, full_build=args.full_build,
-                             cmake_args=args.cmake_args, ccache=shutil.which("ccache"))
+                             cmake_args=args.cmake_args, ccache=None if args.no_ccache else build.find_ccache())
     if not args.no_compile_check:
         from bot.pack.compile import find_compiler
         find_compiler(args.cxx)   # before an hour-long build, not after it

@@ -170,6 +170,11 @@ class BuildConfig:
         return self.output_dir / f"PyTorch.ExecuTorch.{self.version}.pack"
 
 
+def find_ccache() -> str | None:
+    """The ccache executable on PATH, or None (build-pack then builds without a compiler launcher)."""
+    return shutil.which("ccache")
+
+
 def configure_command(cfg: BuildConfig) -> list[str]:
     """The documented CMake configure line (FORMATS.md section 4), flags in their documented order.
 
