@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.sample import build_upstream_repo, git_env
-from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
+from bot.upstream.pinfiles import parse_requirement_file
+from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.git import GitSource
 from bot.upstream.source import DirectorySource
 from helpers import run_cli, snapshot

@@ -16,7 +16,8 @@ import pytest
 
 from bot.sample import UPSTREAM_DIR
 from bot.template.pep508 import empty_operator
-from bot.upstream.pins import parse_python, parse_requirement_file, plan_changes, resolve_pinset
+from bot.upstream.pinfiles import parse_python, parse_requirement_file
+from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.source import DirectorySource
 from helpers import run_cli, snapshot
 

@@ -10,7 +10,8 @@ import pytest
 from bot.errors import UpstreamError, UsageError
 from bot.model import PinSet, ResolvedPin
 from bot.sample import UPSTREAM_DIR, build_upstream_repo
-from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
+from bot.upstream.pinfiles import parse_requirement_file
+from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.git import GitSource
 from bot.upstream.source import DirectorySource
 
