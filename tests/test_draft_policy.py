@@ -82,7 +82,7 @@ def test_run_opens_a_draft_listing_a_blocking_item_by_default(world, capsys):
     from fakegithub import TEMPLATE
     co = checkout(world)
     _blocking(co)
-    code, out = _run(capsys, co)  # the default: a draft that lists the item (issue 4)
+    code, out = _run(capsys, co)  # the default: a draft that lists the item
     assert code == 0
     (pr,) = world.open_pulls(TEMPLATE)
     assert pr["draft"] is True and "unmanaged-pin" in pr["body"]

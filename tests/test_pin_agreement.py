@@ -138,7 +138,7 @@ def test_disagreement_error_names_the_ways_out(capsys, template, upstream_repo):
     req.write_text(req.read_text().replace("executorch==1.4.0", "executorch==1.3.0"))
     code, out, err = _update(capsys, template, upstream_repo, "--dry-run")
     # the odd pin is a requirement: the way out is to make the pins equal (or --exclude a copy); the
-    # lock-file advice is for a stale lock only (it confused a new user when a cproject was odd)
+    # lock-file advice is for a stale lock only (it misleads when a cproject is the odd one)
     assert code == 2 and "--exclude" in err and "make them equal" in err and "cbuild setup" not in err
 
 

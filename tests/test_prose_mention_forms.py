@@ -36,7 +36,7 @@ def test_c_comments_are_prose_and_code_is_not(template, upstream_repo, capsys):
                          "exported with ExecuTorch 1.5.1 (the pack PyTorch::ExecuTorch@1.5.1)")
 )
     # " * ExecuTorch 1.4.0 needs the Ethos-U driver 1.4.0" also carries 1.4.0 as bare text (the driver's
-    # version, a claim the bump does not check): left as written, flagged mixed-mention (issue 2, second trial)
+    # version, a claim the bump does not check): left as written, flagged mixed-mention
     assert "mixed-mention" in out and "runner.cpp:3" in out
     assert (template / "app" / "runner.h").read_text() == "#pragma once\n// ExecuTorch 1.5.1 API\n"
     assert (eng / "vendored.h").read_text() == "// vendored from ExecuTorch 1.4.0\n"

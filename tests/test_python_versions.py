@@ -52,7 +52,7 @@ def test_stated_pythons_outside_the_targets_requires_python_are_flagged(template
     rc, out, err = _update(capsys, template, upstream_repo, "--json")
     assert rc == 0, err
     py = [f for f in json.loads(out)["flags"] if f["code"] == "requires-python"]
-    # flags are listed sorted by (path, line) since the second new-user trial (issue 2)
+    # flags are listed sorted by (path, line)
     assert [(f["path"], f["line"], f["blocking"]) for f in py] == [
         (".github/workflows/build.yml", 16, False), (".python-version", 1, False), ("pyproject.toml", 3, False)]
     assert "Python 3.9 is outside executorch 1.5.1's requires-python '>=3.10,<3.15'" in py[1]["message"]

@@ -1,14 +1,14 @@
-"""Every check of issue 3 on one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
+"""Every check of one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
 
-Order: 1 ``archive`` safety (a bomb or an unreadable zip stops everything;
-other archive failures stop only the external tools); 2 manifest
+Order: ``archive`` safety (a bomb or an unreadable zip stops everything;
+other archive failures stop only the external tools); the manifest
 (``pdsc``, ``pdsc-parse`` when it cannot be parsed, ``vendor-name``, ``release-version``, ``pack-file-name``,
-``url``); 3 the quiet omissions (``flatbuffers-headers``,
-``generated-headers``); 4 ``file-references``, ``no-python``,
-``license-docs``; 5 ``component-versions``, ``component-ids``,
-``registrations``; 6 ``baseline-operators``, ``template-components``;
-7 ``upstream-validator``; 8 ``cpackget``; 9 ``compile``.  The external
-tools (7-9) never run on an archive that failed check 1.
+``url``); the quiet omissions (``flatbuffers-headers``,
+``generated-headers``); ``file-references``, ``no-python``,
+``license-docs``; ``component-versions``, ``component-ids``,
+``registrations``; ``baseline-operators``, ``template-components``;
+then the external tools ``upstream-validator``, ``cpackget`` and ``compile``,
+which never run on an archive that failed the ``archive`` check.
 
 Bad usage (missing files, a tool not on PATH, an invalid version) raises a
 :class:`~bot.errors.BotError` with exit code 2 before any check runs; a
@@ -43,7 +43,7 @@ def pack_version(version: str) -> tuple[str, str]:
 
 
 def expected_url(tag: str) -> str:
-    """The release download location of a tag (issue 3): ``.../releases/download/v1.4.1/``."""
+    """The release download location of a tag (GitHub release assets): ``.../releases/download/v1.4.1/``."""
     return DOWNLOAD_URL.format(tag=tag)
 
 

@@ -1,6 +1,6 @@
 """What upstream ExecuTorch pins at a release tag, and which pins a bump changes.
 
-Facts (FORMATS.md section 2, issue 2 "Resolving the target pin set"): the pin
+Facts (FORMATS.md section 2, which upstream file pins what at a tag): the pin
 sources moved between tags and sometimes disagree, so each package has a
 stated order of sources and every value records the source that gave it.
 
@@ -302,7 +302,7 @@ def plan_changes(current: Optional[PinSet], target: PinSet,
         old value, so that a stale template pin is corrected), then only the TOSA
         requirements whose exact pin differs between the two tags (a new one
         has ``old=None``).  A downgrade upstream asks for is still a change
-        (CASES.md C19: vela 4.1.0 -> 4.0.0); the engine reports it.  A ``--set``
+        (pytorch/executorch PR #7160: ethos-u-vela 4.1.0 -> 4.0.0); the engine reports it.  A ``--set``
         value always wins, with source ``"--set"``.
         ``flags`` are produced here only (``target.flags`` are the caller's to
         merge): a blocking ``unresolved-pin`` per package the target cannot pin

@@ -9,7 +9,7 @@ YAML/Markdown files; commits it to git; then measures, in the same run:
 * ``executorch-pack-bot update --dry-run`` as a whole process;
 * ``bot.engine.plan`` in-process (scan + upstream + managers + validation).
 
-and prints the ratios.  Target (issue 2): the plan within 3x of git grep.
+and prints the ratios.  The ratios are the figures to compare (docs name the target).
 
 Run: ``python tests/bench/bench_plan.py [--files N] [--repeat R]``
 """
