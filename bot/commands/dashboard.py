@@ -17,7 +17,9 @@ def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--upstream", default="github:pytorch/executorch", help="upstream ExecuTorch source")
-    p.add_argument("--outcome", default="", help="the run's outcome in a few words (the 'Last run' line)")
+    p.add_argument("--outcome", default=None,
+                   help="the run's outcome in a few words, for the 'Last run' line (default: "
+                        "$EXECUTORCH_PACK_BOT_OUTCOME)")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     add_github_arguments(p)
 
@@ -36,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.versions import tag_version
 
     config = load_config(args.repo)
+    outcome = args.outcome if args.outcome is not None else os.environ.get("EXECUTORCH_PACK_BOT_OUTCOME", "")
     if not config.dashboard:
         print("dashboard: off (set dashboard: true in .github/executorch-pack-bot.yml)")
         return 0
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     url = f"{server}/{os.environ.get('GITHUB_REPOSITORY', full)}/actions/runs/{run_id}" if run_id else ""
     api = Api(make_github(token), full)
     issue = refresh(api, config, pinned=pinned, newest=str(newest) if newest else None,
-                    outcome=args.outcome or None, run_url=url)
+                    outcome=outcome.strip() or None, run_url=url)
     changed = "updated" if api.writes else "unchanged"
     print(f"dashboard #{issue['number']}: {changed}" if issue else "dashboard: none")
     return 0

@@ -266,12 +266,15 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str) -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
         checkout that cannot be published (detached HEAD, bad repository name).
+        ``recreate`` (a writer's ``/executorch-pack-bot recreate``): the branch is
+        replaced even when it holds commits by others (the push is still
+        leased to the head inspected here).
         """
         branch = self.config.branch_for(version)
         base = self.base_branch()
@@ -300,7 +303,9 @@ class Publisher:
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
-            if foreign:
+            if foreign and recreate:
+                self.progress(f"recreate: replacing {len(foreign)} commit(s) by others on {branch}")
+            elif foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
