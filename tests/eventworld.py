@@ -45,7 +45,7 @@ class World:
         self.other = self.fake.add_pull(TEMPLATE, head="feature/faster-kws", title="Faster KWS", body="mine",
                                         user="bob")
         self.repo = tmp / "template"
-        (self.repo / ".github").mkdir(parents=True)
+        (self.repo / ".github").mkdir(parents=True, exist_ok=True)
         self.outputs_file = tmp / "github_output"
         for k, v in {"GITHUB_API_URL": url, "GITHUB_TOKEN": TOKEN, "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0",
                      "EXECUTORCH_PACK_BOT_MAX_WAIT": "0", "GITHUB_OUTPUT": str(self.outputs_file),

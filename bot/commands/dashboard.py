@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     api = Api(make_github(token), full)
     issue = refresh(api, config, pinned=pinned, newest=str(newest) if newest else None,
                     outcome=outcome.strip() or None, run_url=url)
-    changed = "updated" if api.writes else "unchanged"
+    changed = ("created" if any(x.startswith("POST ") for x in api.writes)
+               else "updated" if api.writes else "unchanged")
     print(f"dashboard #{issue['number']}: {changed}" if issue else "dashboard: none")
     return 0
