@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import quote
 
 from bot.config import Config
 from bot.errors import PlatformError
@@ -117,7 +118,8 @@ class Context:
         """
         if login not in self._perms:
             try:
-                data = self.api.get(f"collaborators/{login}/permission", f"read the permission of {login}")
+                data = self.api.get(f"collaborators/{quote(login, safe='')}/permission",
+                                    f"read the permission of {login}")
             except PlatformError as exc:
                 if "HTTP 404" not in str(exc):
                     raise
