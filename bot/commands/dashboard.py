@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from bot import actions, engine
-    from bot.commands.check import open_upstream
+    from bot.sources import open_source
     from bot.config import load_config
     from bot.errors import BotError, UsageError
     from bot.events.context import Api
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     except BotError as exc:
         print(f"# pinned version unknown: {exc}")
         pinned = None
-    source = open_upstream(args.upstream, token)
+    source = open_source(args.upstream, token)
     newest = tag_version(select_target(source, to=None, current=None))
     server = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
     run_id = os.environ.get("GITHUB_RUN_ID") or ""

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
-    from bot.commands.check import open_upstream
+    from bot.sources import open_source
     from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             sets = engine.parse_sets(args.sets)
             from bot.commands.check import ignored_versions
             ignored = ignored_versions(args, config, token)
-            source = open_upstream(args.upstream, token)
+            source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
             pub = None
