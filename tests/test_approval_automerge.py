@@ -103,7 +103,9 @@ def test_graphql_refusal_is_replied_not_raised(w):
     w.fake._graphql = refuse
     code, out, err, outputs = approve(w)
     assert code == 0 and w.pr["auto_merge"] is None
-    assert "GitHub refused to enable auto-merge" in w.comments(w.pr["number"])[0]
+    [reply] = w.comments(w.pr["number"])
+    assert reply.startswith("Auto-merge was not enabled: GitHub refused to enable auto\\-merge on \\#&#8203;")
+    assert "Auto merge is not allowed for this repository" in reply
 
 
 @pytest.mark.parametrize("login", ["rita", "tom", "stranger"])

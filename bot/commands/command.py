@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if not ran:
         print(f"# {label}: no handler; nothing to do")
     for line in ctx.log:
-        print(f"# {line}")
+        print(f"# {inert.line(line)}")
     for k, v in ctx.outputs.items():
         print(f"{k}={v}")
     actions.set_outputs(ctx.outputs)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from bot import inert
 from bot.errors import PlatformError
 from bot.events.event import is_bot
 from bot.events.router import router
@@ -72,8 +73,8 @@ def refusal(api, base: str) -> Optional[str]:
         return ("auto-merge is not allowed in this repository (Settings > General > Pull Requests > "
                 "Allow auto-merge)")
     if not required_checks(api, base):
-        return (f"no status check is required on `{base}` (branch protection or a ruleset), so GitHub would merge "
-                "at once whether the checks pass or not")
+        return (f"no status check is required on {inert.code(base)} (branch protection or a ruleset), so GitHub "
+                "would merge at once whether the checks pass or not")
     return None
 
 
@@ -103,7 +104,7 @@ def approval_enables_automerge(event, ctx) -> None:
             ctx.api.graphql(ENABLE, {"id": pr.node_id, "method": ctx.config.merge_method.upper()},
                             f"enable auto-merge on #{pr.number}")
         except PlatformError as exc:
-            why = f"GitHub refused to enable auto-merge ({exc})"
+            why = inert.markdown(exc.message, cap=300)   # GitHub's words: made inert
     if why is not None:
         ctx.reply(pr.number, f"Auto-merge was not enabled: {why}. Merge this pull request by hand when it is ready.")
         ctx.say(f"auto-merge not enabled on #{pr.number}: {why}")
