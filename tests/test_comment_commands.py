@@ -211,3 +211,20 @@ def test_the_token_never_appears_in_any_output(w):
     assert all(TOKEN not in repr(s.body) + s.path for s in w.fake.requests)
     assert all(s.headers.get("Authorization") == f"token {TOKEN}" or s.headers.get("Authorization") == f"Bearer {TOKEN}"
                for s in w.fake.requests)
+
+
+def test_a_pr_on_the_bot_branch_without_the_fingerprint_is_not_the_bots(w):
+    """A person opened it from the bot's branch (or removed the marker): not the bot's PR, no write."""
+    mine = w.fake.add_pull(TEMPLATE, head="executorch-pack-bot/executorch", title="Bump ExecuTorch to 1.5.1",
+                           body="my own bump", user="bob", base="release")
+    code, out, err, outputs = say(w, "/executorch-pack-bot ignore", number=mine["number"])
+    assert (outputs, w.writes(), mine["state"]) == (NONE, [], "open")
+
+
+def test_a_per_version_branch_track_is_recognised(w):
+    w.config("branch: bot/executorch-{version}\n")
+    pr = w.fake.add_pull(TEMPLATE, head="bot/executorch-1.6.0", title="Bump ExecuTorch to 1.6.0", body=w.pr["body"])
+    code, out, err, outputs = say(w, "/executorch-pack-bot rebuild", number=pr["number"])
+    assert outputs == {"action": "rebuild", "version": "1.6.0", "pr": str(pr["number"])}
+    code, out, err, outputs = say(w, "/executorch-pack-bot rebuild")     # the default branch is not this track
+    assert outputs == NONE

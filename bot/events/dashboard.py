@@ -184,7 +184,7 @@ def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcom
     if newest and newest != st.get("newest"):
         st["newest"], st["newest_seen"] = newest, when
     store = ign.PullStore(api, config)
-    open_prs = [p for p in store._pulls() if p.get("state") == "open"]
+    open_prs = [p for p in store.bot_pulls() if p.get("state") == "open"]
     st["pr"] = pr_summary(open_prs[0]) if open_prs else None
     run = st.get("run") if isinstance(st.get("run"), dict) else {}
     if outcome and outcome != run.get("outcome"):

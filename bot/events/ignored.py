@@ -55,7 +55,8 @@ class PullStore:
         self.api = api
         self.config = config
 
-    def _pulls(self) -> list[dict]:
+    def bot_pulls(self) -> list[dict]:
+        """The bot's PRs (open and closed; head on the track, in this repository, with the fingerprint), newest first."""
         owner = self.api.full_name.split("/")[0]
         if "{version}" in self.config.branch:
             pulls = self.api.get("pulls", "list pull requests", state="all", per_page=100)
@@ -71,7 +72,7 @@ class PullStore:
 
     def read(self) -> list[dict]:
         """The list held by the newest bot PR that carries one (``[]`` when none does)."""
-        for p in self._pulls():
+        for p in self.bot_pulls():
             st = hidden.load(p.get("body"))
             if st is not None and "ignored" in st:
                 return clean(st["ignored"])
