@@ -134,6 +134,7 @@ def token_value(tok) -> Optional[str]:
 
 
 def escaped_at(text: str, start: int, j: int) -> bool:
+    """True when the quote at ``text[j]`` is escaped: an odd run of backslashes before it, not before ``start``."""
     k = j - 1
     count = 0
     while k >= start and text[k] == "\\":
