@@ -193,3 +193,12 @@ def test_run_says_when_there_is_no_previous_pack(world, tmp_path):
 
 
 from test_github_lifecycle import world  # noqa: E402,F401  (fixture)
+
+
+def test_verify_pack_allow_flagged_exits_0_when_only_a_template_component_is_gone(tmp_path, template, capsys):
+    pack = _new_pack(tmp_path, DEFAULT_OPS)
+    assert main(["verify-pack", str(pack), "--version", "1.5.1", "--template", str(template)]) == 1
+    assert main(["verify-pack", str(pack), "--version", "1.5.1", "--template", str(template), "--allow-flagged"]) == 0
+    bad = make_pack(tmp_path / "bad", version="1.5.1", operators=DEFAULT_OPS, flatbuffers=False)
+    assert main(["verify-pack", str(bad), "--version", "1.5.1", "--template", str(template), "--allow-flagged"]) == 1
+    capsys.readouterr()

@@ -49,6 +49,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
+    parser.add_argument("--allow-flagged", action="store_true",
+                        help="exit 0 when only template-components failed (a component the template selects is "
+                             "gone: a blocking item of the pull request, which the report lists), as update's "
+                             "--allow-flagged")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
 
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report.to_text())
-    return 1 if report.failed else 0
+    return 1 if (report.pack_failed if args.allow_flagged else report.failed) else 0
 
 
 def _check_markdown_target(target: Path, inputs: list) -> None:

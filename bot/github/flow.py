@@ -277,7 +277,7 @@ def pack_failed(report) -> bool:
     (:attr:`~bot.pack.report.PackReport.template_missing`) does not stop the pull
     request: it becomes a blocking item of it (:func:`gone_flags`).
     """
-    return any(c.status == "fail" and c.name != "template-components" for c in report.checks)
+    return report.pack_failed
 
 
 def gone_flags(report) -> list:

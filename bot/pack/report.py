@@ -75,6 +75,15 @@ class PackReport:
         """True when any check failed (the command then exits 1)."""
         return any(c.status == "fail" for c in self.checks)
 
+    @property
+    def pack_failed(self) -> bool:
+        """True when a check of the pack itself failed: ``template-components`` is the template's item.
+
+        A component the template selects that the pack no longer has is a
+        blocking item of the pull request (a draft that lists it), not a bad pack.
+        """
+        return any(c.status == "fail" and c.name != "template-components" for c in self.checks)
+
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
 
