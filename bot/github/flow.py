@@ -152,6 +152,7 @@ class RunOutcome:
     pack_report: object = None
     pack_note: Optional[str] = None
     index_line: Optional[str] = None
+    evidence: object = None         # bot.report.evidence.Evidence of the proposed bump
     result: object = None
     errors: list = field(default_factory=list)   # BotError values for annotations
 
@@ -216,9 +217,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
+    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
-                       index_line=index.summary())
+                       index_line=index.summary(), evidence=out.evidence)
     if dry_run:
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
@@ -237,6 +239,23 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if r.message:
         out.outcome += f" ({r.message})"
     return out
+
+
+def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = ()):
+    """The :class:`bot.report.evidence.Evidence` of a proposed bump: upstream changes, the template's CI
+    (for the publisher's base and bot branch), the pack asset's provenance."""
+    from bot.report.evidence import PackProvenance, asset_provenance, gather
+
+    config = getattr(publisher, "config", None)
+    base = getattr(config, "base", None)
+    if base is None:
+        from bot.github.publish import current_branch
+        base = current_branch(plan.repo)
+    branch = config.branch_for(plan.bump.new_executorch) if config is not None else ""
+    prov = asset_provenance(state.asset) if state.asset is not None else PackProvenance()
+    spec = f"github:{upstream}" if hasattr(source, "full_name") else None
+    return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
+                  exclude=tuple(exclude))
 
 
 def _where(flag) -> str:

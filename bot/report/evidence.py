@@ -57,6 +57,17 @@ class Evidence:
     old_vela: Optional[str] = None
 
 
+#: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.
+DEFAULT_TOKEN_ENV = "EXECUTORCH_PACK_BOT_DEFAULT_TOKEN"
+
+
+def asset_provenance(asset) -> PackProvenance:
+    """The :class:`PackProvenance` of a release asset (``bot.github.releases.Asset``; ``digest`` ``sha256:HEX``)."""
+    digest = getattr(asset, "digest", None) or ""
+    return PackProvenance(how="asset", url=getattr(asset, "download_url", None),
+                          sha256=digest.split(":", 1)[1] if digest.startswith("sha256:") else None)
+
+
 def run_url(env=os.environ) -> Optional[str]:
     """``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`` (GitHub docs, "Variables"), or None."""
     repo, run = env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
@@ -110,13 +121,17 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
     is left empty; the failure is kept in ``changes.error`` for the upstream
     part.  ``pdsc``: the verified pack's :class:`bot.pack.pdsc.Pdsc`, whose
     ``<file>`` lists map the selected components to upstream paths.
+    ``source`` None: the upstream parts are left out (a job without upstream access).
+    ``default_token`` None: read from :data:`DEFAULT_TOKEN_ENV`.
     """
     from bot.template import ci as ci_mod
     from bot.template import hardware
 
     ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env))
     ev.command = reproduce_command(plan, upstream_spec or f"github:{upstream}", exclude)
-    b = plan.bump
+    if default_token is None:
+        default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))
+    b = plan.bump if source is not None else None
     repo = Path(plan.repo)
     try:
         from bot.pack.baseline import selected_components
