@@ -24,7 +24,7 @@ SCHEMA_V2 = "/* Program schema, v2 */\ntable Program { version: uint; segments: 
 SCHEMA_V2_COMMENTS = ("// Program schema, v2 (wording)\ntable   Program {\n  version: uint;  // kept\n"
                       "  segments: [uint];\n}\n\nroot_type Program;\n")
 SAMPLE_CHANGED = ["backends/arm/requirements-arm-ethos-u.txt", "backends/arm/requirements-arm-tosa.txt",
-                  "install_requirements.py", "pyproject.toml", "torch_pin.py"]
+                  "install_requirements.py", "pyproject.toml", "torch_pin.py", "version.txt"]
 
 EXTRA = {
     "v1.4.0": {
@@ -57,9 +57,11 @@ SELECTED = [("Machine Learning:ExecuTorch Operators:Portable add", ("kernels/por
 
 
 def write_tags(root: Path) -> Path:
-    """Tag folders v1.4.0, v1.5.1 (the sample's) and v1.5.2 (v1.5.1's pins) with the EXTRA files."""
+    """Tag folders v1.4.0, v1.5.1 (the sample's pin files) and v1.5.2 (v1.5.1's pins) with the EXTRA files."""
     for tag, files in EXTRA.items():
         shutil.copytree(UPSTREAM_DIR / ("v1.5.1" if tag == "v1.5.2" else tag), root / tag)
+        for folder in ("schema", "kernels", "runtime", "backends/cortex_m", "backends/arm/_passes"):
+            shutil.rmtree(root / tag / folder, ignore_errors=True)
         for rel, text in files.items():
             (root / tag / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / tag / rel).write_text(text)

@@ -42,7 +42,7 @@ def pack_step(plan, evidence, pack_report, pack_note) -> list[str]:
         failed = verdict(pack_report)[1]
     verified = pack_report is not None and not failed
     if how == "asset":
-        got = f"the release asset {markdown(prov.url or '', cap=300)}" + \
+        got = f"the release asset {code(prov.url or '', cap=300)}" + \
               (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else " (no sha256 published with the asset)")
     elif how == "built":
         got = "built on a runner with `build-pack`" + (f" ([run]({prov.run_url}))" if prov.run_url else "")

@@ -72,11 +72,14 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
         out.append("The template selects no ExecuTorch component (no `*.clayer.yml`/`*.cproject.yml` names one).")
     else:
         touched = [c for c in changes.components if c.changed]
-        unmapped = [c for c in changes.components if not c.paths]
-        out.append(f"{len(touched)} of {len(changes.components)} have changed upstream sources"
-                   + (" (paths by the operator naming convention: no pack PDSC was read)"
-                      if any(c.by_convention for c in changes.components) else " (paths from the pack's `<file>` lists)")
-                   + ".")
+        conv = sum(1 for c in changes.components if c.by_convention)
+        if conv == len(changes.components):
+            how = " (paths by the naming convention of the pack's sources: no pack PDSC was read)"
+        elif conv:
+            how = f" (paths from the pack's `<file>` lists; {conv} by the naming convention)"
+        else:
+            how = " (paths from the pack's `<file>` lists)"
+        out.append(f"{len(touched)} of {len(changes.components)} have changed upstream sources{how}.")
         for c in sorted(changes.components, key=lambda c: (not c.changed, c.ident))[:MAX_COMPONENTS]:
             if c.changed:
                 out.append(f"- {code(c.ident)}: {plural(len(c.changed), 'file')} changed: {_paths(c.changed)}")
@@ -86,7 +89,6 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
                 out.append(f"- {code(c.ident)}: no upstream paths known")
         if len(changes.components) > MAX_COMPONENTS:
             out.append(f"- … and {len(changes.components) - MAX_COMPONENTS} more components")
-        del unmapped
     out += ["", "#### Arm backends", ""]
     if not changes.backends:
         out.append("`backends/arm/` and `backends/cortex_m/`: unchanged.")

@@ -186,7 +186,9 @@ def component_paths(selected, pdsc=None) -> list[tuple[str, tuple[str, ...], boo
     ``selected``: :class:`bot.pack.baseline.Selected` values (``cclass``,
     ``cgroup``, ``csub``, ``text``); ``pdsc``: a :class:`bot.pack.pdsc.Pdsc`
     or None.  With a PDSC, a component's ``<file>`` names mapped by
-    :func:`pack_to_upstream` (a folder entry keeps its trailing ``/``).
+    :func:`pack_to_upstream` (a folder entry keeps its trailing ``/``); a
+    component the PDSC lacks, or whose files map to no upstream path, falls
+    back to :func:`convention_paths`.
     """
     out, seen = [], set()
     for s in selected:
@@ -195,10 +197,12 @@ def component_paths(selected, pdsc=None) -> list[tuple[str, tuple[str, ...], boo
             continue
         seen.add(ident)
         comp = pdsc.component(s.cclass, s.cgroup, s.csub) if pdsc is not None else None
+        paths = ()
         if comp is not None:
             paths = tuple(dict.fromkeys(p for p in (pack_to_upstream(f.name) for f in comp.files) if p))
+        if paths:
             out.append((ident, paths, False))
-        else:
+        else:   # not in the PDSC, or its <file> list names no upstream source (only include/)
             out.append((ident, convention_paths(s.cgroup, s.csub), True))
     return out
 
