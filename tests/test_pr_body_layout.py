@@ -127,6 +127,10 @@ def test_a_cut_never_leaves_a_code_fence_or_details_open(tmp_path):
     out, cut = cut_section(text, 3000)
     assert cut and len(out) <= 3000
     assert out.count("```") % 2 == 0 and out.count("<details>") == out.count("</details>")
+    # a shorter fence quoted inside a longer one does not close it: the longer one is closed
+    quoted = "````text\n```\n" + "\n".join(f"row {i}" for i in range(2000)) + "\n````"
+    out, cut = cut_section(quoted, 3000)
+    assert cut and out.split("\n\n_✂")[0].endswith("\n````")
 
 
 # ---------------------------------------------------------------- pack verdict

@@ -35,6 +35,7 @@ HEAD_SHARE = 40_000     # the most the never-cut head may take before the blocki
 CAPS = {"reviewer": 10_000, "procedure": 6_000, "upstream": 10_000, "index": 600, "pins": 8_000,
         "files": 8_000, "included": 5_000, "pack": 14_000, "ci": 4_000, "testplan": 5_000, "reproduce": 1_500}
 CUT_MARK = "✂"
+_FENCE = re.compile(r"^ {0,3}(`{3,})(.*)$")
 
 
 @dataclass
@@ -50,9 +51,17 @@ class Report:
 def _close_open(text: str) -> str:
     """Close a code fence or ``<details>`` left open by a cut."""
     closers = []
-    fences = [m.group(1) for m in re.finditer(r"(?m)^[ \t]*(`{3,})", text)]
-    if len(fences) % 2:
-        closers.append(fences[-1])
+    fence = ""       # the open fence (GFM: closed by a line of at least as many backticks and nothing else)
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if not m:
+            continue
+        if not fence:
+            fence = m.group(1)
+        elif len(m.group(1)) >= len(fence) and not m.group(2).strip():
+            fence = ""
+    if fence:
+        closers.append(fence)
     opened = text.count("<details>") - text.count("</details>")
     closers += ["</details>"] * max(opened, 0)
     return text + ("\n" + "\n".join(closers) if closers else "")
