@@ -17,7 +17,8 @@ import pytest
 from bot.sample import UPSTREAM_DIR, build_upstream_repo, git_env
 from bot.upstream.changes import (BackendChange, ComponentChange, SchemaChange, component_paths,
                                   pack_to_upstream, schema_tokens, upstream_changes)
-from bot.upstream.source import DirectorySource, GitSource
+from bot.upstream.git import GitSource
+from bot.upstream.source import DirectorySource
 
 SCHEMA_V1 = "// Program schema\ntable Program { version: uint; }\nroot_type Program;\n"
 SCHEMA_V2 = "/* Program schema, v2 */\ntable Program { version: uint; segments: [uint]; }\nroot_type Program;\n"

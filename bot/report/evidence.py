@@ -165,8 +165,9 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
     olds = (b.old_executorch,) if b else ()
     ev.measurements = hardware.measurements(repo, olds + ((ev.old_vela,) if ev.old_vela else ()))
     try:
-        from bot import engine
-        ev.stated_pythons = engine.stated_pythons(engine.read_template(repo, exclude=exclude))
+        from bot.engine import read_template
+        from bot.engine.pythons import stated_pythons
+        ev.stated_pythons = stated_pythons(read_template(repo, exclude=exclude))
     except (BotError, OSError):
         ev.stated_pythons = None
     return ev

@@ -31,7 +31,7 @@ def example_body() -> str:
     from bot.report.evidence import PackProvenance, gather
     from bot.sample import build_upstream_repo
     from bot.sample.packgen import DEMO_OPS, PackSpec, make_pack, write_demo_packs
-    from bot.upstream.source import GitSource
+    from bot.upstream.git import GitSource
 
     work = Path(tempfile.mkdtemp(prefix="epb-example-"))
     try:
