@@ -206,3 +206,13 @@ def test_reproduce_locally_gives_the_update_command_and_the_fingerprint(tmp_path
                    "--set ethos-u-vela=5.2.0 --exclude 'docs/**' --dry-run")
     body = pr_body(p, upstream=UPSTREAM, evidence=Evidence(command=cmd, pack=PackProvenance()))
     assert f"```sh\n{cmd}\n```" in body and f"`{p.fingerprint()}`" in body
+
+
+def test_even_thousands_of_blocking_items_fit_and_the_rest_are_in_the_summary(tmp_path):
+    flags = [Flag("unresolved-pin", "x" * 600, f"r{i}.txt", 1, True) for i in range(2000)]
+    p = plan(tmp_path, flags)
+    r = render(p, upstream=UPSTREAM)
+    kept = r.body.count("- [ ] `unresolved-pin`")
+    assert len(r.body) <= MAX_BODY and "blocking" in r.cut and 50 < kept < 2000
+    assert parse_fingerprint(r.body) == p.fingerprint()
+    assert r.full.count("- [ ] `unresolved-pin`") == 2000
