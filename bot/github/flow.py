@@ -205,9 +205,12 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = index.summary()
         return out
 
+    pdsc = None
     if state.asset is not None:
-        _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
-                                              token=getattr(source, "token", None))
+        with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
+            path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, Path(tmp),
+                                                 token=getattr(source, "token", None))
+            pdsc = None if out.pack_report.failed else pack_pdsc(path)
         if out.pack_report.failed:
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
@@ -217,7 +220,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
-    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude)
+    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
                        index_line=index.summary(), evidence=out.evidence)
@@ -241,9 +244,22 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     return out
 
 
-def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = ()):
+def pack_pdsc(path: Path):
+    """The PDSC of a verified pack (its ``<file>`` lists map components to upstream paths), or None."""
+    from bot.errors import BotError
+    from bot.pack.archive import Limits
+    from bot.pack.verify import _read_baseline   # the hardened PDSC read of a second pack
+
+    try:
+        return _read_baseline(Path(path), Limits())
+    except (BotError, OSError):
+        return None
+
+
+def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = (),
+                    pdsc=None):
     """The :class:`bot.report.evidence.Evidence` of a proposed bump: upstream changes, the template's CI
-    (for the publisher's base and bot branch), the pack asset's provenance."""
+    (for the publisher's base and bot branch), the pack asset's provenance; ``pdsc`` of the verified pack."""
     from bot.report.evidence import PackProvenance, asset_provenance, gather
 
     config = getattr(publisher, "config", None)
@@ -255,7 +271,7 @@ def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, e
     prov = asset_provenance(state.asset) if state.asset is not None else PackProvenance()
     spec = f"github:{upstream}" if hasattr(source, "full_name") else None
     return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
-                  exclude=tuple(exclude))
+                  pdsc=pdsc, exclude=tuple(exclude))
 
 
 def _where(flag) -> str:
