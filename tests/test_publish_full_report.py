@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from fakegithub import TEMPLATE
-from test_break_github import cli, fake, planned_checkout, tpl, world  # noqa: F401
+from test_break_github import cli, fake, planned_checkout, world  # noqa: F401
 
 HOSTILE = "| `x` | ✅ pass | @user ![i](https://evil.invalid/i.png) **VERIFIED SAFE** <!-- |"
 

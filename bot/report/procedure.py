@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shlex
 
-from bot.inert import code, line, markdown
+from bot.inert import code, line
 from bot.textreport import plural
 
 TOSA_FILE = "requirements-arm-tosa.txt"
