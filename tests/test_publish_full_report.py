@@ -26,6 +26,8 @@ def test_a_cut_body_points_at_a_job_summary_that_really_holds_the_report(world, 
     assert len(body) <= 60_000
     assert ("the full report is in the job summary of "
             f"[this run](https://github.com/{TEMPLATE}/actions/runs/77).") in body
+    assert ("- [x] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: obtained and verified by an earlier job of this "
+            f"workflow ([run](https://github.com/{TEMPLATE}/actions/runs/77)), whose report is below") in body
     text = summary.read_text()
     assert all(f"row {i}\n" in text for i in range(900))          # every row, where the body says it is
     # shown as written, but inside a fenced code block: nothing of it renders

@@ -229,6 +229,8 @@ def run(args: argparse.Namespace) -> int:
                       branch=config.branch_for(plan.bump.new_executorch))
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         evidence.rebuild_run_url = evidence.run_url
+    if report is not None:
+        evidence.pack.how, evidence.pack.run_url = "reported", evidence.run_url
     pack_note = None if report else "No pack report was given to `publish --pack-report`."
     rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
                       evidence=evidence)

@@ -23,7 +23,9 @@ class PackProvenance:
     """How the pack of the target version was obtained and verified.
 
     ``how``: ``"asset"`` (the release asset), ``"built"`` (``build-pack`` on
-    a runner), or None (no pack in this run); ``url``/``sha256`` of the
+    a runner), ``"reported"`` (another job of the workflow verified it and
+    handed over its report: ``publish --pack-report``), or None (no pack in
+    this run); ``url``/``sha256`` of the
     asset; ``run_url`` of the build run; ``on_index``: whether
     ``PyTorch::ExecuTorch@V`` is on the public CMSIS pack index that
     ``cbuild setup --packs`` reads (None: not checked).
