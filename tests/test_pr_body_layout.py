@@ -172,7 +172,7 @@ def test_why_this_version_names_the_newer_tags_skipped(tmp_path):
                            ("v1.6.0", "flagged as a prerelease on GitHub")])
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=ev)
     assert ("Why `v1.5.1`: the newest stable release the bot may propose. Newer tags skipped: `v1.6.0-rc1` (a release "
-            "candidate \\(prerelease\\)); `v1.6.0` (flagged as a prerelease on GitHub).") in body
+            "candidate (prerelease)); `v1.6.0` (flagged as a prerelease on GitHub).") in body
     assert "Why `v1.5.1`: it is the newest stable release tag upstream." in pr_body(plan(tmp_path), upstream=UPSTREAM,
                                                                                    evidence=Evidence())
 
@@ -216,3 +216,19 @@ def test_even_thousands_of_blocking_items_fit_and_the_rest_are_in_the_summary(tm
     assert len(r.body) <= MAX_BODY and "blocking" in r.cut and 50 < kept < 2000
     assert parse_fingerprint(r.body) == p.fingerprint()
     assert r.full.count("- [ ] `unresolved-pin`") == 2000
+
+
+def test_skipped_tags_say_why_each_newer_tag_was_not_chosen(tmp_path):
+    from bot.report.evidence import skipped_tags
+    from bot.upstream.source import DirectorySource
+    for t in ("v1.5.1", "v1.5.2", "v1.6.0-rc1", "v1.6.0", "v1.7.0", "v1.4.0", "release-notes"):
+        (tmp_path / t).mkdir()
+
+    class Flagged(DirectorySource):
+        def prereleases(self):
+            return {"v1.7.0"}
+    assert skipped_tags(Flagged(tmp_path), "v1.5.1", ignored=("1.6.0",)) == [
+        ("v1.5.2", "newer stable release not chosen: the run named the version to target"),
+        ("v1.6.0-rc1", "a release candidate (prerelease)"),
+        ("v1.6.0", "ignored by a reviewer (`/executorch-pack-bot ignore`)"),
+        ("v1.7.0", "flagged as a prerelease on GitHub")]

@@ -224,7 +224,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
-    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc)
+    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
                        index_line=index.summary(), evidence=out.evidence)
@@ -261,7 +261,7 @@ def pack_pdsc(path: Path):
 
 
 def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = (),
-                    pdsc=None):
+                    pdsc=None, ignored: tuple[str, ...] = ()):
     """The :class:`bot.report.evidence.Evidence` of a proposed bump: upstream changes, the template's CI
     (for the publisher's base and bot branch), the pack asset's provenance; ``pdsc`` of the verified pack."""
     from bot.report.evidence import PackProvenance, asset_provenance, gather
@@ -275,7 +275,7 @@ def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, e
     prov = asset_provenance(state.asset) if state.asset is not None else PackProvenance()
     spec = f"github:{upstream}" if hasattr(source, "full_name") else None
     return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
-                  pdsc=pdsc, exclude=tuple(exclude))
+                  pdsc=pdsc, exclude=tuple(exclude), ignored=tuple(ignored))
 
 
 def _where(flag) -> str:

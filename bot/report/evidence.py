@@ -91,20 +91,31 @@ def reproduce_command(plan, upstream_spec: str, exclude: tuple[str, ...] = ()) -
     return " ".join(shlex.quote(p) for p in parts) + " --dry-run"
 
 
-def skipped_tags(source, target_tag: str) -> list[tuple[str, str]]:
-    """Tags newer than the target that the bot did not choose, each with why (prerelease, GitHub-flagged, --to)."""
+def skipped_tags(source, target_tag: str, ignored=()) -> list[tuple[str, str]]:
+    """Tags newer than the target that the bot did not choose, each with why (prerelease, GitHub-flagged,
+    ignored by a reviewer's ``/executorch-pack-bot ignore``, or ``--to``)."""
+    from packaging.version import InvalidVersion, Version
+
     from bot.versions import stable_version, tag_version
 
     target = tag_version(target_tag)
     if target is None:
         return []
+    skip = set()
+    for v in ignored or ():
+        try:
+            skip.add(Version(str(v)))
+        except InvalidVersion:
+            continue
     pre = set(source.prereleases())
     out = []
     for t in source.tags():
         v = tag_version(t)
         if v is None or v <= target:
             continue
-        if t in pre:
+        if v in skip and stable_version(t) is not None:
+            out.append((v, t, "ignored by a reviewer (`/executorch-pack-bot ignore`)"))
+        elif t in pre:
             out.append((v, t, "flagged as a prerelease on GitHub"))
         elif stable_version(t) is None:
             out.append((v, t, "a release candidate (prerelease)"))
@@ -116,13 +127,14 @@ def skipped_tags(source, target_tag: str) -> list[tuple[str, str]]:
 def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec: Optional[str] = None,
            base: Optional[str] = None, branch: str = "", default_token: Optional[bool] = None,
            pack: Optional[PackProvenance] = None, pdsc=None, exclude: tuple[str, ...] = (),
-           env=os.environ) -> Evidence:
+           ignored: tuple[str, ...] = (), env=os.environ) -> Evidence:
     """The :class:`Evidence` for ``plan`` (a :class:`bot.plan.Plan`) from ``source`` and the checkout.
 
     Each part that fails (a :class:`BotError` from upstream or the template)
     is left empty; the failure is kept in ``changes.error`` for the upstream
     part.  ``pdsc``: the verified pack's :class:`bot.pack.pdsc.Pdsc`, whose
     ``<file>`` lists map the selected components to upstream paths.
+    ``ignored``: versions reviewers asked to skip (named among the skipped tags).
     ``source`` None: the upstream parts are left out (a job without upstream access).
     ``default_token`` None: read from :data:`DEFAULT_TOKEN_ENV`.
     """
@@ -150,7 +162,7 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
         except BotError:
             ev.version_txt = None
         try:
-            ev.skipped = skipped_tags(source, b.new_tag)
+            ev.skipped = skipped_tags(source, b.new_tag, ignored)
         except BotError:
             ev.skipped = []
         try:
