@@ -49,7 +49,7 @@ def test_added_removed_and_changed_against_the_previous_pack(tmp_path):
 
 def test_the_markdown_has_one_operators_section(tmp_path):
     md = verify_pack(_new_pack(tmp_path), "1.5.1", baseline=_old_pack(tmp_path)).to_markdown()
-    assert md.count("#### Operators against `PyTorch.ExecuTorch.1.4.0.pack`") == 1
+    assert md.count("#### Operator components against `PyTorch.ExecuTorch.1.4.0.pack`") == 1
     assert "- Changed (1): `Portable mul`" in md.splitlines()
 
 
@@ -179,7 +179,7 @@ def test_run_puts_the_operators_against_the_current_tags_asset_into_the_pr(world
     _releases_with_packs(world, tmp_path, old=True)
     assert world.run()[0] == 0
     body = world.fake.open_pulls(TEMPLATE)[0]["body"]
-    assert body.count("#### Operators against `PyTorch.ExecuTorch.1.4.0.pack`") == 1
+    assert body.count("#### Operator components against `PyTorch.ExecuTorch.1.4.0.pack`") == 1
     assert "Previous pack: release asset PyTorch\\.ExecuTorch\\.1\\.4\\.0\\.pack of v1\\.4\\.0." in body
     assert "- Added (1): `Portable mul`" in body and "- Removed (1): `Portable gelu`" in body
 

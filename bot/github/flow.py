@@ -172,6 +172,7 @@ class RunOutcome:
     pack_report: object = None
     pack_note: Optional[str] = None
     index_line: Optional[str] = None
+    evidence: object = None         # bot.report.evidence.Evidence of the proposed bump
     result: object = None
     errors: list = field(default_factory=list)   # BotError values for annotations
 
@@ -225,14 +226,17 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = index.summary()
         return out
 
+    pdsc = None
     if state.asset is not None and not state.label:   # a locally built pack is never the release asset
         from bot.pack.previous import previous_pack, write_previous
         token = getattr(source, "token", None)
         # the template's selected components and the previous pack's operators (verify-pack --template, --baseline)
-        with tempfile.TemporaryDirectory(prefix="epb-previous-") as prev_dir:
+        with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp, \
+                tempfile.TemporaryDirectory(prefix="epb-previous-") as prev_dir:
             write_previous(previous_pack(repo, source, Path(prev_dir), token=token), Path(prev_dir))
-            _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
-                                                  token=token, template=repo, baseline=Path(prev_dir))
+            path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, Path(tmp),
+                                                 token=token, template=repo, baseline=Path(prev_dir))
+            pdsc = None if pack_failed(out.pack_report) else pack_pdsc(path)
         plan.flags = plan.flags + gone_flags(out.pack_report)
         if pack_failed(out.pack_report):
             out.exit_code = 1
@@ -247,9 +251,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
+    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
-                       index_line=index.summary())
+                       index_line=index.summary(), evidence=out.evidence)
     if dry_run:
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
@@ -292,6 +297,37 @@ def gone_flags(report) -> list:
                         f"{report.pack}: choose its replacement or remove it",
                         path=path or None, line=int(line) if line.isdigit() else None, blocking=True))
     return out
+
+
+def pack_pdsc(path: Path):
+    """The PDSC of a verified pack (its ``<file>`` lists map components to upstream paths), or None."""
+    from bot.errors import BotError
+    from bot.pack.archive import Limits
+    from bot.pack.verify import _read_baseline   # the hardened PDSC read of a second pack
+
+    try:
+        return _read_baseline(Path(path), Limits())
+    except (BotError, OSError):
+        return None
+
+
+def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = (),
+                    pdsc=None, ignored: tuple[str, ...] = ()):
+    """The :class:`bot.report.evidence.Evidence` of a proposed bump: upstream changes, the template's CI
+    (for the publisher's base and bot branch), the pack asset's provenance; ``pdsc`` of the verified pack."""
+    from bot.report.evidence import PackProvenance, asset_provenance, gather
+
+    config = getattr(publisher, "config", None)
+    base = getattr(config, "base", None)
+    if base is None:
+        from bot.github.publish import current_branch
+        base = current_branch(plan.repo)
+    branch = config.branch_for(plan.bump.new_executorch) if config is not None else ""
+    prov = (asset_provenance(state.asset) if state.asset is not None and not getattr(state, "label", None)
+            else PackProvenance())   # a locally built pack is not the release asset
+    spec = f"github:{upstream}" if hasattr(source, "full_name") else None
+    return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
+                  pdsc=pdsc, exclude=tuple(exclude), ignored=tuple(ignored))
 
 
 def _where(flag) -> str:

@@ -107,6 +107,16 @@ class PackReport:
                               "changed": list(self.operators_changed),
                               "template_missing": list(self.template_missing)}}
 
+    @property
+    def selected_gone(self) -> list[str]:
+        """Operator Csubs among :attr:`template_missing` (``"Cortex-M quantize_per_tensor"``), for the PR body."""
+        out = []
+        for item in self.template_missing:
+            comp = item.rpartition(": ")[2]
+            if ":ExecuTorch Operators:" in comp:
+                out.append(comp.split(":ExecuTorch Operators:", 1)[1].split("@", 1)[0].split("&", 1)[0].strip())
+        return out
+
     def operator_rows(self) -> list[tuple[str, list, bool]]:
         """The Operators data of a PR body: ``(title, items, blocking)`` rows, empty when there is nothing to say.
 
@@ -146,7 +156,7 @@ class PackReport:
         rows = self.operator_rows()
         if rows or self.baseline_note:
             against = f" against {inert.code(self.baseline)}" if self.baseline else ""
-            out += ["", f"#### Operators{against}", ""]
+            out += ["", f"#### Operator components{against}", ""]
             if self.baseline_source:
                 out += [f"Previous pack: {inert.markdown(self.baseline_source)}.", ""]
             if self.baseline_note:
