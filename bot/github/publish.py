@@ -49,6 +49,8 @@ from typing import Callable, Optional
 from bot.config import Config
 from bot.errors import PlatformError, UsageError
 from bot.github.client import call, mask
+from bot.github.pushrefusal import PushRefused, is_refusal
+from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
@@ -113,11 +115,15 @@ class Git:
             e.update(extra)
         return e
 
-    def __call__(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None,
-                 check: bool = True) -> str:
+    def run(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+        """Run ``git ARGS`` and return the completed process (stdout and stderr as bytes), whatever its exit code."""
         argv = ["git", *args]
         self.calls.append(argv)
-        p = subprocess.run(argv, cwd=self.repo, input=input, capture_output=True, env=self.env(env))
+        return subprocess.run(argv, cwd=self.repo, input=input, capture_output=True, env=self.env(env))
+
+    def __call__(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None,
+                 check: bool = True) -> str:
+        p = self.run(*args, input=input, env=env)
         if check and p.returncode != 0:
             err = p.stderr.decode("utf-8", "replace").strip().splitlines()
             raise PlatformError(mask(f"git {args[0]} failed: {err[-1] if err else p.returncode}"))
@@ -307,8 +313,7 @@ class Publisher:
         pushed = False
         created_branch = False
         if not (head_sha and self._same(head_sha, base_sha, tree)):
-            lease = f"--force-with-lease=refs/heads/{branch}:{head_sha or ''}"
-            self.git("push", "--quiet", lease, self.remote, f"{commit}:refs/heads/{branch}")
+            self._push(branch, commit, head_sha)
             pushed = True
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
@@ -340,6 +345,23 @@ class Publisher:
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
         return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed)
+
+    def _push(self, branch: str, commit: str, head_sha: Optional[str]) -> None:
+        """``git push --force-with-lease`` of ``commit`` to ``branch``, leased on ``head_sha`` (None: must not exist).
+
+        Raises :class:`~bot.github.pushrefusal.PushRefused` (exit 1) with every
+        line git printed and the hint for a known kind when the remote refuses;
+        :class:`PlatformError` with git's lines when the push fails otherwise.
+        """
+        lease = f"--force-with-lease=refs/heads/{branch}:{head_sha or ''}"
+        p = self.git.run("push", "--quiet", lease, self.remote, f"{commit}:refs/heads/{branch}")
+        if p.returncode == 0:
+            return
+        err = p.stderr.decode("utf-8", "replace")
+        if is_refusal(err):
+            raise PushRefused(branch, err)
+        shown = "\n".join(f"  {ln}" for ln in inert_lines(mask(err), max_lines=20) if ln.strip())
+        raise PlatformError(f"git push of {branch} failed:\n{shown}")
 
     def _same(self, head_sha: str, base_sha: str, tree: str) -> bool:
         """True when the remote branch is one commit on ``base_sha`` with exactly ``tree``."""
