@@ -26,6 +26,9 @@ def register(p: argparse.ArgumentParser) -> None:
     add_github_arguments(p, write=True)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
 
 
@@ -34,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bot import actions, engine
     from bot.commands.check import open_upstream
-    from bot.config import load_config
+    from bot.config import load_config, with_commit_mode
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
     try:
         with actions.group("executorch-pack-bot run"):
-            config = load_config(args.repo)
+            config = with_commit_mode(load_config(args.repo), args.commit)
             sets = engine.parse_sets(args.sets)
             source = open_upstream(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run

@@ -224,7 +224,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
     engine.apply(plan)
     draft = publisher.config.wants_draft(plan.flags, check_failed=bool(getattr(out.pack_report, "failed", False)))
-    msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    from bot.github.commitmsg import commit_message
+
+    msg = commit_message(out.title, plan.rows)
     try:
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,

@@ -48,11 +48,15 @@ from typing import Callable, Optional
 
 from bot.config import Config
 from bot.errors import PlatformError, UsageError
+from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
+from bot.github.commitmsg import signed_off
 from bot.github.pushrefusal import PushRefused, is_refusal
 from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
+GITHUB_COMMITTER = "noreply@github.com"      # the committer of commits GitHub makes (web editor, API)
+_BOT_EMAIL = re.compile(r"\d+\+[a-z0-9-]+\[bot\]@users\.noreply\.github\.com")
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
 Progress = Callable[[str], None]
 
@@ -248,25 +252,63 @@ class Publisher:
         bad = []
         for line in out.splitlines():
             sha, an, ae, ce = line.split("\x00")
-            if ae.lower() != self.config.author_email.lower() or ce.lower() != self.config.author_email.lower():
+            if not self._bots(ae, ce):
                 bad.append(f"{sha[:7]} {an} <{ae}>")
         return bad
 
-    def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
-        """A commit on ``base_sha`` whose tree is base's with ``files`` replaced; returns (commit, tree)."""
+    def _bots(self, author_email: str, committer_email: str) -> bool:
+        """True for a commit the bot made: authored and committed as the configured author (``commit: git``),
+        or authored by a GitHub bot account and committed by GitHub (``commit: api``: GitHub's
+        ``noreply@github.com`` committer, a ``N+NAME[bot]@users.noreply.github.com`` author).  A person's edit
+        in the web editor is committed by GitHub too, but authored by the person."""
+        me = self.config.author_email.lower()
+        ae, ce = author_email.lower(), committer_email.lower()
+        if ae == me and ce == me:
+            return True
+        return ce == GITHUB_COMMITTER and bool(_BOT_EMAIL.fullmatch(ae))
+
+    def build_tree(self, base_sha: str, files: dict[str, bytes]) -> tuple[str, dict[str, tuple[str, str]]]:
+        """The tree of ``base_sha`` with ``files`` replaced; returns (tree SHA, ``{path: (mode, blob)}`` of the changed ones).
+
+        Each blob is made the way ``git add`` would make it from the
+        checkout (``git hash-object --path=PATH``: the checkout's
+        ``.gitattributes`` ``text``/``eol``/filters and ``core.autocrlf``
+        apply), so a file whose working tree has CRLF where the repository
+        stores LF differs from the base only on the lines the bot edited.
+        The mode is the base's (``100644`` for a new file).  Uses a
+        temporary index: the checkout's index and files are not touched.
+        """
+        changed: dict[str, tuple[str, str]] = {}
         with tempfile.TemporaryDirectory(prefix="epb-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", base_sha, env=env)
             for path in sorted(files):
-                sha = self.git("hash-object", "-w", "--stdin", input=files[path])
-                mode = "100644"
+                sha = self.git("hash-object", "-w", f"--path={path}", "--stdin", input=files[path])
                 ls = self.git("ls-tree", base_sha, "--", path)
-                if ls:
-                    mode = ls.split()[0]
+                mode, old = (ls.split()[0], ls.split()[2]) if ls else ("100644", None)
+                if mode == "160000":
+                    raise PlatformError(f"{path} is a submodule in the base; the bot never commits into a submodule")
+                if sha == old:
+                    continue
+                changed[path] = (mode, sha)
                 self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
             tree = self.git("write-tree", env=env)
-        commit = self.git("commit-tree", tree, "-p", base_sha, input=message.encode())
+        return tree, changed
+
+    def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
+        """A commit on ``base_sha`` whose tree is :meth:`build_tree`'s; returns (commit, tree).
+
+        ``signoff: true`` adds the ``Signed-off-by:`` trailer of the configured author.
+        """
+        tree, _changed = self.build_tree(base_sha, files)
+        commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(message).encode())
         return commit, tree
+
+    def message(self, message: str) -> str:
+        """``message`` with the sign-off trailer when the config asks for one (``signoff: true``)."""
+        if not self.config.signoff:
+            return message
+        return signed_off(message, self.config.author_name, self.config.author_email)
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
@@ -309,11 +351,17 @@ class Publisher:
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
                                      message=f"branch {branch} has commits by others ({', '.join(foreign)}); "
                                              "not pushing")
-        commit, tree = self.build_commit(base_sha, files, commit_message)
+        tree, changed = self.build_tree(base_sha, files)
         pushed = False
         created_branch = False
         if not (head_sha and self._same(head_sha, base_sha, tree)):
-            self._push(branch, commit, head_sha)
+            if self.config.commit == "api":
+                commit = create_commit(self.gh_repo, self.git, base_sha=base_sha, tree_sha=tree, changed=changed,
+                                       message=self.message(commit_message))
+                move_branch(self.gh_repo, branch, commit, head_sha)
+            else:
+                commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(commit_message).encode())
+                self._push(branch, commit, head_sha)
             pushed = True
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
