@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
-    from bot.commands.check import open_upstream
     from bot.config import load_config, with_commit_mode
+    from bot.sources import open_source
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = with_commit_mode(load_config(args.repo), args.commit)
             sets = engine.parse_sets(args.sets)
-            source = open_upstream(args.upstream, token)
+            source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
             pub = None
