@@ -245,7 +245,8 @@ def run(args: argparse.Namespace) -> int:
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
     msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
-                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
+                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg,
+                      originals=pub.head_originals(plan.contents))
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:

@@ -228,9 +228,11 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
 
     msg = commit_message(out.title, plan.rows)
     try:
+        replan = replanner(publisher, source, to=state.target_tag, sets=sets, allow_prerelease=allow_prerelease,
+                           exclude=tuple(exclude), progress=say)
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
-                                       commit_message=msg)
+                                       commit_message=msg, originals=dict(plan.originals), replan=replan)
     except BaseException:
         restore_checkout(plan, say)
         raise
@@ -239,6 +241,33 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if r.message:
         out.outcome += f" ({r.message})"
     return out
+
+
+def replanner(publisher, source, *, to: str, sets, allow_prerelease: bool, exclude: tuple[str, ...],
+              progress: Optional[Progress] = None) -> Callable[[str], dict[str, bytes]]:
+    """``replan(base_sha) -> {path: new bytes}``: the same bump planned on commit ``base_sha`` of the checkout.
+
+    The commit is checked out into a temporary ``git worktree`` (line-ending
+    rules applied as in any checkout; hooks off) that is removed afterwards,
+    so the user's checkout is not touched.  Used by
+    :meth:`bot.github.publish.Publisher.onto_base` when the base branch moved
+    between the clone and the push.  Raises what :func:`bot.engine.plan` raises.
+    """
+    from bot import engine
+
+    def replan(base_sha: str) -> dict[str, bytes]:
+        git = publisher.git
+        with tempfile.TemporaryDirectory(prefix="epb-base-") as tmp:
+            wt = Path(tmp) / "base"
+            git("-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(wt), base_sha)
+            try:
+                again = engine.plan(wt, source, to=to, sets=sets, allow_prerelease=allow_prerelease,
+                                    progress=progress, exclude=exclude)
+                return dict(again.contents)
+            finally:
+                git("worktree", "remove", "--force", str(wt), check=False)
+                git("worktree", "prune", check=False)
+    return replan
 
 
 def _where(flag) -> str:

@@ -47,11 +47,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from bot.config import Config
-from bot.errors import PlatformError, UsageError
+from bot.errors import CheckFailed, PlatformError, UsageError
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
 from bot.github.pushrefusal import PushRefused, is_refusal
+from bot.github.rebase import rebase_text, worktree_text
 from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
@@ -256,6 +257,59 @@ class Publisher:
                 bad.append(f"{sha[:7]} {an} <{ae}>")
         return bad
 
+    def head_originals(self, paths) -> dict[str, bytes]:
+        """``{path: bytes}`` of each path as the checkout's HEAD commit has it in working-tree form (absent: left out).
+
+        ``publish`` reads the plan's files after ``update`` wrote them; what
+        that plan read is the committed text of the same files.
+        """
+        out = {}
+        for path in paths:
+            text = worktree_text(self.git, "HEAD", path)
+            if text is not None:
+                out[path] = text
+        return out
+
+    def onto_base(self, base: str, base_sha: str, files: dict[str, bytes], originals: Optional[dict[str, bytes]],
+                  replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> dict[str, bytes]:
+        """``files`` as they must be committed on ``base_sha``: never a line of an older base.
+
+        Nothing to do when ``originals`` is None or the checkout's HEAD is
+        ``base_sha``.  Otherwise the base moved since the plan was made:
+        with ``replan`` the bump is planned again on ``base_sha`` (its
+        result replaces every planned file; files without an original, such
+        as ``--include`` ones, are kept); without it, each planned file the
+        new base changed gets the plan's line changes applied to the new
+        base's text (:func:`bot.github.rebase.rebase_text`).  Raises
+        :class:`CheckFailed` (exit 1) naming the file when the new base
+        changed a line the bump edits, or deleted a planned file.
+        """
+        if not originals:
+            return files
+        head = self.git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").stdout.decode().strip()
+        if head == base_sha:
+            return files
+        kept = {p: data for p, data in files.items() if p not in originals}
+        if replan is not None:
+            self.progress(f"{base} is at {base_sha[:7]}, not at the checkout's {head[:7] or 'HEAD'}: "
+                          "planning the bump again on it")
+            return {**kept, **replan(base_sha)}
+        out = dict(files)
+        for path in sorted(originals):
+            now = worktree_text(self.git, base_sha, path)
+            if now == originals[path] or path not in files:
+                continue
+            if now is None:
+                raise CheckFailed(f"{path} was deleted on {base} since the plan was made; run `update "
+                                  "--plan-file` again on a fresh checkout, then publish")
+            moved = rebase_text(originals[path], files[path], now)
+            if moved is None:
+                raise CheckFailed(f"{path} changed on {base} since the plan was made, on a line the bump "
+                                  "edits; run `update --plan-file` again on a fresh checkout, then publish")
+            self.progress(f"{path}: {base} moved; the bump's line changes were applied to its new text")
+            out[path] = moved
+        return out
+
     def _bots(self, author_email: str, committer_email: str) -> bool:
         """True for a commit the bot made: authored and committed as the configured author (``commit: git``),
         or authored by a GitHub bot account and committed by GitHub (``commit: api``: GitHub's
@@ -312,8 +366,15 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str) -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, originals: Optional[dict[str, bytes]] = None,
+                replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
+
+        ``files`` are the new bytes of the changed files (working-tree form);
+        ``originals`` the bytes the plan read.  When the base branch moved
+        since the checkout was made, the bump goes onto the new base (see
+        :meth:`onto_base`): ``replan(base_sha)`` (``run``) plans again on it,
+        else the planned line changes are applied to its files.
 
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
@@ -341,6 +402,10 @@ class Publisher:
 
         self._fetch(base, "refs/executorch-pack-bot/base")
         base_sha = self.git("rev-parse", "refs/executorch-pack-bot/base")
+        files = self.onto_base(base, base_sha, files, originals, replan)
+        if not files:
+            return PublishResult("base-has-bump", message=f"{base} already carries the bump (it moved while the "
+                                                          "bot ran); nothing to propose")
         head_sha = self._remote_head(branch)
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
