@@ -169,6 +169,7 @@ class FakeGitHub:
                                   "owner": {"login": full.split("/")[0]},
                                   "url": f"{self.url}/repos/{full}"}
         return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
+                "merged_at": None,
                 "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
                 "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
                 "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},

@@ -237,9 +237,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         restore_checkout(plan, say)
         raise
     r = out.result
-    out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
-    if r.message:
-        out.outcome += f" ({r.message})"
+    if r.number:
+        out.outcome = f"pull request #{r.number}: {r.action}" + (f" ({r.message})" if r.message else "")
+    else:      # no pull request to name: the action and why (the message was printed twice)
+        out.outcome = f"{r.action}: {r.message}" if r.message else r.action
     return out
 
 

@@ -1,6 +1,6 @@
 """Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
 
-Lifecycle rules (issue 4; CASES.md C10, C11, C13):
+Lifecycle rules (CASES.md C10, C11, C13; the table in docs/publishing.md):
 
 * The branch is fixed per track (``Config.branch``, default
   ``executorch-pack-bot/executorch``) or per version when it contains
@@ -24,8 +24,14 @@ Lifecycle rules (issue 4; CASES.md C10, C11, C13):
 * A commit on the branch by anyone else (author or committer differs from the
   bot identity): no push; one comment on the PR, updated in place, says how
   to hand the branch back.
-* A PR closed unmerged with the same fingerprint: the pin set is not proposed
-  again; a different (newer) pin set opens a new PR.
+* A PR a person closed unmerged with the same fingerprint: the pin set is not
+  proposed again; a different (newer) pin set opens a new PR.  A PR closed
+  because its branch was deleted (a ``head_ref_deleted`` event before the
+  ``closed`` one, :mod:`bot.github.lifecycle`) is not a rejection: the next
+  run proposes the same pins again.  A merged PR never blocks anything: when
+  the last PR of the branch was merged, commits by others left on the branch
+  (a squash merge keeps them there) no longer stop the bot from reusing it.
+  The whole table is in docs/publishing.md.
 * Superseded PRs (per-version branches) and PRs made obsolete because the
   base already is on the target are closed with a comment.
 * PR creation that fails for good deletes the branch this run created, so
@@ -51,6 +57,7 @@ from bot.errors import CheckFailed, PlatformError, UsageError
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
+from bot.github.lifecycle import last_pull_merged, rejected
 from bot.github.pushrefusal import PushRefused, is_refusal
 from bot.github.rebase import rebase_text, worktree_text
 from bot.inert import lines as inert_lines
@@ -393,12 +400,12 @@ class Publisher:
         pr = open_prs[0] if open_prs else None
         stamp = body_stamp(title, body)
         body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
-        if pr is None:
-            for old in self.bot_pulls("closed", branch):
-                if not old.merged and parse_fingerprint(old.body) == fingerprint:
-                    return PublishResult("closed-before", old.number, old.html_url,
-                                         message=f"#{old.number} proposed the same pins and was closed unmerged; "
-                                                 "not proposing them again")
+        closed_prs = self.bot_pulls("closed", branch) if pr is None else []
+        for old in closed_prs:
+            if parse_fingerprint(old.body) == fingerprint and rejected(old):
+                return PublishResult("closed-before", old.number, old.html_url,
+                                     message=f"#{old.number} proposed the same pins and was closed unmerged; "
+                                             "not proposing them again")
 
         self._fetch(base, "refs/executorch-pack-bot/base")
         base_sha = self.git("rev-parse", "refs/executorch-pack-bot/base")
@@ -410,12 +417,17 @@ class Publisher:
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
+            if foreign and pr is None and last_pull_merged(closed_prs):
+                self.progress(f"{branch} has commits by others, but its last pull request was merged: reusing it")
+                foreign = []
             if foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
                                      message=f"branch {branch} has commits by others ({', '.join(foreign)}); "
-                                             "not pushing")
+                                             "not pushing" + ("" if pr else
+                                                              "; no pull request is open from it: delete the "
+                                                              "branch to let the bot propose again"))
         tree, changed = self.build_tree(base_sha, files)
         pushed = False
         created_branch = False
