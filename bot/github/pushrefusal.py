@@ -65,7 +65,7 @@ def hint(kind: Optional[str], branch: str) -> Optional[str]:
     """What to change for a refusal of ``kind`` when pushing ``branch`` (None for an unknown kind)."""
     if kind == "verified-signatures":
         return ("the branch rules require verified signatures: set `commit: api` in " + CONFIG_FILE +
-                " (or the action's `commit` input) so GitHub creates the commit through its API and signs it")
+                " (or pass --commit api) so GitHub creates the commit through its API and signs it")
     if kind == "workflow-permission":
         return ("the bump changes a file under .github/workflows/ and the token has no Workflows permission: "
                 "give the token that permission (a GitHub App or fine-grained token with Workflows: write, a "
