@@ -12,7 +12,10 @@ GitHub REST docs, "Git database" (blobs, trees, commits, references) and
   ``committer`` given the commit is unsigned.
 - Reference updates run the repository's rules (``FakeRepo.rules``): with
   ``"signed-commits"`` a commit without a signature is refused with GitHub's
-  422 "Repository rule violations found".
+  422 "Repository rule violations found"; with ``"no-workflows-permission"``
+  (the token lacks the Workflows permission) a commit changing
+  ``.github/workflows/`` is refused with GitHub's "refusing to allow a GitHub
+  App to create or update workflow" text.
 - Issue events: ``closed`` and ``head_ref_deleted`` (deleting a pull
   request's head branch closes the pull request: GitHub docs, "Deleting and
   restoring branches in a pull request").
@@ -55,6 +58,13 @@ def rule_violation(fake_repo, sha: str) -> Optional[str]:
         for c in new_commits(fake_repo.git_dir, sha):
             if not signed(fake_repo.git_dir, c):
                 return "Repository rule violations found\n\nCommits must have verified signatures.\n\n"
+    if "no-workflows-permission" in fake_repo.rules:
+        for c in new_commits(fake_repo.git_dir, sha):
+            changed = _git(fake_repo.git_dir, "diff-tree", "--no-commit-id", "-r", "--name-only", "--root", c,
+                           "--", ".github/workflows").decode().split()
+            if changed:
+                return (f"refusing to allow a GitHub App to create or update workflow `{changed[0]}` without "
+                        "`workflows` permission")
     return None
 
 

@@ -154,8 +154,11 @@ class World:
                               capture_output=True, check=True).stdout
 
     def commit_to_main(self, files: dict[str, bytes], message: str = "maintainer change",
-                       author: str = "Maintainer <maint@example.invalid>") -> str:
-        """Push one commit writing ``files`` to ``main`` as a person; returns its SHA."""
+                       author: str = "Maintainer <maint@example.invalid>", *, past_rules: bool = False) -> str:
+        """Push one commit writing ``files`` to ``main`` as a person; returns its SHA.
+
+        ``past_rules``: write it into the bare repository directly (an admin bypassing the push rules).
+        """
         co = self.checkout()
         for rel, data in files.items():
             p = co / rel
@@ -163,7 +166,10 @@ class World:
             p.write_bytes(data)
             git(co, "add", rel)
         git(co, "commit", "-q", f"--author={author}", "-m", message)
-        git(co, "push", "-q", "origin", "main")
+        if past_rules:
+            self.git("fetch", "-q", str(co), "HEAD:refs/heads/main")
+        else:
+            git(co, "push", "-q", "origin", "main")
         return git(co, "rev-parse", "HEAD")
 
     def release(self, tag: str = "v1.5.2") -> None:

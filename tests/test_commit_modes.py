@@ -160,3 +160,29 @@ def test_commit_and_signoff_settings_are_read(tmp_path):
     assert (cfg.commit, cfg.signoff) == ("api", True)
     assert with_commit_mode(cfg, "git").commit == "git" and with_commit_mode(cfg, None).commit == "api"
     assert (Config().commit, Config().signoff) == ("git", False)
+
+
+def test_a_new_user_on_a_repository_with_signed_commit_and_workflow_rules_is_told_what_to_change(world, capsys):
+    """Each refusal names the one thing to change; after both changes the run succeeds with a Verified commit."""
+    from publishworld import refuse_workflow_changes
+    _signed_rule(world)
+    refuse_workflow_changes(world.remote)
+    world.fake.repo(TEMPLATE).rules.add("no-workflows-permission")
+    assert world.run()[0] == 1
+    assert capsys.readouterr().err.splitlines()[-2] == f"hint: {hint('verified-signatures', BRANCH)}"
+    world.commit_to_main({".github/executorch-pack-bot.yml": b"commit: api\n"}, past_rules=True)
+    assert world.run()[0] == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2] == f"hint: {hint('workflow-permission', BRANCH)}"
+    assert err[-4:-2] == [
+        "executorch-pack-bot: error: GitHub's API refused to move executorch-pack-bot/executorch (commit: api); "
+        "GitHub said:",
+        "  GitHub refused to create the branch executorch-pack-bot/executorch: HTTP 422: refusing to allow a GitHub "
+        "App to create or update workflow `.github/workflows/build.yml` without `workflows` permission"]
+    assert world.head() is None and world.fake.open_pulls(TEMPLATE) == []
+    world.commit_to_main({".github/executorch-pack-bot.yml": b"commit: api\nexclude: [.github/workflows]\n"},
+                         past_rules=True)
+    assert world.run()[0] == 0
+    head = world.head()
+    assert signed(world.remote, head) and len(world.fake.open_pulls(TEMPLATE)) == 1
+    assert world.blob(head, ".github/workflows/build.yml") == world.blob("main", ".github/workflows/build.yml")

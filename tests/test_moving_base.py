@@ -160,3 +160,22 @@ def test_rebase_text_cases():
     assert rebase_text(o, p, b"a\nv1\nNEW\nb\nv1\nc\nd\n") == b"a\nv2\nNEW\nb\nv2\nc\nd\n"
     assert rebase_text(o, p, b"a\nv1 changed\nb\nv1\nc\n") is None
     assert rebase_text(b"a\r\nv1\r\n", b"a\r\nv2\r\n", b"x\r\na\r\nv1\r\n") == b"x\r\na\r\nv2\r\n"
+
+
+def test_run_proposes_nothing_when_the_new_base_already_carries_the_bump(world, monkeypatch, capsys):
+    real = Publisher._fetch
+
+    def fetch(self, branch, local):
+        if branch == "main" and not getattr(fetch, "done", False):
+            fetch.done = True
+            co = world.checkout()
+            _update(world, co, world.tmp / "maintainer-plan.json")     # a maintainer bumps by hand meanwhile
+            git(co, "commit", "-q", "-a", "-m", "bump by hand")
+            git(co, "push", "-q", "origin", "main")
+        real(self, branch, local)
+    monkeypatch.setattr(Publisher, "_fetch", fetch)
+    capsys.readouterr()
+    assert world.run()[0] == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        "base-has-bump: main already carries the bump (it moved while the bot ran); nothing to propose")
+    assert world.head() is None and world.fake.open_pulls(TEMPLATE) == []

@@ -28,7 +28,7 @@ from typing import Optional
 
 from bot.errors import PlatformError
 from bot.github.client import call
-from bot.github.pushrefusal import PushRefused
+from bot.github.pushrefusal import PushRefused, kind_of
 
 
 def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[str, tuple[str, str]],
@@ -71,8 +71,9 @@ def move_branch(gh_repo, branch: str, sha: str, head_sha: Optional[str]) -> None
 
     The API has no lease: the branch is read first and must still be at
     ``head_sha`` (else :class:`PushRefused` of kind ``branch-moved``).  A
-    ruleset's refusal (422 "Repository rule violations found") is a
-    :class:`PushRefused` carrying GitHub's text.
+    ruleset's refusal (422 "Repository rule violations found") or another
+    refusal of a known kind (a workflow file without the Workflows
+    permission) is a :class:`PushRefused` carrying GitHub's text.
     """
     try:
         if head_sha is None:
@@ -81,10 +82,10 @@ def move_branch(gh_repo, branch: str, sha: str, head_sha: Optional[str]) -> None
         ref = gh_repo.get_git_ref(f"heads/{branch}")     # lazy: the request is made by .object below
         now = call(lambda: ref.object.sha, f"read the branch {branch}")
         if now != head_sha:
-            raise PushRefused(branch, f"GitHub API: {branch} is at {now}, not at {head_sha} "
-                                      "(non-fast-forward)\n")
+            raise PushRefused(branch, f"{branch} is at {now}, not at {head_sha} (non-fast-forward)\n", via="api")
         call(lambda: ref.edit(sha, force=True), f"move the branch {branch}")
     except PlatformError as exc:
-        if isinstance(exc, PushRefused) or "rule violation" not in exc.message.lower():
+        if isinstance(exc, PushRefused) or ("rule violation" not in exc.message.lower()
+                                            and kind_of(exc.message) is None):
             raise
-        raise PushRefused(branch, exc.message) from None
+        raise PushRefused(branch, exc.message, via="api") from None

@@ -80,7 +80,7 @@ def hint(kind: Optional[str], branch: str) -> Optional[str]:
 
 
 class PushRefused(PlatformError):
-    """The remote refused ``git push`` (exit 1).
+    """The remote refused ``git push`` (exit 1), or GitHub's API refused the branch update (``via="api"``).
 
     Attributes:
         branch: the branch the bot tried to push.
@@ -91,15 +91,18 @@ class PushRefused(PlatformError):
 
     exit_code = EXIT_CHECK_FAILED
 
-    def __init__(self, branch: str, stderr: str):
+    def __init__(self, branch: str, stderr: str, *, via: str = "git"):
         from bot.github.client import mask
 
         self.branch = branch
+        self.via = via
         self.kind = kind_of(stderr)
         # rstrip: git pads each sideband (remote:) line with spaces when stderr is not a terminal
         self.lines = [ln.rstrip() for ln in inert_lines(mask(stderr), max_lines=60) if ln.strip()]
         self.hint = hint(self.kind, branch)
-        text = f"git push of {branch} was refused; git said:\n" + "\n".join(f"  {ln}" for ln in self.lines)
+        head = (f"git push of {branch} was refused; git said:" if via == "git" else
+                f"GitHub's API refused to move {branch} (commit: api); GitHub said:")
+        text = head + "\n" + "\n".join(f"  {ln}" for ln in self.lines)
         if self.hint:
             text += f"\nhint: {self.hint}"
         text += "\nNothing was pushed and the checkout is as it was."
