@@ -8,7 +8,10 @@ move it (``PATCH /git/refs/heads/BRANCH`` with ``force``).  A commit made
 this way with a GitHub App installation token or the Actions
 ``GITHUB_TOKEN``, and without an explicit author or committer, is signed by
 GitHub and shows as Verified (GitHub docs, "About commit signature
-verification": commits GitHub creates for you are signed with its key), so
+verification", section "Signature verification for bots": only with no
+custom author, committer or signature information; giving ``author`` alone
+makes GitHub copy it into ``committer`` and the commit stays unsigned, as
+measured in fern-api/fern#16482), so
 it passes a "require signed commits" rule that refuses every ``git push``
 of an unsigned commit.  The author is then the token's identity (the App,
 or ``github-actions[bot]``); the ``author:`` setting still names who signs
