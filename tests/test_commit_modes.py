@@ -186,3 +186,40 @@ def test_a_new_user_on_a_repository_with_signed_commit_and_workflow_rules_is_tol
     head = world.head()
     assert signed(world.remote, head) and len(world.fake.open_pulls(TEMPLATE)) == 1
     assert world.blob(head, ".github/workflows/build.yml") == world.blob("main", ".github/workflows/build.yml")
+
+
+def test_the_fake_signs_only_api_commits_without_author_and_refuses_unsigned_ones_under_the_rule(world):
+    """What a real server records: an API commit naming an author is unsigned, and the rule refuses it."""
+    import requests
+    world.fake.repo(TEMPLATE).rules.add("signed-commits")
+    api = f"{world.fake.url}/repos/{TEMPLATE}/git"
+    base = world.git("rev-parse", "main")
+    tree = world.git("rev-parse", "main^{tree}")
+    unsigned = requests.post(f"{api}/commits", json={"message": "x\n", "tree": tree, "parents": [base],
+                                                     "author": {"name": "A", "email": "a@example.invalid"}}).json()
+    assert unsigned["verification"]["verified"] is False and unsigned["committer"]["email"] == "a@example.invalid"
+    r = requests.post(f"{api}/refs", json={"ref": "refs/heads/x", "sha": unsigned["sha"]})
+    assert (r.status_code, r.json()["message"]) == (
+        422, "Repository rule violations found\n\nCommits must have verified signatures.\n\n")
+    ok = requests.post(f"{api}/commits", json={"message": "x\n", "tree": tree, "parents": [base]}).json()
+    assert ok["verification"]["verified"] is True and ok["committer"]["email"] == "noreply@github.com"
+    assert requests.post(f"{api}/refs", json={"ref": "refs/heads/x", "sha": ok["sha"]}).status_code == 201
+    assert world.head("x") == ok["sha"] and signed(world.remote, ok["sha"])
+
+
+def test_an_api_commit_github_did_not_sign_gets_the_token_hint(world, capsys, monkeypatch):
+    """If GitHub made the commit unsigned (another kind of token), the hint is about the token, not commit: api."""
+    import bot.github.apicommit as apicommit
+    from github import InputGitAuthor
+    world.fake.repo(TEMPLATE).rules.add("signed-commits")
+    real = apicommit.create_commit
+
+    def with_author(gh_repo, git, **kw):                       # a commit GitHub does not sign
+        orig = gh_repo.create_git_commit
+        gh_repo.create_git_commit = lambda m, t, p: orig(m, t, p, author=InputGitAuthor("A", "a@example.invalid"))
+        return real(gh_repo, git, **kw)
+    monkeypatch.setattr(apicommit, "create_commit", with_author)
+    monkeypatch.setattr("bot.github.publish.create_commit", with_author)
+    assert world.run("--commit", "api")[0] == 1
+    assert capsys.readouterr().err.splitlines()[-2] == "hint: " + hint("verified-signatures", BRANCH, "api")
+    assert world.head() is None

@@ -61,8 +61,13 @@ def kind_of(stderr: str) -> Optional[str]:
     return None
 
 
-def hint(kind: Optional[str], branch: str) -> Optional[str]:
-    """What to change for a refusal of ``kind`` when pushing ``branch`` (None for an unknown kind)."""
+def hint(kind: Optional[str], branch: str, via: str = "git") -> Optional[str]:
+    """What to change for a refusal of ``kind`` when pushing ``branch`` with ``via`` (``git`` or ``api``); None
+    for an unknown kind."""
+    if kind == "verified-signatures" and via == "api":
+        return ("GitHub did not sign the commit it made: it signs API commits for a GitHub App installation token "
+                "or the Actions GITHUB_TOKEN (GitHub docs, \"Signature verification for bots\"); use one of those "
+                "as the bot's token")
     if kind == "verified-signatures":
         return ("the branch rules require verified signatures: set `commit: api` in " + CONFIG_FILE +
                 " (or pass --commit api) so GitHub creates the commit through its API and signs it")
@@ -99,7 +104,7 @@ class PushRefused(PlatformError):
         self.kind = kind_of(stderr)
         # rstrip: git pads each sideband (remote:) line with spaces when stderr is not a terminal
         self.lines = [ln.rstrip() for ln in inert_lines(mask(stderr), max_lines=60) if ln.strip()]
-        self.hint = hint(self.kind, branch)
+        self.hint = hint(self.kind, branch, via)
         head = (f"git push of {branch} was refused; git said:" if via == "git" else
                 f"GitHub's API refused to move {branch} (commit: api); GitHub said:")
         text = head + "\n" + "\n".join(f"  {ln}" for ln in self.lines)
