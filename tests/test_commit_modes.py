@@ -223,3 +223,16 @@ def test_an_api_commit_github_did_not_sign_gets_the_token_hint(world, capsys, mo
     assert world.run("--commit", "api")[0] == 1
     assert capsys.readouterr().err.splitlines()[-2] == "hint: " + hint("verified-signatures", BRANCH, "api")
     assert world.head() is None
+
+
+def test_publish_dry_run_says_how_the_commit_would_be_made(world, capsys):
+    from bot.cli import main
+    world.commit_to_main({".github/executorch-pack-bot.yml": b"signoff: true\n"})
+    co, plan = world.checkout(), world.tmp / "plan.json"
+    assert main(["update", "--repo", str(co), "--upstream", "github:pytorch/executorch",
+                 "--plan-file", str(plan)]) == 0
+    capsys.readouterr()
+    assert main(["publish", "--repo", str(co), "--plan-file", str(plan), "--dry-run", "--commit", "api"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[5:7] == ["commit: api (GitHub makes and signs it)", "signoff: yes"]
+    assert world.head() is None

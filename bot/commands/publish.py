@@ -238,6 +238,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"labels: {', '.join(config.labels) or '(none)'}")
         print(f"reviewers: {', '.join(config.reviewers) or '(none)'}")
         print(f"draft: {'yes' if draft else 'no'}")
+        print(f"commit: {config.commit}" + (" (GitHub makes and signs it)" if config.commit == "api" else ""))
+        print(f"signoff: {'yes' if config.signoff else 'no'}")
         print("\n" + title + "\n\n" + body)
         return 0
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
