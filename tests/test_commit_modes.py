@@ -236,3 +236,14 @@ def test_publish_dry_run_says_how_the_commit_would_be_made(world, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[5:7] == ["commit: api (GitHub makes and signs it)", "signoff: yes"]
     assert world.head() is None
+
+
+def test_api_branch_is_deleted_again_when_the_pull_request_cannot_be_opened(world, monkeypatch, capsys):
+    from fakegithub import Fault
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "1")
+    world.fake.faults.append(Fault("POST", r"/pulls$", 422, {"message": "Validation Failed"}))
+    code, _ = world.run("--commit", "api")
+    assert code == 2
+    assert world.head() is None and world.fake.open_pulls(TEMPLATE) == []
+    assert world.fake.count("DELETE", r"/git/refs/heads/executorch-pack-bot/executorch$") == 1
+    assert world.run("--commit", "api")[0] == 0 and len(world.fake.open_pulls(TEMPLATE)) == 1

@@ -458,7 +458,7 @@ class Publisher:
                           f"create the pull request for {branch}")
             except PlatformError:
                 if created_branch:
-                    self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                    self._delete_branch(branch)
                 raise
             if self.config.labels:
                 call(lambda: pr.add_to_labels(*self.config.labels), f"label #{pr.number}")
@@ -487,6 +487,18 @@ class Publisher:
             raise PushRefused(branch, err)
         shown = "\n".join(f"  {ln}" for ln in inert_lines(mask(err), max_lines=20) if ln.strip())
         raise PlatformError(f"git push of {branch} failed:\n{shown}")
+
+    def _delete_branch(self, branch: str) -> None:
+        """Delete the branch this run created (best effort): through the API with ``commit: api``, else git."""
+        if self.config.commit == "api":
+            try:
+                ref = self.gh_repo.get_git_ref(f"heads/{branch}")
+                # complete it first: the lazy object's URL is the read-only /git/ref/ one, the answer's is /git/refs/
+                call(lambda: ref.object and ref.delete(), f"delete the branch {branch}")
+            except PlatformError as exc:
+                self.progress(f"could not delete {branch}: {exc}")
+            return
+        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
 
     def _same(self, head_sha: str, base_sha: str, tree: str) -> bool:
         """True when the remote branch is one commit on ``base_sha`` with exactly ``tree``."""
