@@ -154,3 +154,21 @@ def test_lifecycle_cell(world, capsys, end, branch, target):
         assert opened[1] == [] and world.fake.repo(TEMPLATE).next_number == 2
     else:                                                               # up to date: main carries the bump
         assert want == "up to date" and opened[1] == [] and world.fake.repo(TEMPLATE).next_number == 2
+
+
+def test_the_hand_back_comment_shows_the_persons_name_inert_and_its_advice_works(world):
+    """A commit author's name is foreign text: in a code span, it mentions nobody; deleting the branch hands it back."""
+    assert world.run()[0] == 0
+    co = world.checkout()
+    git(co, "checkout", "-q", BRANCH)
+    (co / "NOTES.md").write_text("x\n")
+    git(co, "add", "NOTES.md")
+    git(co, "commit", "-q", "--author=@octocat #12 <o@example.invalid>", "-m", "notes")
+    git(co, "push", "-q", "origin", BRANCH)
+    sha = git(co, "rev-parse", "--short=7", "HEAD")
+    assert world.run()[0] == 0
+    body = world.fake.repo(TEMPLATE).comments[1][0]["body"]
+    assert f"(`{sha} @octocat #12 <o@example.invalid>`)" in body
+    close_by_deleting_branch(world, 1)                     # what the comment advises
+    assert world.run()[0] == 0
+    assert [p["number"] for p in world.fake.open_pulls(TEMPLATE)] == [2]

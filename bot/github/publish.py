@@ -60,6 +60,7 @@ from bot.github.commitmsg import signed_off
 from bot.github.lifecycle import last_pull_merged, rejected
 from bot.github.pushrefusal import PushRefused, is_refusal
 from bot.github.rebase import rebase_text, worktree_text
+from bot.inert import code as inert_code
 from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
@@ -509,9 +510,9 @@ class Publisher:
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
         text = (f"{FOREIGN_MARKER}\nThe branch `{branch}` has commits not made by executorch-pack-bot "
-                f"({', '.join(foreign)}), so the bot will not push to it. To hand it back, delete the branch "
-                "(or reset it to the bot's last commit); the next run recreates it. To keep your changes, "
-                "merge or close this pull request yourself.")
+                f"({', '.join(inert_code(f) for f in foreign)}), so the bot will not push to it. To hand it back, "
+                "delete the branch (or reset it to the bot's last commit); the next run recreates it and opens a "
+                "new pull request. To keep your changes, merge or close this pull request yourself.")
         comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
         mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
         if mine:
