@@ -150,3 +150,20 @@ def test_refusal_kinds_from_githubs_texts(stderr, kind):
 def test_a_push_that_never_reached_a_server_is_not_a_refusal():
     assert not is_refusal("fatal: 'origin' does not appear to be a git repository\n"
                           "fatal: Could not read from remote repository.\n")
+
+
+def test_in_actions_the_refusal_is_one_error_annotation_with_every_line_and_exit_1(world, capsys, monkeypatch):
+    require_signed_commits(world.remote)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    summary = world.tmp / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code, _ = world.run()
+    err = capsys.readouterr().err
+    assert code == 1
+    annotations = [ln for ln in err.splitlines() if ln.startswith("::error")]
+    assert len(annotations) == 1
+    parts = annotations[0].split("::", 2)[2].split("%0A")
+    assert parts[0] == f"git push of {BRANCH} was refused; git said:"
+    assert "  remote: - Commits must have verified signatures." in parts
+    assert parts[-2:] == ["hint: " + hint("verified-signatures", BRANCH),
+                          "Nothing was pushed and the checkout is as it was."]
