@@ -21,9 +21,11 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
+                        "the bump is proposed as a draft pull request that lists the items")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_ignored_argument
+    add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--commit", choices=("git", "api"), default=None,
@@ -53,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = with_commit_mode(load_config(args.repo), args.commit)
             sets = engine.parse_sets(args.sets)
+            from bot.commands.check import ignored_versions
+            ignored = ignored_versions(args, config, token)
             source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
@@ -62,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
                                 remote=args.remote, progress=say)
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged)
+                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
+                           ignored=ignored)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))

@@ -1,6 +1,8 @@
 """Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
 
-Lifecycle rules (CASES.md C10, C11, C13; the table in docs/publishing.md):
+Lifecycle rules (GitHub REST docs "Pulls"; PyGithub/PyGithub#1566 and #2422; a superseded bot
+PR left open, as in dependabot/dependabot-core#1532, is closed; the whole table is in
+docs/publishing.md):
 
 * The branch is fixed per track (``Config.branch``, default
   ``executorch-pack-bot/executorch``) or per version when it contains
@@ -54,6 +56,8 @@ from typing import Callable, Optional
 
 from bot.config import Config
 from bot.errors import CheckFailed, PlatformError, UsageError
+from bot.events.ignored import closed_by_ignore
+from bot.events.state import carry as carry_state
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
@@ -374,7 +378,8 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str, originals: Optional[dict[str, bytes]] = None,
+                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
+                originals: Optional[dict[str, bytes]] = None,
                 replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
@@ -387,6 +392,9 @@ class Publisher:
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
         checkout that cannot be published (detached HEAD, bad repository name).
+        ``recreate`` (a writer's ``/executorch-pack-bot recreate``): the branch is
+        replaced even when it holds commits by others (the push is still
+        leased to the head inspected here).
         """
         branch = self.config.branch_for(version)
         base = self.base_branch()
@@ -403,7 +411,9 @@ class Publisher:
         body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
         closed_prs = self.bot_pulls("closed", branch) if pr is None else []
         for old in closed_prs:
-            if parse_fingerprint(old.body) == fingerprint and rejected(old):
+            # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
+            # Neither does one closed by deleting its branch, nor a merged one (bot.github.lifecycle).
+            if parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body) and rejected(old):
                 return PublishResult("closed-before", old.number, old.html_url,
                                      message=f"#{old.number} proposed the same pins and was closed unmerged; "
                                              "not proposing them again")
@@ -418,10 +428,11 @@ class Publisher:
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
-            if foreign and pr is None and last_pull_merged(closed_prs):
+            if foreign and recreate:
+                self.progress(f"recreate: replacing {len(foreign)} commit(s) by others on {branch}")
+            elif foreign and pr is None and last_pull_merged(closed_prs):
                 self.progress(f"{branch} has commits by others, but its last pull request was merged: reusing it")
-                foreign = []
-            if foreign:
+            elif foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
@@ -448,7 +459,8 @@ class Publisher:
             # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
             # to an unchanged proposal are kept, and a rerun sends nothing.
             if parse_stamp(pr.body) != stamp:
-                call(lambda: pr.edit(title=title, body=body), f"update #{pr.number}")
+                kept = carry_state(pr.body, body)   # the reviewers' ignore list lives in the body (bot.events.state)
+                call(lambda: pr.edit(title=title, body=kept), f"update #{pr.number}")
                 action = "updated"
             else:
                 action = "updated" if pushed else "unchanged"
@@ -467,6 +479,12 @@ class Publisher:
                 call(lambda: pr.create_review_request(reviewers=list(self.config.reviewers)),
                      f"request reviewers on #{pr.number}")
             action = "created"
+        if pushed and action != "created":
+            # An approval covers what the approver saw: a new push turns auto-merge off (bot.events.automerge).
+            from bot.events.automerge import disable_after_push
+            # The listing's JSON as GitHub sent it (``raw_data`` would fetch the PR again).
+            if disable_after_push(self.gh, self.full_name, pr.number, getattr(pr, "_rawData", None) or {}):
+                self.progress(f"auto-merge turned off on #{pr.number} (new push)")
         closed = []
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
