@@ -17,7 +17,6 @@ reaches the pusher on ``remote:`` lines, as GitHub's rule messages do):
 from __future__ import annotations
 
 import itertools
-import os
 import stat
 from pathlib import Path
 
@@ -176,9 +175,3 @@ class World:
         """Publish a newer upstream release (the files of v1.5.1, the version ``tag``)."""
         add_sample_release(self.fake, tag, source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
 
-
-def env_without_git_config() -> dict:
-    """The environment with no user or system git config (so a test's git behaves the same everywhere)."""
-    e = dict(os.environ)
-    e.update({"GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"})
-    return e
