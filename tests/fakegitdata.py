@@ -106,7 +106,8 @@ def ref_json(fake, r, ref: str, sha: str) -> dict:
 
 
 def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
-    """Serve ``/git/...`` and ``/issues/N/events`` for repository ``r``; None when ``rest`` is not one of them."""
+    """Serve ``/git/...`` (from the bare repository, when ``r`` has one) and ``/issues/N/events`` for repository
+    ``r``; None when this module does not serve the request (the fake's own routes then answer it)."""
     import re
 
     if rest.startswith("/issues/") and rest.endswith("/events") and m == "GET":
@@ -115,7 +116,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
     if not rest.startswith("/git/"):
         return None
     if r.git_dir is None:
-        return fake._not_found()
+        return None          # no bare repository behind this one: the fake's own routes answer
     api = f"{fake.url}/repos/{r.full_name}/git"
     try:
         if m == "POST" and rest == "/git/blobs":
@@ -169,7 +170,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
             return fake._json(ref_json(fake, r, ref, sha))
     except (LookupError, KeyError, TypeError, ValueError) as exc:
         return fake._json({"message": f"Unprocessable: {exc}"}, 422)
-    return fake._not_found()
+    return None              # not a Git Data request this module serves: the fake's own routes answer
 
 
 def _tree_json(fake, r, sha: str) -> dict:

@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line)
+                                       pack_note=out.pack_note, index_line=out.index_line,
+                                       evidence=out.evidence)
                            + (f"\n- **not pushed**: {notice}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
