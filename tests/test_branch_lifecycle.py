@@ -172,3 +172,21 @@ def test_the_hand_back_comment_shows_the_persons_name_inert_and_its_advice_works
     close_by_deleting_branch(world, 1)                     # what the comment advises
     assert world.run()[0] == 0
     assert [p["number"] for p in world.fake.open_pulls(TEMPLATE)] == [2]
+
+
+@pytest.mark.parametrize("events,rejection", [
+    ([("head_ref_deleted", "2026-11-01T00:00:00Z"), ("closed", "2026-11-01T00:00:00Z")], False),
+    ([("closed", "2026-11-01T00:00:00Z"), ("head_ref_deleted", "2026-11-01T00:00:00Z")], False),   # same second
+    ([("closed", "2026-11-01T00:00:00Z"), ("head_ref_deleted", "2026-11-01T00:05:00Z")], True),    # closed, then deleted
+    ([("closed", "2026-11-01T00:00:00Z")], True),
+])
+def test_closed_by_deleting_the_branch_is_read_from_the_event_times(world, capsys, events, rejection):
+    assert world.run()[0] == 0
+    world.fake.repo(TEMPLATE).pulls[1]["state"] = "closed"
+    for event, when in events:
+        add_event(world.fake.repo(TEMPLATE), 1, event, when=when)
+    if any(e == "head_ref_deleted" for e, _ in events):
+        delete_branch(world)
+    capsys.readouterr()
+    assert world.run()[0] == 0
+    assert _last_line(capsys) == (CLOSED_BEFORE if rejection else "pull request #2: created")

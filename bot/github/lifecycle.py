@@ -24,14 +24,22 @@ def merged(pr) -> bool:
 
 
 def closed_by_branch_deletion(pr) -> bool:
-    """True when ``pr`` was closed because its head branch was deleted: a ``head_ref_deleted`` event before
-    (or without) any ``closed`` event in its issue events.  One request (the events listing)."""
-    events = call(lambda: [e.event for e in pr.get_issue_events()], f"list the events of #{pr.number}")
-    for event in events:
-        if event == "head_ref_deleted":
-            return True
-        if event == "closed":
-            return False
+    """True when ``pr`` was closed because its head branch was deleted.
+
+    Read from its issue events (one request): the first ``head_ref_deleted``
+    comes no later than the first ``closed`` (GitHub stamps both in the same
+    second when the deletion closes the pull request; a person who closes it
+    and deletes the branch afterwards leaves them in the other order), or
+    there is no ``closed`` event at all.
+    """
+    events = call(lambda: [(e.event, e.created_at) for e in pr.get_issue_events()],
+                  f"list the events of #{pr.number}")
+    deleted = next((when for ev, when in events if ev == "head_ref_deleted"), None)
+    closed = next((when for ev, when in events if ev == "closed"), None)
+    if deleted is None:
+        return False
+    if closed is None or deleted <= closed:
+        return True
     return False
 
 
