@@ -1,5 +1,7 @@
-"""The README's reference sections match the code: every reusable-workflow and action input with
-its default, OWNER and pinning, the CMSIS-Toolbox on the ai-layer runner, what .ci/run installs.
+"""The user documentation matches the code: docs/action.md lists every reusable-workflow and action
+input with its default, the CMSIS-Toolbox on the ai-layer runner and what .ci/run installs; the
+README's install steps say where OWNER comes from and how to pin the bot, show every settings key
+(as docs/config.md does) and the top of docs/example-pr.md.
 """
 
 from __future__ import annotations
@@ -17,10 +19,19 @@ WORKFLOW = yaml.safe_load((ROOT / ".github/workflows/executorch-pack-bot.yml").r
 README = (ROOT / "README.md").read_text()
 
 
+ACTION_DOC = (ROOT / "docs" / "action.md").read_text()
+
+
+def _section(text: str, heading: str) -> str:
+    """The Markdown section of ``text`` under ``## heading``, up to the next ``## `` heading."""
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 5)
+    return text[start:] if end < 0 else text[start:end]
+
+
 def _action_section() -> str:
-    start = README.index("\n## GitHub Action\n")
-    end = README.find("\n## ", start + 5)
-    return README[start:] if end < 0 else README[start:end]
+    return _section(ACTION_DOC, "The reusable workflow") + _section(ACTION_DOC, "The composite action") \
+        + _section(ACTION_DOC, "The project's own CI")
 
 
 def _table_rows(text: str) -> dict[str, list[str]]:
@@ -66,8 +77,9 @@ def test_readme_lists_every_action_input_including_python():
 
 
 def test_readme_says_what_owner_is_and_pins_a_sha_without_a_version_comment():
-    text = _flat(_action_section())
+    text = _flat(_section(README, "Install in your template repository"))
     assert "`OWNER` is the GitHub owner" in text and "fork" in text and "no published release" in text
+    assert "40-hex commit SHA" in text and "`bot-ref`" in text and "`uses:`" in text
     caller = (ROOT / "docs/example-caller.yml").read_text()
     assert "# vX.Y.Z" not in caller and "# vX.Y.Z" not in README
 
@@ -82,3 +94,24 @@ def test_readme_says_what_ci_run_installs_and_lints():
     line = next(s for s in text.split("\n\n") if "`.ci/run`" in s)
     for word in ("actionlint", "zizmor", "apt", "npm", "PyPI", "network"):
         assert word in line, word
+
+
+def test_readme_and_config_doc_show_every_settings_key():
+    from bot.config import KNOWN
+    install = _section(README, "Install in your template repository")
+    block = install[install.index("```yaml\nbranch:"):]
+    block = block[:block.index("\n```\n")]
+    shown = [line.split(":", 1)[0] for line in block.splitlines()[1:]]
+    assert shown == list(KNOWN)
+    rows = _table_rows((ROOT / "docs" / "config.md").read_text())
+    assert [k for k in rows if k in KNOWN] == list(KNOWN)
+    assert set(rows) - set(KNOWN) == {"key"}     # the header row only
+
+
+def test_readme_shows_the_top_of_the_example_pr():
+    section = _section(README, "An example pull request")
+    quoted = [line[2:] if line.startswith("> ") else "" for line in section.splitlines()
+              if line.startswith(">") and line != "> ..."]
+    assert len(quoted) > 5
+    example = (ROOT / "docs" / "example-pr.md").read_text()
+    assert "\n".join(quoted) in example and example.index("\n".join(quoted)) < example.index("### Maintenance")

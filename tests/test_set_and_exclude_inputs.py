@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 
 
-README = (ROOT / "README.md").read_text()
+ACTION_DOC = (ROOT / "docs" / "action.md").read_text()
 
 
 WORKFLOW = yaml.safe_load((ROOT / ".github/workflows/executorch-pack-bot.yml").read_text())
@@ -38,7 +38,7 @@ def test_workflow_jobs_after_watch_wait_for_the_index():
     for name in ("fetch-pack", "build-pack", "pull-request"):
         assert "needs.watch.outputs.index-ready == 'true'" in jobs[name]["if"], name
     assert ACTION["outputs"]["index-ready"]["value"] == "${{ steps.bot.outputs.index-ready }}"
-    assert "`index-ready`" in README
+    assert "`index-ready`" in ACTION_DOC
 
 
 def test_workflow_set_input_reaches_every_update_step_through_the_action_input():
