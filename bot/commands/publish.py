@@ -204,7 +204,7 @@ def _read_report(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, inert
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -238,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
-                    token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
+                    token=token, remote=args.remote, progress=lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr))
     msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
@@ -246,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
-        actions.append_summary(f"- **not pushed**: {notice}\n")
+        actions.append_summary(f"- **not pushed**: {inert.markdown(notice, cap=1000)}\n")
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

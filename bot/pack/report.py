@@ -9,12 +9,16 @@ the same data for ``--json`` and the job summary.
 
 from __future__ import annotations
 
-from bot.textreport import plural
-
 import re
 from dataclasses import dataclass, field
 
+from bot import inert
 from bot.model import CheckResult
+from bot.textreport import plural
+
+#: Longest detail / component name shown (characters of pack text; an ellipsis marks a cut).
+DETAIL_CAP = 1000
+NAME_CAP = 120
 
 _ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
 
@@ -34,8 +38,8 @@ def one_line(text: str) -> str:
 
 
 def _md(text: str) -> str:
-    """Escape text for a Markdown table cell: one line (:func:`one_line`), pipes, backslashes and ``<`` escaped."""
-    return one_line(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    """Pack text for a Markdown table cell: one line (:func:`one_line`), then inert (:func:`bot.inert.markdown`)."""
+    return inert.markdown(one_line(text), cap=DETAIL_CAP)
 
 
 @dataclass
@@ -87,25 +91,26 @@ class PackReport:
         width = max([len(c.name) for c in self.checks] + [5])
         lines = [f"{'check':<{width}}  status  detail"]
         for c in self.checks:
-            lines.append(f"{c.name:<{width}}  {c.status:<6}  {one_line(c.detail)}")
+            lines.append(f"{c.name:<{width}}  {c.status:<6}  {inert.line(one_line(c.detail), cap=DETAIL_CAP)}")
         if self.baseline:
             for title, items in (("added", self.operators_added), ("removed", self.operators_removed)):
-                lines.append(f"operators {title} ({len(items)}): {one_line(', '.join(items)) or '-'}")
+                shown = ", ".join(inert.line(one_line(i), cap=NAME_CAP) for i in items)
+                lines.append(f"operators {title} ({len(items)}): {shown or '-'}")
         lines.append(self.summary)
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
         """The PR-body section: heading, verdict, check table, operator components added/removed."""
-        out = [f"### Pack verification: `{self.pack}`", "",
-               f"**{'Failed' if self.failed else 'Passed'}** for version `{self.version}`: "
+        out = [f"### Pack verification: {inert.code(self.pack, cap=NAME_CAP)}", "",
+               f"**{'Failed' if self.failed else 'Passed'}** for version {inert.code(self.version, cap=NAME_CAP)}: "
                f"{self.count('pass')} passed, {plural(self.count('warn'), 'warning')}, {self.count('fail')} failed.",
                "",
                "| Check | Result | Detail |", "|---|---|---|"]
         for c in self.checks:
             out.append(f"| `{c.name}` | {_ICON.get(c.status, c.status)} | {_md(c.detail)} |")
         if self.baseline:
-            out += ["", f"#### Operator components against `{self.baseline}`", ""]
+            out += ["", f"#### Operator components against {inert.code(self.baseline, cap=NAME_CAP)}", ""]
             for title, items in (("Added", self.operators_added), ("Removed", self.operators_removed)):
-                shown = ", ".join(f"`{_md(i)}`" for i in items) if items else "none"
+                shown = ", ".join(inert.code(one_line(i), cap=NAME_CAP) for i in items) if items else "none"
                 out.append(f"- {title} ({len(items)}): {shown}")
         return "\n".join(out) + "\n"

@@ -50,6 +50,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from bot import inert
 from bot.errors import UpstreamError, UsageError
 from bot.model import Flag, PinChange, PinSet, ResolvedPin, norm
 from bot.template.pep508 import empty_operator_problem
@@ -64,6 +65,14 @@ TOSA_REQUIREMENTS = "backends/arm/requirements-arm-tosa.txt"
 
 #: The packages every bump writes besides ``executorch`` itself, in report order.
 MAIN_PACKAGES = ("torch", "torchao", "ethos-u-vela")
+
+#: Longest upstream text quoted in a reason or flag (a pin expression, a URL, a specifier), in characters.
+QUOTE_CAP = 200
+
+
+def _quote(text: object) -> str:
+    """Upstream text as quoted in a reason: one line, capped at :data:`QUOTE_CAP` (:func:`bot.inert.line`)."""
+    return inert.line(text, cap=QUOTE_CAP)
 
 
 # --------------------------------------------------------------------------------------
@@ -91,12 +100,12 @@ class ReqLine:
         if self.problem:
             return self.problem
         if self.url:
-            return f"pinned by a URL ({self.url}), not a version"
+            return f"pinned by a URL ({_quote(self.url)}), not a version"
         if not self.spec:
             return "no version pin"
         if self.spec.lstrip().startswith("=="):
-            return f"no exact version ({self.name}{self.spec})"
-        return f"only a range ({self.name}{self.spec})"
+            return f"no exact version ({_quote(self.name + self.spec)})"
+        return f"only a range ({_quote(self.name + self.spec)})"
 
 
 def _exact(req: Requirement) -> Optional[str]:
@@ -232,7 +241,8 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             targets, value = [node.target], node.value
         for t in targets:
             if isinstance(t, ast.Name):
-                facts.assigned[t.id] = ast.get_source_segment(text, value) or ast.dump(value)
+                # quoted in a flag: a multi-line expression becomes one capped line here
+                facts.assigned[t.id] = _quote(ast.get_source_segment(text, value) or ast.dump(value))
         if targets and isinstance(value, ast.Constant) and isinstance(value.value, str):
             for t in targets:
                 if isinstance(t, ast.Name):
