@@ -69,7 +69,8 @@ def _run(args) -> int:
     try:
         return int(args._run(args) or 0)
     except BotError as exc:
-        print(f"{PROG}: error: {inert.line(exc, cap=ERROR_CAP)}", file=sys.stderr)
+        # the bot's own message may span lines (a list of disagreeing pins): each line inert and capped
+        print(f"{PROG}: error: " + "\n".join(inert.lines(exc, cap=ERROR_CAP, max_lines=60)), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

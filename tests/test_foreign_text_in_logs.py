@@ -58,7 +58,7 @@ def test_url_and_range_pins_are_quoted_as_one_capped_line(tags):
     from bot.upstream.pins import resolve_pinset
     from bot.upstream.source import DirectorySource
     write(tags, "v1.5.1", "backends/arm/requirements-arm-tosa.txt",
-          "tosa-tools @ git+https://e.invalid/t.git@v1#egg=tosa-tools" + "%0A::error::x" * 400 + "\n"
+          "tosa-tools @ git+https://e.invalid/t.git@v1#egg=tosa-tools" + "%0A::error::x" * 200 + "\n"
           "ml_dtypes >= 0.5" + " " * 3000 + ", <1\n")
     target = resolve_pinset(DirectorySource(tags), "v1.5.1")
     reasons = {p.name: p.reason for p in target.tosa}

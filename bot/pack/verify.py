@@ -98,7 +98,7 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
 
     say("archive")
     try:
-        zf = open_zip(pack)
+        zf = open_zip(pack, limits)
     except UnsafeArchive as exc:
         add(CheckResult("archive", "fail", str(exc)))
         return report
@@ -206,7 +206,7 @@ def _guarded(name: str, fn: Callable[[], CheckResult]) -> CheckResult:
 def _read_baseline(path: Path, limits: Limits) -> Pdsc:
     """The PDSC of the baseline pack; raises :class:`PackError` (exit 2) when it cannot be read safely."""
     try:
-        zf = open_zip(path)
+        zf = open_zip(path, limits)
     except UnsafeArchive as exc:
         raise PackError(f"--baseline: {exc}", path=str(path)) from exc
     with zf:
