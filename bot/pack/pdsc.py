@@ -148,6 +148,9 @@ def decode_pdsc(data: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         raise PdscError(f"is not {codec.upper()} text (byte {exc.start}); a PDSC must be UTF-8 "
                         "(or UTF-16 with a byte-order mark)", path=path, line=_line_of(body, exc.start)) from None
+    if "\x00" in text:   # not XML (1.0, section 2.2); UTF-16/32 without a BOM decodes as "valid" UTF-8 like this
+        raise PdscError("holds NUL characters (UTF-16 or UTF-32 without a byte-order mark?); a PDSC must be UTF-8 "
+                        "(or UTF-16 with a byte-order mark)", path=path, line=text.count("\n", 0, text.index("\x00")) + 1)
     decl = _ENCODING_DECL.match(text)
     if decl and decl.group(1).lower().replace("_", "-") not in ("utf-8", "utf8", "utf-16", "utf16"):
         raise PdscError(f"declares encoding {decl.group(1)!r}; a PDSC must be UTF-8 (or UTF-16 with a byte-order "
