@@ -41,9 +41,11 @@ def bot_steps(job: str) -> list[dict]:
 def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_repo):
     from bot.commands.demo import copy_template
 
+    from packgen import make_pack
+
     copy_template(tmp_path / "template")
-    (tmp_path / "pack").mkdir()
-    (tmp_path / "pack" / "pack-report.md").write_text("### Pack verification\n\nall checks passed\n")
+    make_pack(tmp_path / "pack")   # the artifact: the pack the build job made, and its compile result
+    (tmp_path / "pack" / "compile-result.json").write_text('{"status": "pass", "detail": "all 2 compile"}')
     context = {
         "inputs.upstream": str(upstream_repo),
         "needs.watch.outputs.target": "1.5.1",
@@ -51,6 +53,8 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
+        "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
+            "--compile-result pack/compile-result.json",
     }
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["update", "publish"]
@@ -64,7 +68,9 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         assert proc.returncode == 0, (with_, proc.stdout, proc.stderr)
     publish = procs[-1].stdout
     assert "\nBump ExecuTorch to 1.5.1\n" in publish
-    assert "all checks passed" in publish  # the pack report reached the PR body
+    # the pack was verified in this job and its report reached the PR body, with the build job's compile bit
+    assert "Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`" in publish
+    assert "build job: all 2 compile" in publish
     assert "PyTorch::ExecuTorch" in publish and "1.4.0" in publish
     # the bump was applied in the runner's checkout, where publish read it
     assert "PyTorch::ExecuTorch@1.5.1" in (tmp_path / "template" / "app" / "app.cproject.yml").read_text()

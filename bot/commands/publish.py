@@ -21,7 +21,15 @@ def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
-    p.add_argument("--pack-report", type=Path, help="Markdown from `verify-pack --markdown FILE` for the PR body")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--pack", type=Path, metavar="PACK",
+                     help="the .pack to verify here, in this job (every check but the compile check); the PR body "
+                          "and the draft decision come from this verification")
+    src.add_argument("--pack-report", type=Path,
+                     help="Markdown from `verify-pack --markdown FILE` for the PR body (only from a job where no "
+                          "upstream code ran; the reusable workflow uses --pack)")
+    p.add_argument("--compile-result", type=Path, metavar="FILE",
+                   help="with --pack: the build job's `verify-pack --compile-result FILE`, trusted as pass/fail only")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -189,6 +197,25 @@ def _check_applied(plan, edits, plan_file: Path) -> None:
                              "--plan-file` again on this checkout before publishing", path=str(plan_file))
 
 
+def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None):
+    """Verify ``pack`` in this process for ExecuTorch ``version``; returns the :class:`~bot.pack.report.PackReport`.
+
+    Every check but the compile check runs here (the archive, the PDSC, the
+    headers, references, components, the template's selected components);
+    nothing of the job that built the pack is trusted but the pack itself
+    and, with ``compile_result``, the compile check's pass/fail bit
+    (:func:`bot.pack.compile_result.read_compile_result`).
+    Raises what :func:`bot.pack.verify.verify_pack` raises (exit 2 for an unreadable file).
+    """
+    from bot.pack.compile_result import read_compile_result
+    from bot.pack.verify import verify_pack
+
+    report = verify_pack(pack, version, template=template)
+    if compile_result is not None:
+        report.checks.append(read_compile_result(compile_result))
+    return report
+
+
 def _read_report(path: Path) -> str:
     """The Markdown of ``--pack-report``; :class:`UsageError` naming the file when it cannot be read as UTF-8."""
     from bot.errors import UsageError
@@ -206,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bot import actions, inert
     from bot.config import load_config
+    from bot.errors import UsageError
     from bot.github import flow
     from bot.github.client import make_github, token_from
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
@@ -220,11 +248,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
     included = read_includes(args.repo, includes)
-    report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
+    if args.compile_result and not args.pack:
+        raise UsageError("--compile-result needs --pack")
+    if args.pack:
+        report = verify_here(args.pack, plan.bump.new_executorch, template=args.repo,
+                             compile_result=args.compile_result)
+    else:
+        report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     body = pr_body(plan, upstream=upstream, pack_report=report,
-                   pack_note=None if report else "No pack report was given to `publish --pack-report`.",
+                   pack_note=None if report else "No pack was given to `publish --pack`.",
                    included=sorted(included))
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     if args.dry_run:

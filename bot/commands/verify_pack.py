@@ -41,8 +41,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
+    parser.add_argument("--installed", type=Path, metavar="DIR",
+                        help="the folder the pack was installed into ($CMSIS_PACK_ROOT/PyTorch/ExecuTorch/V): it must "
+                             "hold exactly the pack's files, byte for byte")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
+    parser.add_argument("--compile-result", type=Path, metavar="FILE",
+                        help="with --compile-check: write the compile check's pass/fail and one inert line to FILE "
+                             "(JSON) for `publish --compile-result`, after every check has finished")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,16 +58,25 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cxx and not args.compile_check:
         raise UsageError("--cxx needs --compile-check")
+    if args.compile_result and not args.compile_check:
+        raise UsageError("--compile-result needs --compile-check")
     if args.markdown:
         _check_markdown_target(args.markdown, [p for p in (args.pack, args.baseline) if p])
+    if args.compile_result:   # a result left there before (by anyone) must not survive a run that stops early
+        from bot.pack.compile_result import write_compile_result
+        write_compile_result(None, args.compile_result)
     report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
                          template=args.template, executorch_root=args.executorch_root,
-                         compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget)
+                         compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget,
+                         installed=args.installed)
     if args.markdown:
         try:
             args.markdown.write_text(report.to_markdown(), encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"--markdown: cannot write {args.markdown}: {exc.strerror}") from exc
+    if args.compile_result:   # written by the bot, after every upstream process (validator, compiler) has exited
+        from bot.pack.compile_result import write_compile_result
+        write_compile_result(report.check("compile"), args.compile_result)
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
