@@ -17,7 +17,7 @@ import pytest
 from bot.errors import UpstreamError
 from bot.pack.pdsc import MAX_DEFINES_TEXT, PdscError, parse_pdsc
 from bot.template.pep508 import empty_operator
-from bot.upstream.pins import MAX_REQUIREMENT, parse_pyproject, parse_python, parse_requirement_file
+from bot.upstream.pinfiles import MAX_REQUIREMENT, parse_pyproject, parse_python, parse_requirement_file
 
 #: Most scans of the input the code under test may cost (the linear code costs 0-3 here; the
 #: quadratic patterns it replaced cost 65 to many thousands on the same inputs).

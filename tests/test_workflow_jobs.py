@@ -55,6 +55,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
         "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
             "--compile-result pack/compile-result.json",
+        "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
     }
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["update", "publish"]

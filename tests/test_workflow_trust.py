@@ -41,14 +41,15 @@ def _bot_steps(job: str) -> list[dict]:
 
 # --- the workflow file ------------------------------------------------------------------------------
 
-def test_only_check_fetch_pack_and_publish_get_a_token():
+def test_update_build_pack_and_verify_pack_get_no_token():
+    seen = set()
     for job_id in JOBS:
         for step in _bot_steps(job_id):
             w = step["with"]
-            if w["command"] in ("check", "fetch-pack", "publish"):
-                assert w.get("token") != "", (job_id, step["name"])
-            else:   # update only reads; build-pack and verify-pack run upstream code
+            if w["command"] in ("update", "build-pack", "verify-pack"):   # update only reads; the others run upstream code
                 assert w.get("token") == "", (job_id, step["name"])
+                seen.add(w["command"])
+    assert seen == {"update", "build-pack", "verify-pack"}
 
 
 def test_pip_install_of_the_template_runs_without_token_or_file_variables():
@@ -78,13 +79,26 @@ def test_pull_request_job_verifies_the_pack_itself():
             in args)
 
 
-def test_bot_ref_is_checked_first_and_every_job_waits_for_it(tmp_path):
+def _needs(job: dict) -> list[str]:
+    n = job.get("needs", [])
+    return n if isinstance(n, list) else [n]
+
+
+def test_bot_ref_is_checked_before_any_job_checks_it_out(tmp_path):
+    """Each job that checks out the bot at bot-ref runs the check first, or runs after a job that did."""
+    def checks_first(job_id: str) -> bool:
+        steps = JOBS[job_id]["steps"]
+        names = [s.get("name") for s in steps]
+        return names[0] == "Refuse a bot-ref that is not a commit SHA"
+
+    def guarded(job_id: str) -> bool:
+        return checks_first(job_id) or any(guarded(n) for n in _needs(JOBS[job_id]))
+
+    for job_id, job in JOBS.items():
+        if any(s.get("with", {}).get("ref") == "${{ inputs.bot-ref }}" for s in job["steps"]):
+            assert guarded(job_id), job_id
     first = JOBS["watch"]["steps"][0]
     assert first["env"] == {"BOT_REF": "${{ inputs.bot-ref }}"}
-    for job_id, job in JOBS.items():
-        if job_id != "watch":
-            needs = job["needs"] if isinstance(job["needs"], list) else [job["needs"]]
-            assert "watch" in needs, job_id
 
     def check(ref: str) -> int:
         return subprocess.run(["bash", "-e", "-c", first["run"]], env={"BOT_REF": ref, "PATH": "/usr/bin:/bin"},

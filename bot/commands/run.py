@@ -21,9 +21,11 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
+                        "the bump is proposed as a draft pull request that lists the items")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_ignored_argument
+    add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
@@ -33,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
-    from bot.commands.check import open_upstream
+    from bot.sources import open_source
     from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
@@ -51,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
             sets = engine.parse_sets(args.sets)
-            source = open_upstream(args.upstream, token)
+            from bot.commands.check import ignored_versions
+            ignored = ignored_versions(args, config, token)
+            source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
             pub = None
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
                                 remote=args.remote, progress=say)
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged)
+                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
+                           ignored=ignored)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))
@@ -82,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line)
+                                       pack_note=out.pack_note, index_line=out.index_line,
+                                       evidence=out.evidence)
                            + (f"\n- **not pushed**: {inert.markdown(notice, cap=1000)}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")

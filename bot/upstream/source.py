@@ -3,10 +3,9 @@
 Implementations: a local git repository (clone or bare; files read at a tag
 with ``git cat-file``, no checkout), a plain directory holding one folder per tag
 (tests, demos), and, in :mod:`bot.github`, the GitHub contents API
-(``github:OWNER/NAME``).  :func:`open_source` turns a ``--upstream`` argument
-into one of them.
-
-:class:`GitSource` is defined in :mod:`bot.upstream.git` and re-exported here.
+(``github:OWNER/NAME``).  :func:`bot.sources.open_source` turns a
+``--upstream`` argument into one of them; this module imports no implementation
+outside it (:class:`~bot.upstream.git.GitSource` lives in :mod:`bot.upstream.git`).
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import abc
 import os
 from pathlib import Path
 
-from bot.errors import UpstreamError, UsageError
+from bot.errors import UpstreamError
 
 
 class UpstreamSource(abc.ABC):
@@ -39,6 +38,22 @@ class UpstreamSource(abc.ABC):
     def prereleases(self) -> set[str]:
         """Tags the source knows to be prereleases (GitHub release flag); empty by default."""
         return set()
+
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str] | None:
+        """Every path (POSIX, repository-relative) added, modified or deleted between two tags, sorted.
+
+        None when the source cannot tell (the default).  Raises
+        :class:`~bot.errors.UpstreamError` for an unknown tag.
+        """
+        return None
+
+    def ancestry(self, old_tag: str, new_tag: str) -> tuple[bool | None, int | None]:
+        """``(old is an ancestor of new, commits in new not in old)``; ``(None, None)`` when unknown (the default).
+
+        A patch release cut from a release branch (``release/X.Y``) is not a
+        descendant of the previous minor's tag (FORMATS.md section 2).
+        """
+        return None, None
 
     @abc.abstractmethod
     def describe(self) -> str:
@@ -82,6 +97,31 @@ class DirectorySource(UpstreamSource):
     def describe(self) -> str:
         return f"directory {self.path}"
 
+    def _files(self, tag: str) -> dict[str, Path]:
+        root = self.path / tag
+        if "/" in tag or tag.startswith(".") or not root.is_dir():
+            raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
+        out = {}
+        for dirpath, dirnames, filenames in os.walk(root):     # os.walk does not follow folder symlinks
+            for name in filenames:
+                p = Path(dirpath) / name
+                if p.is_file() and not p.is_symlink():
+                    out[p.relative_to(root).as_posix()] = p
+        return out
+
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str]:
+        """Paths whose bytes differ between the two tag folders (added, removed or edited); symlinks are skipped."""
+        old, new = self._files(old_tag), self._files(new_tag)
+        out = []
+        for rel in sorted(set(old) | set(new)):
+            a, b = old.get(rel), new.get(rel)
+            try:
+                if a is None or b is None or a.read_bytes() != b.read_bytes():
+                    out.append(rel)
+            except OSError as exc:
+                raise UpstreamError(f"cannot read {rel} in {self.describe()}: {exc.strerror}") from exc
+        return out
+
 
 def _clean_path(path: str) -> str:
     """A repository-relative POSIX path without a leading ``./`` or ``/``; refuses ``..`` and newlines."""
@@ -102,46 +142,3 @@ def is_git_repository(path: str | os.PathLike) -> bool:
     if (p / ".git").exists():
         return True
     return (p / "HEAD").is_file() and (p / "objects").is_dir() and (p / "refs").is_dir()
-
-
-def open_source(spec: str) -> UpstreamSource:
-    """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
-
-    ``spec`` is one of:
-      * ``github:OWNER/NAME``: delegated to
-        ``bot.github.source.GitHubSource.from_spec(spec)`` (imported here
-        only, so that start-up stays fast);
-      * a path to a git repository (a clone or a bare repository): :class:`GitSource`;
-      * a path to a directory with one sub-folder per tag: :class:`DirectorySource`.
-
-    Raises:
-        UsageError: a ``github:`` spec while the GitHub source is not installed,
-            or an empty spec.
-        UpstreamError: the path does not exist or is not a directory.
-    """
-    if not spec or not spec.strip():
-        raise UsageError("--upstream: empty source")
-    if spec.startswith("github:"):
-        try:
-            from bot.github.source import GitHubSource
-        except ImportError as exc:
-            raise UsageError(f"--upstream {spec}: GitHub sources are not available in this installation") from exc
-        return GitHubSource.from_spec(spec)
-    path = Path(spec).expanduser()
-    if not path.exists():
-        raise UpstreamError(f"upstream source {spec} does not exist")
-    if not path.is_dir():
-        raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")
-    if is_git_repository(path):
-        from bot.upstream.git import GitSource
-        return GitSource(path)
-    return DirectorySource(path)
-
-
-def __getattr__(name: str):
-    """Lazy re-export of :class:`bot.upstream.git.GitSource` (it subclasses
-    :class:`UpstreamSource`, so an eager import here would be circular)."""
-    if name == "GitSource":
-        from bot.upstream.git import GitSource
-        return GitSource
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
