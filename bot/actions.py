@@ -103,11 +103,12 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
           out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
     """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions).
 
-    ``message`` and ``file`` may quote foreign text: each is one line through
-    :func:`bot.inert.line`, the message capped at :data:`ANNOTATION_CAP`.
+    ``message`` and ``file`` may quote foreign text: every line of the message
+    goes through :func:`bot.inert.lines` (capped at :data:`ANNOTATION_CAP`
+    characters, 40 lines), ``file`` is one line.
     """
     out = out or sys.stderr
-    message = inert.line(message, cap=ANNOTATION_CAP)
+    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
     file = inert.line(file, cap=300) if file else None
     if not in_actions(env):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
@@ -125,10 +126,10 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
 def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
     """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat.
 
-    ``message`` is one line through :func:`bot.inert.line`, capped at :data:`ANNOTATION_CAP`.
+    Every line of ``message`` goes through :func:`bot.inert.lines` (capped at :data:`ANNOTATION_CAP`, 40 lines).
     """
     out = out or sys.stderr
-    message = inert.line(message, cap=ANNOTATION_CAP)
+    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
     if in_actions(env):
         write_command(out, f"::warning title=executorch-pack-bot::{_escape_data(message)}")
     else:

@@ -79,7 +79,7 @@ def test_stream_guard_breaks_foreign_commands_but_not_the_bots_own(monkeypatch):
     got = _lines(raw.getvalue())
     assert got == ["plan", ":\u200b:error::spoof", "  :\u200b:set-output name=pack::/etc/passwd",
                    "ok ##\u200b[add-mask]x", ":\u200b:stop-commands::t",
-                   "::error file=a.txt,line=3::bad ::error::nested", ""]
+                   "::error file=a.txt,line=3::bad%0A:\u200b:error::nested", ""]
 
 
 def test_cli_wraps_stdout_and_stderr_for_the_whole_command(capsys):

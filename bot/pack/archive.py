@@ -235,13 +235,13 @@ _ZIP64_EOCD = b"PK\x06\x06"
 MAX_DIRECTORY_BYTES = 64 << 20
 
 
-def declared_entries(path: Path) -> tuple[int, int]:
+def declared_entries(path: Path) -> tuple[int, int] | None:
     """(entry count, central directory size in bytes) as the end-of-central-directory record declares them.
 
     Reads only the file's tail (PKWARE APPNOTE 6.3.x, sections 4.3.14-4.3.16:
     the record is at most 22 + 65,535 bytes from the end; a count of 0xFFFF
     or a size of 0xFFFFFFFF defers to the ZIP64 record the locator points at).
-    Raises :class:`UnsafeArchive` when there is no such record.
+    None when there is no such record (:mod:`zipfile` then says why the file is not a zip).
     """
     with open(path, "rb") as fh:
         fh.seek(0, os.SEEK_END)
@@ -251,7 +251,7 @@ def declared_entries(path: Path) -> tuple[int, int]:
         tail = fh.read(tail_len)
         at = tail.rfind(_EOCD)
         if at < 0 or len(tail) - at < 22:
-            raise UnsafeArchive("not a readable zip archive (no end-of-central-directory record)", path=path.name)
+            return None
         entries = int.from_bytes(tail[at + 10:at + 12], "little")
         cd_size = int.from_bytes(tail[at + 12:at + 16], "little")
         loc = at - 20
@@ -273,9 +273,10 @@ def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
     entries cost hundreds of MB before any later limit could apply).
     """
     try:
-        entries, cd_size = declared_entries(path)
+        declared = declared_entries(path)
     except OSError as exc:
         raise UnsafeArchive(f"not a readable zip archive ({exc.strerror or exc})", path=path.name) from exc
+    entries, cd_size = declared or (0, 0)
     if entries > limits.max_entries:
         raise UnsafeArchive(f"{entries} entries, more than the limit of {limits.max_entries}", path=path.name)
     if cd_size > MAX_DIRECTORY_BYTES:
