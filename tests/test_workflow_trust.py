@@ -63,8 +63,7 @@ def test_build_job_hands_on_only_the_pack_and_the_compile_bit():
     assert "--compile-result pack/compile-result.json" in verify["with"]["args"]
     assert "--markdown" not in verify["with"]["args"]
     upload = next(s for s in JOBS["build-pack"]["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
-    assert upload["with"]["path"].split() == ["pack/PyTorch.ExecuTorch.${{", "needs.watch.outputs.target", "}}.pack",
-                                              "pack/compile-result.json"]
+    assert upload["with"]["path"].split() == ["pack/PyTorch.ExecuTorch.*.pack", "pack/compile-result.json"]
 
 
 def test_pull_request_job_verifies_the_pack_itself():
@@ -74,7 +73,7 @@ def test_pull_request_job_verifies_the_pack_itself():
     assert publish["command"] == "publish"
     args = publish["args"]
     assert "--pack-report" not in args
-    assert "--pack pack/PyTorch.ExecuTorch.${{ needs.watch.outputs.target }}.pack" in args
+    assert args.split()[:4] == ["--plan-file", "executorch-pack-plan.json", "--pack", "pack"]
     assert ("${{ needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || '' }}"
             in args)
 
@@ -120,7 +119,7 @@ def test_ai_layer_uses_a_fresh_pack_root_and_checks_the_installed_files():
     assert script.index('rm -rf "$CMSIS_PACK_ROOT"') < script.index("cpackget init --pack-root") < script.index("cpackget add")
     checks = [i for i, s in enumerate(steps) if "--installed" in s.get("with", {}).get("args", "")]
     assert len(checks) == 1 and names.index(install["name"]) < checks[0] < names.index(regen["name"])
-    assert root + "/PyTorch/ExecuTorch/" in steps[checks[0]]["with"]["args"]
+    assert steps[checks[0]]["with"]["args"] == "pack --installed " + root
     before = [i for i, s in enumerate(steps) if s.get("with", {}).get("command") == "verify-pack"][0]
     assert before < names.index(install["name"])   # verified before cpackget unpacks it
 
@@ -262,3 +261,15 @@ def test_publish_compile_result_needs_the_pack(planned, capsys, tmp_path):
     rc, _, err = run_cli(capsys, "publish", "--repo", tpl, "--plan-file", plan, "--compile-result",
                          tmp_path / "c.json", "--dry-run")
     assert rc == 2 and "--compile-result needs --pack" in err
+
+
+def test_verify_pack_takes_the_artifact_folder_and_the_pack_root(tmp_path, capsys):
+    pack, folder = _installed(tmp_path)   # folder = ROOT/PyTorch/ExecuTorch/1.5.1
+    rc, out, err = run_cli(capsys, "verify-pack", pack.parent, "--version", "1.5.1", "--installed",
+                           tmp_path / "root", "--json")
+    data = json.loads(out)
+    assert (data["pack"], [c["status"] for c in data["checks"] if c["name"] == "installed"]) == (
+        "PyTorch.ExecuTorch.1.5.1.pack", ["pass"])
+    (folder / "LICENSE").write_text("changed")
+    rc, out, _ = run_cli(capsys, "verify-pack", pack.parent, "--version", "1.5.1", "--installed", tmp_path / "root")
+    assert rc == 1

@@ -23,8 +23,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--pack", type=Path, metavar="PACK",
-                     help="the .pack to verify here, in this job (every check but the compile check); the PR body "
-                          "and the draft decision come from this verification")
+                     help="the .pack to verify here, in this job (every check but the compile check), or a folder "
+                          "holding PyTorch.ExecuTorch.<V>.pack; the PR body and the draft decision come from this "
+                          "verification")
     src.add_argument("--pack-report", type=Path,
                      help="Markdown from `verify-pack --markdown FILE` for the PR body (only from a job where no "
                           "upstream code ran; the reusable workflow uses --pack)")
@@ -210,10 +211,11 @@ def verify_here(pack: Path, version: str, *, template: Path | None = None, compi
     (:func:`bot.pack.compile_result.read_compile_result`).
     Raises what :func:`bot.pack.verify.verify_pack` raises (exit 2 for an unreadable file).
     """
+    from bot.commands.verify_pack import pack_in
     from bot.pack.compile_result import read_compile_result
     from bot.pack.verify import verify_pack
 
-    report = verify_pack(pack, version, template=template)
+    report = verify_pack(pack_in(pack, version), version, template=template)
     if compile_result is not None:
         report.checks.append(read_compile_result(compile_result))
     return report

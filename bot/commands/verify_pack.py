@@ -26,7 +26,8 @@ ORDER = 40
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``verify-pack``: the pack, its version, and the optional checks' inputs."""
-    parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
+    parser.add_argument("pack", type=Path, metavar="PACK",
+                        help="the .pack file, or a folder holding PyTorch.ExecuTorch.<V>.pack for --version V")
     parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
                         help="pack version expected (X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
     where = parser.add_mutually_exclusive_group()
@@ -41,8 +42,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
-    parser.add_argument("--installed", type=Path, metavar="DIR",
-                        help="the folder the pack was installed into ($CMSIS_PACK_ROOT/PyTorch/ExecuTorch/V): it must "
+    parser.add_argument("--installed", type=Path, metavar="PACK_ROOT",
+                        help="a CMSIS pack root the pack was installed into: PACK_ROOT/PyTorch/ExecuTorch/<V> must "
                              "hold exactly the pack's files, byte for byte")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
@@ -58,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cxx and not args.compile_check:
         raise UsageError("--cxx needs --compile-check")
+    args.pack = pack_in(args.pack, args.pack_version)
+    installed = None
+    if args.installed is not None:
+        from bot.pack.verify import pack_version
+        installed = args.installed / "PyTorch" / "ExecuTorch" / pack_version(args.pack_version)[0]
     if args.compile_result and not args.compile_check:
         raise UsageError("--compile-result needs --compile-check")
     if args.markdown:
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
                          template=args.template, executorch_root=args.executorch_root,
                          compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget,
-                         installed=args.installed)
+                         installed=installed)
     if args.markdown:
         try:
             args.markdown.write_text(report.to_markdown(), encoding="utf-8")
@@ -83,6 +89,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report.to_text())
     return 1 if report.failed else 0
+
+
+def pack_in(path: Path, version: str) -> Path:
+    """``path`` itself, or for a folder ``path/PyTorch.ExecuTorch.<pack version of version>.pack``.
+
+    Raises :class:`~bot.errors.UsageError` for a version that is not X.Y.Z, vX.Y.Z or X.Y.Z-rcN.
+    """
+    if Path(path).is_dir():
+        from bot.pack.verify import pack_version
+        return Path(path) / f"PyTorch.ExecuTorch.{pack_version(version)[0]}.pack"
+    return Path(path)
 
 
 def _check_markdown_target(target: Path, inputs: list) -> None:
