@@ -22,15 +22,22 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--pack", type=Path, metavar="PACK",
-                     help="the .pack to verify here, in this job (every check but the compile check), or a folder "
-                          "holding PyTorch.ExecuTorch.<V>.pack; the PR body and the draft decision come from this "
-                          "verification")
+    src.add_argument("--pack", type=Path, metavar="FILE|DIR",
+                     help="the pack (or the folder holding PyTorch.ExecuTorch.V.pack), verified here, in this job "
+                          "(every check but the compile check): the PR body and the draft decision come from this "
+                          "verification, and its sha256 goes to the PR body")
     src.add_argument("--pack-report", type=Path,
                      help="Markdown from `verify-pack --markdown FILE` for the PR body (only from a job where no "
                           "upstream code ran; the reusable workflow uses --pack)")
     p.add_argument("--compile-result", type=Path, metavar="FILE",
                    help="with --pack: the build job's `verify-pack --compile-result FILE`, trusted as pass/fail only")
+    origin = p.add_mutually_exclusive_group()
+    origin.add_argument("--pack-built", action="store_true",
+                        help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
+                             "so, with the tag, the run link ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/"
+                             "$GITHUB_RUN_ID) and the sha256 of --pack")
+    origin.add_argument("--pack-url", metavar="URL",
+                        help="the release asset URL the pack was downloaded from (fetch-pack), for the PR body")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -44,6 +51,41 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="replace the bot branch even when it holds commits by others (a writer's "
                         "'/executorch-pack-bot recreate' comment)")
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
+
+
+def pack_sha256(path: Path, version: str) -> str:
+    """The sha256 (hex) of ``--pack``: the file, or ``PyTorch.ExecuTorch.VERSION.pack`` in the folder.
+
+    Raises :class:`UsageError` naming the option when there is no such file or it cannot be read.
+    """
+    import hashlib
+
+    from bot.errors import UsageError
+
+    f = Path(path) / f"PyTorch.ExecuTorch.{version}.pack" if Path(path).is_dir() else Path(path)
+    h = hashlib.sha256()
+    try:
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        raise UsageError(f"--pack {path}: cannot read {f}: {exc.strerror or exc}") from None
+    return h.hexdigest()
+
+
+def pack_provenance(args, plan, evidence, report) -> None:
+    """Fill ``evidence.pack`` from ``--pack-built``/``--pack-url``/``--pack-report``/``--pack`` (how, run link, tag, sha256)."""
+    pack = evidence.pack
+    sha = pack_sha256(args.pack, plan.bump.new_pack) if args.pack is not None else None
+    if args.pack_built:
+        pack.how, pack.run_url, pack.tag, pack.sha256 = "built", evidence.run_url, plan.bump.new_tag, sha
+    elif args.pack_url:
+        pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
+    elif report is not None:
+        # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
+        pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), evidence.run_url
 
 
 def include_paths(values) -> tuple[str, ...]:
@@ -253,10 +295,13 @@ def run(args: argparse.Namespace) -> int:
         print("nothing to publish: the plan changes no file")
         return 0
     config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
+    from bot.pack.public_index import pack_index_url
+    index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
     if args.compile_result and not args.pack:
         raise UsageError("--compile-result needs --pack")
     if args.pack:
+        pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
         report = verify_here(args.pack, plan.bump.new_executorch, template=args.repo,
                              compile_result=args.compile_result)
     else:
@@ -268,9 +313,12 @@ def run(args: argparse.Namespace) -> int:
                       branch=config.branch_for(plan.bump.new_executorch))
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         evidence.rebuild_run_url = evidence.run_url
-    if report is not None:
-        # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
-        evidence.pack.how, evidence.pack.run_url = ("verified-here" if args.pack else "reported"), evidence.run_url
+    pack_provenance(args, plan, evidence, report)
+    from bot.commands.check import report_pack_index
+    from bot.pack.public_index import check_pack_index
+    answer = check_pack_index(plan.bump.new_pack, url=index_url)
+    evidence.pack.record_index(answer)
+    report_pack_index(answer)
     pack_note = None if report else "No pack was given to `publish --pack`."
     rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
                       evidence=evidence)
