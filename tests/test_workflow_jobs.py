@@ -72,7 +72,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
     }
     steps = bot_steps("pull-request")
-    assert [s["command"] for s in steps] == ["update", "publish"]
+    assert [s["command"] for s in steps] == ["previous-pack", "update", "publish"]
     runner = ActionRun(tmp_path, bot="real")
     procs = []
     for with_ in steps:

@@ -73,7 +73,9 @@ def test_pull_request_job_verifies_the_pack_itself():
     assert publish["command"] == "publish"
     args = publish["args"]
     assert "--pack-report" not in args
-    assert args.split()[:4] == ["--plan-file", "executorch-pack-plan.json", "--pack", "pack"]
+    assert args.split()[:6] == ["--plan-file", "executorch-pack-plan.json", "--pack", "pack", "--baseline", "baseline"]
+    prev, update = _bot_steps("pull-request")[:2]   # the baseline comes from this job too, with no token
+    assert (prev["with"]["command"], prev["with"]["token"], update["with"]["command"]) == ("previous-pack", "", "update")
     assert ("${{ needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || '' }}"
             in args)
 

@@ -31,6 +31,9 @@ def register(p: argparse.ArgumentParser) -> None:
                           "upstream code ran; the reusable workflow uses --pack)")
     p.add_argument("--compile-result", type=Path, metavar="FILE",
                    help="with --pack: the build job's `verify-pack --compile-result FILE`, trusted as pass/fail only")
+    p.add_argument("--baseline", type=Path, metavar="OLD",
+                   help="with --pack: the previous version's pack or the folder `previous-pack` wrote, for the "
+                        "operator components added, removed and changed")
     origin = p.add_mutually_exclusive_group()
     origin.add_argument("--pack-built", action="store_true",
                         help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
@@ -243,11 +246,13 @@ def _check_applied(plan, edits, plan_file: Path) -> None:
                              "--plan-file` again on this checkout before publishing", path=str(plan_file))
 
 
-def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None):
+def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None,
+                baseline: Path | None = None):
     """Verify ``pack`` in this process for ExecuTorch ``version``; returns the :class:`~bot.pack.report.PackReport`.
 
     Every check but the compile check runs here (the archive, the PDSC, the
-    headers, references, components, the template's selected components);
+    headers, references, components, the template's selected components, the operators against
+    ``baseline``);
     nothing of the job that built the pack is trusted but the pack itself
     and, with ``compile_result``, the compile check's pass/fail bit
     (:func:`bot.pack.compile_result.read_compile_result`).
@@ -257,7 +262,7 @@ def verify_here(pack: Path, version: str, *, template: Path | None = None, compi
     from bot.pack.compile_result import read_compile_result
     from bot.pack.verify import verify_pack
 
-    report = verify_pack(pack_in(pack, version), version, template=template)
+    report = verify_pack(pack_in(pack, version), version, template=template, baseline=baseline)
     if compile_result is not None:
         report.checks.append(read_compile_result(compile_result))
     return report
@@ -298,12 +303,12 @@ def run(args: argparse.Namespace) -> int:
     from bot.pack.public_index import pack_index_url
     index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
-    if args.compile_result and not args.pack:
-        raise UsageError("--compile-result needs --pack")
+    if (args.compile_result or args.baseline) and not args.pack:
+        raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
     if args.pack:
         pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
         report = verify_here(args.pack, plan.bump.new_executorch, template=args.repo,
-                             compile_result=args.compile_result)
+                             compile_result=args.compile_result, baseline=args.baseline)
     else:
         report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
