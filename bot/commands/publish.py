@@ -248,7 +248,7 @@ def _check_applied(plan, edits, plan_file: Path) -> None:
 
 def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None,
                 baseline: Path | None = None):
-    """Verify ``pack`` in this process for ExecuTorch ``version``; returns the :class:`~bot.pack.report.PackReport`.
+    """Verify ``pack`` in this process for pack version ``version``; returns the :class:`~bot.pack.report.PackReport`.
 
     Every check but the compile check runs here (the archive, the PDSC, the
     headers, references, components, the template's selected components, the operators against
@@ -307,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
     if args.pack:
         pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
-        report = verify_here(args.pack, plan.bump.new_executorch, template=args.repo,
+        report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
                              compile_result=args.compile_result, baseline=args.baseline)
     else:
         report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
