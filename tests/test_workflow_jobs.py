@@ -70,6 +70,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
             "--compile-result pack/compile-result.json" if origin == "build-pack" else "",
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
+        "inputs.commit": "",
     }
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["previous-pack", "update", "publish"]
