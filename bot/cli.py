@@ -1,10 +1,13 @@
 """Command-line entry point: ``executorch-pack-bot SUBCOMMAND ...``.
 
-Every module in :mod:`bot.commands` is a subcommand.  A command module
-defines ``NAME`` (the subcommand), ``HELP`` (one line), ``register(parser)``
-(adds its arguments) and ``run(args) -> int`` (the exit code).  Command
-modules import heavy libraries (PyGithub, lxml) inside ``run`` only, so that
-start-up stays fast for every command.
+Every module in :mod:`bot.commands` is a subcommand, listed in :data:`COMMANDS`
+(name, module, one-line help) so that ``--version`` and ``--help`` import no
+command module at all, and a command imports only its own module.  A command
+module defines ``NAME`` (the subcommand), ``HELP`` (one line, the same text as
+its :data:`COMMANDS` row), ``register(parser)`` (adds its arguments) and
+``run(args) -> int`` (the exit code).  Command modules import heavy libraries
+(PyGithub, lxml, PyYAML, packaging) inside ``run`` only, so that start-up stays
+fast for every command.
 
 Exit codes (DESIGN.md): 0 done or nothing to do, 1 a check failed (or the
 output could not be written: a closed pipe), 2 bad usage or bad input.  A :class:`~bot.errors.BotError` is printed as one line
@@ -14,39 +17,76 @@ naming the file and line; no traceback is shown (set
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
-import pkgutil
 import sys
 
 from bot import __version__
 from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError
 
 PROG = "executorch-pack-bot"
+DESCRIPTION = "Keep a CMSIS ExecuTorch firmware template on one ExecuTorch version."
+
+#: ``(subcommand, module under bot.commands, one-line help)`` in ``--help`` order.  A test checks
+#: that every module of :mod:`bot.commands` is listed here with its own ``NAME`` and ``HELP``.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("demo", "demo", "run a complete bump offline on the shipped sample template (prints the diff and the "
+                     "summary), then verify a good sample pack and the trap"),
+    ("update", "update", "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"),
+    ("audit", "audit", "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an "
+                       "item is blocking)"),
+    ("check", "check", "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"),
+    ("fetch-pack", "fetch_pack", "download a release's pack asset (sha256 checked) and verify it"),
+    ("build-pack", "build_pack", "build the PyTorch::ExecuTorch pack: documented cross-compile, trap guard, "
+                                 "build_pack.sh"),
+    ("publish", "publish", "push the applied bump to the bot branch and open or update its pull request"),
+    ("verify-pack", "verify_pack", "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, "
+                                   "components, compile)"),
+    ("run", "run", "check, update, verify the pack asset and publish (the scheduled job)"),
+    ("command", "command", "answer a comment command, an approval or a dashboard tick from $GITHUB_EVENT_PATH "
+                           "(GitHub Actions outputs)"),
+    ("dashboard", "dashboard", "create or update the dashboard issue (dashboard: true in "
+                               ".github/executorch-pack-bot.yml)"),
+)
 
 
-def _command_modules():
-    import bot.commands as pkg
-    mods = []
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        mods.append(importlib.import_module(f"bot.commands.{info.name}"))
-    mods.sort(key=lambda m: (getattr(m, "ORDER", 50), m.NAME))
-    return mods
+def command_module(name: str):
+    """The module of the subcommand ``name`` (a :data:`COMMANDS` name), imported now."""
+    import importlib
+    module = next(mod for cmd, mod, _ in COMMANDS if cmd == name)
+    return importlib.import_module(f"bot.commands.{module}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argparse parser with one subparser per command module."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Keep a CMSIS ExecuTorch firmware template on one ExecuTorch version.")
+def requested_command(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word not starting with ``-`` when that is a
+    :data:`COMMANDS` name (the top-level parser has options without values only), else None."""
+    names = {cmd for cmd, _, _ in COMMANDS}
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in names else None
+    return None
+
+
+def build_parser(load: "list[str] | tuple[str, ...] | None" = None):
+    """The argparse parser with one subparser per command.
+
+    ``load`` names the commands whose modules are imported and whose arguments
+    are registered (default: all of them); the others are listed with their
+    help only, which is all ``--help`` needs.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+    for name, _, help_text in COMMANDS:
+        if load is not None and name not in load:
+            sub.add_parser(name, help=help_text)
+            continue
+        mod = command_module(name)
+        p = sub.add_parser(name, help=help_text, description=getattr(mod, "DESCRIPTION", help_text))
         mod.register(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -54,7 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # the cheapest answer: no argparse at all
+        print(f"{PROG} {__version__}")
+        return 0
+    command = requested_command(argv)
+    parser = build_parser(load=[command] if command else [])
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
