@@ -77,19 +77,67 @@ def build_parser(load: "list[str] | tuple[str, ...] | None" = None):
     """
     import argparse
 
-    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
+    class Formatter(argparse.HelpFormatter):
+        """argparse's formatter without its start-up cost: the terminal width is read without
+        :mod:`shutil` (and its bz2/lzma imports): ``$COLUMNS``, else the terminal of stdout, else 80
+        columns; text is wrapped at spaces by :func:`_wrap` instead of :mod:`textwrap` (whose
+        patterns take longer to compile than the whole help takes to print)."""
+
+        def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+            super().__init__(prog, indent_increment, max_help_position,
+                             _terminal_columns() - 2 if width is None else width)
+
+        def _split_lines(self, text, width):
+            return _wrap(text, width)
+
+        def _fill_text(self, text, width, indent):
+            return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
+
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, _, help_text in COMMANDS:
         if load is not None and name not in load:
-            sub.add_parser(name, help=help_text)
+            sub.add_parser(name, help=help_text, formatter_class=Formatter)
             continue
         mod = command_module(name)
-        p = sub.add_parser(name, help=help_text, description=getattr(mod, "DESCRIPTION", help_text))
+        p = sub.add_parser(name, help=help_text, description=getattr(mod, "DESCRIPTION", help_text),
+                           formatter_class=Formatter)
         mod.register(p)
         p.set_defaults(_run=mod.run)
     return parser
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` with its runs of white space made one space, cut into lines of at most ``width``
+    characters at spaces (a longer word stays whole on its own line)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _terminal_columns() -> int:
+    """``$COLUMNS`` when it is a positive number, else the width of stdout's terminal, else 80
+    (the rule of :func:`shutil.get_terminal_size`)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+        if columns > 0:
+            return columns
+    except ValueError:
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 def main(argv: list[str] | None = None) -> int:

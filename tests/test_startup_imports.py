@@ -62,6 +62,21 @@ def test_version_does_not_even_load_argparse():
     assert "argparse" not in mods
 
 
+def test_help_measures_the_terminal_without_shutil_and_wraps_without_textwrap():
+    # shutil.get_terminal_size would pull in shutil, bz2 and lzma for one number; textwrap compiles patterns
+    base = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"], capture_output=True,
+                          text=True, cwd=ROOT).stdout.split()
+    rc, mods = loaded_after("--help")
+    assert rc == 0
+    assert ("shutil" in mods, "textwrap" in mods) == ("shutil" in base, "textwrap" in base)
+
+
+def test_help_wraps_at_spaces_within_the_width():
+    assert cli._wrap("one  two\nthree four", 9) == ["one two", "three", "four"]
+    assert cli._wrap("a verylongword b", 4) == ["a", "verylongword", "b"]
+    assert cli._wrap("   ", 10) == []
+
+
 def test_update_help_loads_its_own_module_only():
     rc, mods = loaded_after("update", "--help")
     assert rc == 0

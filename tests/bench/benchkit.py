@@ -1,0 +1,101 @@
+"""Shared helpers of the whole-process benchmarks: interleaved runs, medians, the machine's load.
+
+Every figure is a whole process as a user runs it, measured in the same run as
+its reference, the two interleaved (A B A B ...) so that a burst of load on a
+shared machine hits both; the median of the runs is reported with the ratio.
+
+``--bot-root DIR`` (every script) runs the bot from another checkout (for
+example ``git archive main | tar -x -C DIR``) to measure a before/after pair.
+The bot's modules are byte-compiled first (:func:`compile_bot`), as a regular
+``pip install`` does, so that an environment with ``PYTHONDONTWRITEBYTECODE``
+does not compile every module on every run.
+"""
+
+from __future__ import annotations
+
+import compileall
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bot_root(argv_root: str | None) -> Path:
+    """The checkout whose ``bot`` package is run (default: this one)."""
+    return Path(argv_root).resolve() if argv_root else ROOT
+
+
+def compile_bot(root: Path) -> None:
+    """Byte-compile ``root/bot`` (what ``pip install`` does for a regular install)."""
+    compileall.compile_dir(str(root / "bot"), quiet=1)
+
+
+#: The console script ``pip install`` writes for ``executorch-pack-bot`` (its whole text, as of pip 23/24).
+CONSOLE_SCRIPT = ("import re\nimport sys\nfrom bot.cli import entry\n"
+                  "sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\nsys.exit(entry())\n")
+
+
+def bot_cmd(root: Path) -> list[str]:
+    """The command line running ``executorch-pack-bot`` of ``root`` as its console script does
+    (run with ``cwd=root``): the same Python code as the script ``pip install`` writes."""
+    return [sys.executable, "-c", CONSOLE_SCRIPT]
+
+
+def run_once(argv: list[str], cwd: Path | None = None, ok=(0,)) -> float:
+    """Wall seconds of one whole process ``argv`` (output discarded); raises when its exit code is not in ``ok``."""
+    t = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+    dt = time.perf_counter() - t
+    if proc.returncode not in ok:
+        raise SystemExit(f"{argv!r} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
+    return dt
+
+
+def interleaved(cases: list[tuple[str, list[str], Path | None, tuple]], repeat: int) -> dict[str, float]:
+    """Median wall seconds of each case ``(label, argv, cwd, ok exit codes)``, run in turn ``repeat`` times.
+
+    One warm-up round first (file cache, byte-code); the order rotates every
+    round so that no case always runs right after another.
+    """
+    for _, argv, cwd, ok in cases:
+        run_once(argv, cwd, ok)
+    times: dict[str, list[float]] = {label: [] for label, *_ in cases}
+    for r in range(repeat):
+        k = r % len(cases)
+        for label, argv, cwd, ok in cases[k:] + cases[:k]:
+            times[label].append(run_once(argv, cwd, ok))
+    return {label: statistics.median(ts) for label, ts in times.items()}
+
+
+def machine() -> str:
+    """One line: CPU count, load average now, Python and platform."""
+    try:
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        load = "unknown"
+    model = ""
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} cores ({model or platform.machine()}), load average {load} (1/5/15 min), "
+            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+
+
+def row(label: str, secs: float, ref: float | None = None, goal: float | None = None) -> str:
+    """One printed figure: median ms, and the ratio to ``ref`` with the goal when given."""
+    text = f"{label:<44} median {secs * 1000:8.1f} ms"
+    if ref:
+        ratio = secs / ref
+        text += f"  ratio {ratio:5.2f}x"
+        if goal is not None:
+            text += f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})"
+    return text
