@@ -16,6 +16,7 @@ from __future__ import annotations
 import compileall
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def bot_root(argv_root: str | None) -> Path:
 
 def compile_bot(root: Path) -> None:
     """Byte-compile ``root/bot`` (what ``pip install`` does for a regular install)."""
-    compileall.compile_dir(str(root / "bot"), quiet=1)
+    compileall.compile_dir(str(root / "bot"), quiet=1, rx=re.compile(r"[/\\]sample[/\\]template"))
 
 
 #: The console script ``pip install`` writes for ``executorch-pack-bot`` (its whole text, as of pip 23/24).

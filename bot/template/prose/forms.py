@@ -98,9 +98,16 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
-@lru_cache(maxsize=16)
+#: Every form holds ``\d+\.\d+``: a text without a digit, dot, digit holds no mention.
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+#: Documents whose mentions are kept: the engine extracts from every file of a template, then
+#: updates every one, so the cache must hold a whole template's files to serve the second pass.
+CACHE_FILES = 8192
+
+
+@lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
-    if EXECUTORCH.search(text) is None:
+    if EXECUTORCH.search(text) is None or _DIGIT_DOT_DIGIT.search(text) is None:
         return ()
     doc = TextDocument(path=path, text=text)
     regions = regions_of(path, text)

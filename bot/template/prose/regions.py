@@ -33,6 +33,7 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 Span = tuple[int, int]
 
 
+@lru_cache(maxsize=8192)
 def file_kind(relpath: str) -> Optional[str]:
     """The prose kind of a repository-relative POSIX path, or None when not handled.
 
@@ -225,7 +226,7 @@ def prose_regions(doc: TextDocument) -> list[Span]:
     return list(regions_of(doc.path, doc.text))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8192)  # a whole template's files: the engine extracts from all, then updates all
 def regions_of(path: str, text: str) -> tuple[Span, ...]:
     """Cached :func:`prose_regions` (the engine calls extract then update on the same document)."""
     spans = comment_spans(path, text)
