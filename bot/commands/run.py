@@ -21,7 +21,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
+                        "the bump is proposed as a draft pull request that lists the items")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
     from bot.commands.check import add_ignored_argument

@@ -162,7 +162,7 @@ class RunOutcome:
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
         exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = ()) -> RunOutcome:
-    """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
+    """check -> plan -> package index -> pack asset -> apply -> publish (the ``run`` command).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
     repository.  With ``dry_run`` nothing is written, pushed or sent: the
@@ -171,7 +171,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     ``exclude`` (path globs) go to :func:`bot.engine.plan` as for ``update``;
     ``ignored`` versions are skipped (:func:`check`);
     a blocking flagged item goes to a draft pull request that lists it
-    (``Config.wants_draft``; issue 4: "draft when ... an item is flagged"),
+    (``Config.wants_draft``: a draft when a blocking item is flagged),
     or, with ``allow_flagged=False`` (``run --stop-on-flagged``), stops the
     run before the package index is asked (exit 1, nothing proposed).
     Exit code: 0 done or nothing to do (also "waiting for the package index"),

@@ -37,7 +37,7 @@ def main() -> None:
     bare = res["python -c pass"]
     print(row("python -c pass (reference)", bare))
     for label in ("executorch-pack-bot --version", "executorch-pack-bot --help"):
-        print(row(label, res[label], bare, 1.5))
+        print(row(label, res[label], bare))
     for args in (["--version"], ["--help"]):
         base = subprocess.run([sys.executable, "-c", "import sys; print(len(sys.modules), file=sys.stderr)"],
                               capture_output=True, text=True, cwd=root).stderr.strip()

@@ -1,16 +1,15 @@
-"""Hostile and odd inputs for verify-pack and build-pack (regression tests of the adversarial pass).
+"""``verify-pack`` fed hostile or odd packs and templates: a corrupt entry, overlapping or aliased
+entries, PDSC text with comments or line breaks, PDSC file names outside the pack, YAML alias
+bombs, a report path onto the pack itself.
 
-Each test holds the right behaviour for one kind of fault that was found
-broken: a clear failed check or error naming the entry/file, the right exit
-code, never an "internal error", nothing changed on disk.
+Each is a failed check or a clear error naming the entry or file, with the right exit code,
+never an internal error, nothing changed on disk.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
-import sys
 import zipfile
 from pathlib import Path
 
@@ -21,6 +20,27 @@ from bot.pack.verify import verify_pack
 from packgen import PackSpec, _pdsc, files_of, make_pack
 
 V = "1.5.1"
+
+
+def _cli(capsys, *argv) -> tuple[int, str, str]:
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err
+    return rc, out, err
+
+
+def _corrupt_member(pack: Path, member: str) -> Path:
+    """Overwrite the compressed bytes of ``member`` with 0xFF (an invalid deflate stream)."""
+    data = bytearray(pack.read_bytes())
+    with zipfile.ZipFile(pack) as zf:
+        info = zf.getinfo(member)
+    nlen, xlen = struct.unpack_from("<HH", data, info.header_offset + 26)
+    start = info.header_offset + 30 + nlen + xlen
+    data[start:start + info.compress_size] = b"\xff" * info.compress_size
+    pack.write_bytes(bytes(data))
+    return pack
+
+
 PACK = f"PyTorch.ExecuTorch.{V}.pack"
 
 
@@ -36,26 +56,20 @@ def _write(dest: Path, files, *, name: str = PACK) -> Path:
     return path
 
 
-def _corrupt_member(pack: Path, member: str) -> Path:
-    """Overwrite the compressed bytes of ``member`` with 0xFF (an invalid deflate stream)."""
+def _clear_utf8_flags(pack: Path) -> None:
+    """Store every name as code page 437 (flag bit 11 cleared), as old Windows zip tools do."""
     data = bytearray(pack.read_bytes())
-    with zipfile.ZipFile(pack) as zf:
-        info = zf.getinfo(member)
-    nlen, xlen = struct.unpack_from("<HH", data, info.header_offset + 26)
-    start = info.header_offset + 30 + nlen + xlen
-    data[start:start + info.compress_size] = b"\xff" * info.compress_size
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(sig)
+        while at >= 0:
+            flags = struct.unpack_from("<H", data, at + off)[0]
+            struct.pack_into("<H", data, at + off, flags & ~0x800)
+            at = data.find(sig, at + 4)
     pack.write_bytes(bytes(data))
-    return pack
 
 
-def _cli(capsys, *argv) -> tuple[int, str, str]:
-    rc = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    assert "internal error" not in err and "Traceback" not in err
-    return rc, out, err
+needs_gxx = pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi-g++ not installed")
 
-
-# --- damaged members: a corrupt deflate stream is a failed check, never a zlib.error ---------------
 
 @pytest.mark.parametrize("member, check", [
     ("PyTorch.ExecuTorch.pdsc", "pdsc-parse"),
@@ -79,8 +93,6 @@ def test_corrupt_baseline_pdsc_is_bad_input_naming_the_baseline(tmp_path, capsys
     assert rc == 2
     assert "--baseline" in err and "PyTorch.ExecuTorch.pdsc" in err and "cannot be read" in err
 
-
-# --- entry names: non-canonical aliases and file/directory clashes are refused ----------------------
 
 @pytest.mark.parametrize("alias, why", [
     ("./include/flatbuffers/flatbuffers.h", "'.' segment"),
@@ -108,18 +120,6 @@ def test_a_file_entry_that_is_also_a_directory_is_an_archive_failure(tmp_path):
     assert "'include/flatbuffers' is a file and also a directory of other entries" in res.detail
 
 
-def _clear_utf8_flags(pack: Path) -> None:
-    """Store every name as code page 437 (flag bit 11 cleared), as old Windows zip tools do."""
-    data = bytearray(pack.read_bytes())
-    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
-        at = data.find(sig)
-        while at >= 0:
-            flags = struct.unpack_from("<H", data, at + off)[0]
-            struct.pack_into("<H", data, at + off, flags & ~0x800)
-            at = data.find(sig, at + 4)
-    pack.write_bytes(bytes(data))
-
-
 def test_cp437_names_are_not_mistaken_for_overlapping_entries(tmp_path):
     # a non-ASCII name stored in code page 437 (one byte a character) first in the archive
     files = [("Documentation/r\u00e9sum\u00e9 caf\u00e9.md", b"notes\n")] + files_of(PackSpec())
@@ -129,8 +129,6 @@ def test_cp437_names_are_not_mistaken_for_overlapping_entries(tmp_path):
     assert report.check("archive").status == "pass", report.check("archive").detail
     assert not report.failed
 
-
-# --- PDSC: comments inside text elements ---------------------------------------------------------
 
 def test_comments_inside_pdsc_text_do_not_cut_the_text(tmp_path):
     text = _pdsc(PackSpec())
@@ -147,11 +145,6 @@ def test_comments_inside_pdsc_text_do_not_cut_the_text(tmp_path):
     from bot.pack.pdsc import parse_pdsc
     runtime = parse_pdsc(text.encode(), "PyTorch.ExecuTorch.pdsc").component("Machine Learning", "ExecuTorch", "Runtime")
     assert runtime.defines == ("RTE_ML_EXECUTORCH_RUNTIME",)
-
-
-# --- compile check: PDSC file names outside the pack never reach the compiler -----------------------
-
-needs_gxx = pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi-g++ not installed")
 
 
 @needs_gxx
@@ -181,8 +174,6 @@ def test_compile_check_never_reads_host_files_named_by_the_pdsc(tmp_path, capsys
     assert any(w in verify_pack(pack, V).check("file-references").detail for w in ("absolute path", "'..' segment"))
 
 
-# --- --template: YAML aliases -------------------------------------------------------------------
-
 @pytest.mark.parametrize("layer", [
     "a: &a [*a]\nlayer:\n  components:\n    - component: Machine Learning:ExecuTorch:Runtime\n",
     # billion laughs by aliases: 10 levels of 10 references
@@ -200,84 +191,6 @@ def test_template_with_recursive_or_exponential_aliases_ends(tmp_path, capsys, l
     assert "all 1 ExecuTorch components the template selects are in the pack" in out
 
 
-# --- build-pack -----------------------------------------------------------------------------------
-
-from test_build_pack import _argv, _write_exec, et_root, fake_cmake  # noqa: E402,F401  (fixtures)
-
-
-def test_stale_pack_from_an_earlier_run_is_not_reported_as_built(et_root, tmp_path, fake_cmake, monkeypatch, capsys):
-    stale = tmp_path / "out" / PACK
-    stale.parent.mkdir()
-    stale.write_bytes(b"PK\x05\x06" + bytes(18))  # an earlier (maybe trap) pack
-    before = stale.read_bytes()
-    monkeypatch.setenv("FAKE_PACK_NOWRITE", "1")  # build_pack.sh exits 0 without writing
-    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "gh_output"))
-    rc, out, err = _cli(capsys, *_argv(et_root, tmp_path))
-    assert rc == 1
-    assert "did not write a new pack" in err and str(stale) in err
-    assert f"pack: {stale}" not in out
-    assert not (tmp_path / "gh_output").exists()
-    assert stale.read_bytes() == before  # nothing lost
-
-
-def test_a_rewritten_pack_in_a_reused_output_dir_is_fine(et_root, tmp_path, fake_cmake, capsys):
-    assert cli.main(_argv(et_root, tmp_path)) == 0
-    assert cli.main(_argv(et_root, tmp_path)) == 0  # the rerun writes the pack again
-    assert f"pack: {tmp_path / 'out' / PACK}" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("which", ["--build-dir", "--output-dir"])
-def test_directory_under_a_regular_file_is_bad_input_and_nothing_is_created(et_root, tmp_path, fake_cmake,
-                                                                              capsys, which):
-    blocker = tmp_path / "a-file"
-    blocker.write_text("x")
-    argv = _argv(et_root, tmp_path)
-    argv[argv.index(which) + 1] = str(blocker / "sub")
-    rc, _, err = _cli(capsys, *argv)
-    assert rc == 2
-    assert f"{blocker} is not a directory" in err and which.strip("-").replace("-dir", "") in err
-    assert not (tmp_path / "build").exists() and not (tmp_path / "out").exists()
-    assert not fake_cmake.exists()  # nothing ran
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
-def test_unwritable_output_parent_is_bad_input_before_anything_runs(et_root, tmp_path, fake_cmake, capsys):
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        argv = _argv(et_root, tmp_path)
-        argv[argv.index("--output-dir") + 1] = str(ro / "out")
-        rc, _, err = _cli(capsys, *argv)
-    finally:
-        ro.chmod(0o755)
-    assert rc == 2 and "not writable" in err
-    assert not (tmp_path / "build").exists() and not fake_cmake.exists()
-
-
-def test_dangling_symlink_named_like_a_generated_header_counts_as_missing(et_root, tmp_path, fake_cmake,
-                                                                          monkeypatch, capsys):
-    build_dir = tmp_path / "build" / "stale"
-    build_dir.mkdir(parents=True)
-    (build_dir / "program_generated.h").symlink_to(tmp_path / "gone.h")
-    monkeypatch.setenv("FAKE_CMAKE_HEADERS", "scalar_type_generated.h")
-    rc, _, err = _cli(capsys, *_argv(et_root, tmp_path))
-    assert rc == 1
-    assert "program_generated.h" in err and "refusing to run build_pack.sh" in err
-
-
-def test_step_killed_by_a_signal_says_so_and_exits_non_zero(et_root, tmp_path, monkeypatch, capsys):
-    bindir = tmp_path / "bin"
-    _write_exec(bindir / "cmake", "#!/bin/sh\necho configuring\nkill -9 $$\n")
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    rc, _, err = _cli(capsys, *_argv(et_root, tmp_path))
-    assert rc == 1
-    assert "step 'configure' was killed by signal 9 (SIGKILL)" in err and "| configuring" in err
-
-
-# --- report: pack contents with line breaks cannot start a line (GitHub workflow commands) ------------
-
 def test_pdsc_values_with_line_breaks_stay_on_their_line(tmp_path, capsys):
     url = "https://github.com/pytorch/executorch/releases/download/v1.5.1/"
     text = _pdsc(PackSpec()).replace(f"<url>{url}</url>", "<url>https://x/&#10;::error title=pwned::x&#13;y</url>")
@@ -293,24 +206,6 @@ def test_pdsc_values_with_line_breaks_stay_on_their_line(tmp_path, capsys):
     assert "has Cversion 1.5.0\\n::add-mask::z" in out
     assert len([ln for ln in md.read_text().splitlines() if ln.startswith("| `")]) == len(verify_pack(pack, V).checks)
 
-
-def test_build_output_cannot_issue_workflow_commands_in_actions(et_root, tmp_path, monkeypatch, capsys):
-    bindir = tmp_path / "bin"
-    _write_exec(bindir / "cmake", "#!/bin/sh\necho '::add-mask::x'\necho '::error title=pwned::from the build'\nexit 3\n")
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    rc, out, _ = _cli(capsys, *_argv(et_root, tmp_path))
-    assert rc == 3
-    lines = out.splitlines()
-    stop = next(ln for ln in lines if ln.startswith("::stop-commands::"))
-    token = stop.split("::")[2]
-    assert len(token) >= 32
-    start, end = lines.index(stop), lines.index(f"::{token}::")
-    assert start < lines.index("::error title=pwned::from the build") < end < lines.index("::endgroup::")
-    assert lines.index("::group::configure") < start
-
-
-# --- verify-pack --markdown ---------------------------------------------------------------------------
 
 def test_markdown_onto_the_pack_itself_is_refused_and_the_pack_kept(tmp_path, capsys):
     pack = make_pack(tmp_path)
