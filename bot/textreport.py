@@ -6,8 +6,12 @@ The Markdown renderings for pull requests and job summaries live in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.model import Flag
-from bot.plan import Plan
+
+if TYPE_CHECKING:  # annotations only: bot.plan (difflib, hashlib) is not loaded by commands that print no plan
+    from bot.plan import Plan
 
 
 def plural(n: int, noun: str) -> str:
