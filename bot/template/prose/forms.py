@@ -109,15 +109,19 @@ CACHE_FILES = 8192
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     if EXECUTORCH.search(text) is None or _DIGIT_DOT_DIGIT.search(text) is None:
         return ()
+    low = text.lower()
+    forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
+    # A form with no match in the whole text has none inside a prose region either (a region ends
+    # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
+    # no comment scan at all (most vendored sources naming executorch in their includes).
+    if not any(rx.search(text) for _, rx, _, _, _ in forms):
+        return ()
     doc = TextDocument(path=path, text=text)
     regions = regions_of(path, text)
     ctx = Context(text)
     found: list[Mention] = []
     taken: set[int] = set()  # offsets covered by an accepted version span
-    low = text.lower()
-    for form, rx, weak, pack_form, literals in _FORMS:
-        if not any(lit in low for lit in literals):
-            continue
+    for form, rx, weak, pack_form, literals in forms:
         for lo, hi in regions:
             for m in rx.finditer(text, lo, hi):
                 group = "v" if m.group("v") is not None else "v2"
