@@ -32,8 +32,9 @@ def bot_root(argv_root: str | None) -> Path:
 
 
 def compile_bot(root: Path) -> None:
-    """Byte-compile ``root/bot`` (what ``pip install`` does for a regular install)."""
-    compileall.compile_dir(str(root / "bot"), quiet=1, rx=re.compile(r"[/\\]sample[/\\]template"))
+    """Byte-compile ``root/bot`` (what ``pip install`` does for a regular install), leaving out the
+    shipped sample template and upstream tag folders (data copied into repositories, not code)."""
+    compileall.compile_dir(str(root / "bot"), quiet=1, rx=re.compile(r"[/\\]sample[/\\](?:template|upstream)[/\\]"))
 
 
 #: The console script ``pip install`` writes for ``executorch-pack-bot`` (its whole text, as of pip 23/24).
