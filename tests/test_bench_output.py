@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE = r" +median +\d+\.\d ms"
 RATIO = r"  ratio +\d+\.\d\dx"
+CPU = r"  \| cpu +\d+\.\d ms"
 
 
 def test_bench_plan_prints_figures_and_ratios_only():
@@ -27,7 +28,7 @@ def test_bench_plan_prints_figures_and_ratios_only():
     assert re.fullmatch(r"bot: .+; 1 interleaved runs each, medians", lines[1])
     for at, tree in ((2, "plan tree"), (6, "vendored template")):
         assert re.fullmatch(tree + r": \d+ files \(ready in \d+\.\d s\)", lines[at])
-        assert re.fullmatch(r"git grep -n ExecuTorch \(reference\)" + FIGURE, lines[at + 1])
-        assert re.fullmatch(r"update --dry-run \(whole process\)" + FIGURE + RATIO, lines[at + 2])
+        assert re.fullmatch(r"git grep -n ExecuTorch \(reference\)" + FIGURE + CPU, lines[at + 1])
+        assert re.fullmatch(r"update --dry-run \(whole process\)" + FIGURE + RATIO + CPU + RATIO, lines[at + 2])
         assert re.fullmatch(r"engine\.plan in-process \(best of 3\)" + FIGURE + RATIO, lines[at + 3])
     assert not any(word in proc.stdout for word in ("met", "OK", "SLOW", "target"))

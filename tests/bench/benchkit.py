@@ -48,30 +48,48 @@ def bot_cmd(root: Path) -> list[str]:
     return [sys.executable, "-c", CONSOLE_SCRIPT]
 
 
-def run_once(argv: list[str], cwd: Path | None = None, ok=(0,)) -> float:
-    """Wall seconds of one whole process ``argv`` (output discarded); raises when its exit code is not in ``ok``."""
+class Figure(float):
+    """A median of wall seconds (the float itself) with the median of CPU seconds (``.cpu``: user +
+    system of the process, threads summed), which a loaded machine disturbs less."""
+
+    cpu: float = 0.0
+
+
+def run_once(argv: list[str], cwd: Path | None = None, ok=(0,)) -> tuple[float, float]:
+    """``(wall, cpu)`` seconds of one whole process ``argv`` (output discarded); raises when its
+    exit code is not in ``ok``."""
     t = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     dt = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
     if proc.returncode not in ok:
-        raise SystemExit(f"{argv!r} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
-    return dt
+        raise SystemExit(f"{argv!r} exited {proc.returncode}: {err.decode(errors='replace')[-2000:]}")
+    return dt, usage.ru_utime + usage.ru_stime
 
 
-def interleaved(cases: list[tuple[str, list[str], Path | None, tuple]], repeat: int) -> dict[str, float]:
-    """Median wall seconds of each case ``(label, argv, cwd, ok exit codes)``, run in turn ``repeat`` times.
+def interleaved(cases: list[tuple[str, list[str], Path | None, tuple]], repeat: int) -> dict[str, Figure]:
+    """Median wall seconds (with the median CPU seconds) of each case ``(label, argv, cwd, ok exit
+    codes)``, run in turn ``repeat`` times.
 
     One warm-up round first (file cache, byte-code); the order rotates every
     round so that no case always runs right after another.
     """
     for _, argv, cwd, ok in cases:
         run_once(argv, cwd, ok)
-    times: dict[str, list[float]] = {label: [] for label, *_ in cases}
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
     for r in range(repeat):
         k = r % len(cases)
         for label, argv, cwd, ok in cases[k:] + cases[:k]:
             times[label].append(run_once(argv, cwd, ok))
-    return {label: statistics.median(ts) for label, ts in times.items()}
+    out = {}
+    for label, ts in times.items():
+        fig = Figure(statistics.median(w for w, _ in ts))
+        fig.cpu = statistics.median(c for _, c in ts)
+        out[label] = fig
+    return out
 
 
 def machine() -> str:
@@ -93,9 +111,15 @@ def machine() -> str:
 
 
 def row(label: str, secs: float, ref: float | None = None) -> str:
-    """One printed figure: the median in ms, and its ratio to ``ref`` when given (no verdict: the
-    targets are in docs/performance.md)."""
-    text = f"{label:<44} median {secs * 1000:8.1f} ms"
+    """One printed figure: the median wall time in ms and its ratio to ``ref``, then the same for CPU
+    time when both are :class:`Figure` (no verdict: the targets are in docs/performance.md)."""
+    text = f"{label:<40} median {secs * 1000:7.1f} ms"
     if ref:
         text += f"  ratio {secs / ref:5.2f}x"
+    cpu = getattr(secs, "cpu", None)
+    if cpu is not None:
+        text += f"  | cpu {cpu * 1000:7.1f} ms"
+        ref_cpu = getattr(ref, "cpu", None)
+        if ref_cpu:
+            text += f"  ratio {cpu / ref_cpu:5.2f}x"
     return text
