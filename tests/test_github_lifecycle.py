@@ -68,7 +68,7 @@ def test_first_run_opens_one_pr_with_body_and_pushes_branch(world, capsys):
     assert pr["head"]["ref"] == "executorch-pack-bot/executorch" and pr["base"]["ref"] == "main"
     body = pr["body"]
     assert "| pin | old | new | source |" in body
-    assert "`PyTorch::ExecuTorch` | 1.4.0 | 1.5.1" in body
+    assert "`PyTorch::ExecuTorch` | `1.4.0` | `1.5.1`" in body
     assert "compare/v1.4.0...v1.5.1" in body and "releases/tag/v1.5.1" in body
     assert "<!-- executorch-pack-bot:fingerprint=" in body
     assert "has no `PyTorch.ExecuTorch.1.5.1.pack` asset" in body
@@ -272,7 +272,7 @@ def test_actions_outputs_summary_and_mask(world, tmp_path, monkeypatch, capsys):
     assert world.run()[0] == 0
     text = out.read_text()
     assert "current<<" in text and "\n1.4.0\n" in text and "\n1.5.1\n" in text and "pull-request<<" in text
-    assert "## executorch-pack-bot" in summ.read_text() and "`PyTorch::ExecuTorch` | 1.4.0 | 1.5.1" in summ.read_text()
+    assert "## executorch-pack-bot" in summ.read_text() and "`PyTorch::ExecuTorch` | `1.4.0` | `1.5.1`" in summ.read_text()
     printed = capsys.readouterr().out
     assert f"::add-mask::{TOKEN}" in printed and "::group::" in printed and "::endgroup::" in printed
 
@@ -306,7 +306,8 @@ def _commit_config(world, text: str) -> None:
 
 
 def _pack_release(world, tmp_path, **knobs):
-    from packgen import make_pack
+    from packgen import DEMO_OPS, make_pack
+    knobs.setdefault("operators", DEMO_OPS)   # what the sample template selects (run verifies against it)
     pack = make_pack(tmp_path / "packs", version="1.5.1", **knobs)
     world.fake.repo(UPSTREAM).releases = [r for r in world.fake.repo(UPSTREAM).releases if r["tag_name"] != "v1.5.1"]
     add_sample_release(world.fake, "v1.5.1", created_at="2026-09-01T00:00:00Z",

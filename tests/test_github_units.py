@@ -291,10 +291,11 @@ def test_pr_body_sections_and_fingerprint():
     plan = _plan()
     body = pr_body(plan, upstream=UPSTREAM, pack_report=Rep(), index_line="ok")
     assert pr_title(plan) == "Bump ExecuTorch to 1.5.1"
-    assert "| `ethos-u-vela` | 4.1.0 | 4.0.0 | backends/arm/requirements-arm-ethos-u.txt @ v1.5.1 |" in body
+    assert "| `ethos-u-vela` | `4.1.0` | `4.0.0` | `backends/arm/requirements-arm-ethos-u.txt @ v1.5.1` |" in body
     assert "https://github.com/pytorch/executorch/compare/v1.4.0...v1.5.1" in body
-    assert "| archive | pass |" in body and "- added: `Portable new_op`" in body
-    assert "- removed: `Portable old_op`" in body
+    assert "```text\n| check | status |\n|---|---|\n| archive | pass |\n```" in body   # another job's Markdown: verbatim, inert
+    assert "- Added (1): `Portable new_op`" in body
+    assert "- Removed (1): `Portable old_op`" in body
     assert "`downgrade` (`requirements.txt:4`)" in body
     assert parse_fingerprint(body) == plan.fingerprint() and parse_fingerprint("no marker") is None
 
@@ -313,7 +314,7 @@ def test_check_prints_and_writes_outputs(checkout, fake, tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "current=1.4.0\ntarget=1.5.1\nupdate-needed=true\npack-source=release-asset\npack-url=http" in out
     assert "update-needed<<" in (tmp_path / "o").read_text()
-    assert "index-ready=false\nwaiting for executorch 1.5.1 on the package index" in out
+    assert "index-ready=false\npack-on-index=not-checked\nwaiting for executorch 1.5.1 on the package index" in out
     # one listing; the index gate adds the target's pin files (contents API) and one index request
     assert fake.count("GET", r"/releases$") == 1 and fake.count("GET", r"^/pypi/") == 1
     assert fake.count() == 2 + fake.count("GET", r"/contents/")

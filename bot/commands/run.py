@@ -28,15 +28,20 @@ def register(p: argparse.ArgumentParser) -> None:
     add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
+    from bot.config import load_config, with_commit_mode
     from bot.sources import open_source
-    from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -50,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
     try:
         with actions.group("executorch-pack-bot run"):
-            config = load_config(args.repo)
+            config = with_commit_mode(load_config(args.repo), args.commit)
+            from bot.pack.public_index import pack_index_url
+            index_url = pack_index_url(args.pack_index_url)
             sets = engine.parse_sets(args.sets)
             from bot.commands.check import ignored_versions
             ignored = ignored_versions(args, config, token)
@@ -64,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
                            sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
-                           ignored=ignored)
+                           ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
@@ -74,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
             raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
         actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
         return exc.exit_code
+    from bot.commands.check import report_pack_index
+    report_pack_index(out.pack_index)
     st = out.state
     outs = st.outputs() if st else {}
     if out.result is not None and getattr(out.result, "number", None):
@@ -86,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line)
+                                       pack_note=out.pack_note, index_line=out.index_line,
+                                       evidence=out.evidence)
                            + (f"\n- **not pushed**: {notice}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")

@@ -120,7 +120,19 @@ def _torchao(files: _TagFiles) -> _Candidates:
     c = _Candidates("torchao")
     _from_install_requirements(files, c, constant="TORCHAO_NIGHTLY_VERSION")
     _from_pyproject_deps(files, c)
+    _metadata_before_nightly(c)
     return c
+
+
+def _metadata_before_nightly(c: _Candidates) -> None:
+    """Put the package metadata (``pyproject.toml`` dependencies) before a value taken from a script
+    variable whose name says nightly (``TORCHAO_NIGHTLY_VERSION``): the metadata is what pip installs
+    for the release, the variable is what the install script uses for nightly builds."""
+    if not c.found or "NIGHTLY" not in c.found[0][1].upper():
+        return
+    meta = [f for f in c.found if f[1].startswith(PYPROJECT)]
+    if meta:
+        c.found[:] = meta + [f for f in c.found if f not in meta]
 
 
 def _single(reqs: list[ReqLine], name: str, path: str, tag: str) -> Optional[ReqLine]:
