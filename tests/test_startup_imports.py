@@ -94,6 +94,7 @@ def test_update_dry_run_imports_no_github_stack_and_no_lxml(tmp_path):
     assert families(mods, ("github", "lxml", "requests", "urllib3")) == []
     assert sorted(m for m in mods if m.startswith("bot.commands.")) == ["bot.commands.update"]
     assert sorted(m for m in mods if m.startswith(("bot.pack", "bot.github"))) == []
+    assert sorted(m for m in mods if m in ("json", "tempfile")) == []  # only for --json/--plan-file and writes
 
 
 def test_verify_pack_imports_no_github_stack_and_no_yaml(tmp_path):

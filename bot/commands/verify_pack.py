@@ -9,7 +9,6 @@ bad usage or an unreadable file.  Heavy imports happen inside :func:`run`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -75,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"--markdown: cannot write {args.markdown}: {exc.strerror}") from exc
     if args.json:
+        import json
+
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
