@@ -8,8 +8,8 @@ imports neither the GitHub stack nor PyYAML.  The subcommand table of
 
 from __future__ import annotations
 
+import ast
 import importlib
-import json
 import pkgutil
 import subprocess
 import sys
@@ -22,24 +22,25 @@ from bot import cli
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("github", "lxml", "yaml", "requests", "packaging", "urllib3", "inspect", "pkgutil")
 
-#: Runs bot.cli.main(argv) and prints the sorted module names loaded by the end (exit code first).
+#: Runs bot.cli.main(argv) and prints the exit code and the sorted module names loaded by the end
+#: (imports nothing itself: the names are printed with repr and read back with ast.literal_eval).
 PROBE = """
-import json, sys
+import sys
 from bot import cli
 try:
-    rc = cli.main(json.loads(sys.argv[1]))
+    rc = cli.main(sys.argv[1:])
 except SystemExit as exc:
     rc = exc.code
 sys.stdout.flush()
-print("\\n@@" + json.dumps([rc, sorted(sys.modules)]), file=sys.stderr)
+print("\\n@@" + repr([rc, sorted(sys.modules)]), file=sys.stderr)
 """
 
 
 def loaded_after(*argv: str) -> tuple[int, set[str]]:
     """(exit code, names of the modules loaded) of ``executorch-pack-bot ARGV`` in a fresh interpreter."""
-    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(argv))], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
-    rc, mods = json.loads(proc.stderr.rsplit("@@", 1)[1])
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    rc, mods = ast.literal_eval(proc.stderr.rsplit("@@", 1)[1])
     return rc, set(mods)
 
 
