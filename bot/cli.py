@@ -2,7 +2,8 @@
 
 Every module in :mod:`bot.commands` is a subcommand, listed in :data:`COMMANDS`
 (name, module, one-line help) so that ``--version`` and ``--help`` import no
-command module at all, and a command imports only its own module.  A command
+command module at all (both answer without argparse: :func:`top_help` lays the
+help out as argparse does), and a command imports only its own module.  A command
 module defines ``NAME`` (the subcommand), ``HELP`` (one line, the same text as
 its :data:`COMMANDS` row), ``register(parser)`` (adds its arguments) and
 ``run(args) -> int`` (the exit code).  Command modules import heavy libraries
@@ -127,6 +128,36 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def top_help(width: int) -> str | None:
+    """The text of ``executorch-pack-bot --help`` for a terminal ``width - 2`` columns wide, built
+    from :data:`COMMANDS` the way argparse lays it out (usage, description, the commands, the
+    options), without importing argparse; None when the usage line would wrap (argparse decides).
+
+    A test compares it with argparse's own output at every width from 40 to 200 columns.
+    """
+    usage = f"usage: {PROG} [-h] [--version] COMMAND ..."
+    if len(usage) > width:
+        return None
+    options = (("-h, --help", "show this help message and exit"),
+               ("--version", "show program's version number and exit"))
+    longest = max(max(len(n) for n, _, _ in COMMANDS), len("COMMAND"), *(len(o) for o, _ in options)) + 2
+    help_position = min(longest + 2, min(24, max(width - 20, 4)))
+    help_width = max(width - help_position, 11)
+
+    def item(indent: int, header: str, text: str | None) -> str:
+        if not text:
+            return f"{' ' * indent}{header}\n"
+        lines = _wrap(text, help_width)
+        room = help_position - indent - 2
+        out = (f"{' ' * indent}{header:<{room}}  {lines[0]}\n" if len(header) <= room
+               else f"{' ' * indent}{header}\n{' ' * help_position}{lines[0]}\n")
+        return out + "".join(f"{' ' * help_position}{line}\n" for line in lines[1:])
+
+    return (usage + "\n\n" + "\n".join(_wrap(DESCRIPTION, width)) + "\n\npositional arguments:\n"
+            + item(2, "COMMAND", None) + "".join(item(4, name, text) for name, _, text in COMMANDS)
+            + "\noptions:\n" + "".join(item(2, o, text) for o, text in options))
+
+
 def _terminal_columns() -> int:
     """``$COLUMNS`` when it is a positive number, else the width of stdout's terminal, else 80
     (the rule of :func:`shutil.get_terminal_size`)."""
@@ -145,9 +176,14 @@ def _terminal_columns() -> int:
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv == ["--version"]:  # the cheapest answer: no argparse at all
+    if argv == ["--version"]:  # the cheapest answers: no argparse at all
         print(f"{PROG} {__version__}")
         return 0
+    if argv in (["--help"], ["-h"]):
+        text = top_help(_terminal_columns() - 2)
+        if text is not None:
+            sys.stdout.write(text)
+            return 0
     command = requested_command(argv)
     parser = build_parser(load=[command] if command else [])
     args = parser.parse_args(argv)

@@ -57,10 +57,31 @@ def test_version_and_help_import_no_command_and_no_heavy_library(argv):
     assert sorted(m for m in mods if m.startswith("bot.")) == ["bot.cli", "bot.errors"]
 
 
-def test_version_does_not_even_load_argparse():
-    rc, mods = loaded_after("--version")
+@pytest.mark.parametrize("argv", [("--version",), ("--help",), ("-h",)])
+def test_version_and_help_do_not_even_load_argparse(argv):
+    rc, mods = loaded_after(*argv)
     assert rc == 0
     assert "argparse" not in mods
+
+
+def test_help_without_argparse_is_argparse_s_help_at_every_width(monkeypatch):
+    for width in range(40, 201):
+        monkeypatch.setenv("COLUMNS", str(width))
+        mine = cli.top_help(width - 2)
+        if mine is None:  # the usage line would wrap: argparse lays it out
+            assert width < 60
+            continue
+        assert mine == cli.build_parser(load=[]).format_help(), width
+
+
+def test_help_prints_the_same_text_as_argparse(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert cli.main(["--help"]) == 0
+    assert capsys.readouterr().out == cli.build_parser(load=[]).format_help()
+    monkeypatch.setenv("COLUMNS", "30")  # too narrow for the usage line: argparse answers
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["-h"])
+    assert (exc.value.code, capsys.readouterr().out) == (0, cli.build_parser(load=[]).format_help())
 
 
 def test_help_measures_the_terminal_without_shutil_and_wraps_without_textwrap():
