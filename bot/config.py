@@ -10,6 +10,8 @@ Example::
     author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
     draft: auto                              # auto (draft when a check failed or a blocking item is flagged), always, never
     exclude: [docs/old/*, vendor]            # globs of template paths the engine never reads (bot.engine)
+    ignore-mentions:                         # review items a person has looked at (bot.engine.ignore)
+      - {path: docs/bench.md:14, reason: the model zoo's version}
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -163,6 +165,8 @@ def load_config(repo: Path) -> Config:
             if not isinstance(v, yaml.SequenceNode):
                 raise err("exclude: expected a list of path globs, e.g. [docs/old/*, vendor]", v)
             values["exclude"] = tuple(scalar(key, x) for x in v.value)
+        elif key == "ignore-mentions":
+            pass  # validated and applied by the engine (bot.engine.ignore), like exclude's globs
         elif key == "author":
             a = scalar(key, v)
             m = _AUTHOR.match(a)
@@ -175,5 +179,5 @@ def load_config(repo: Path) -> Config:
                 raise err(f"draft: {d!r} is not one of auto, always, never", v)
             values["draft"] = d
         else:
-            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, author, draft, exclude)", k)
+            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, author, draft, exclude, ignore-mentions)", k)
     return Config(path=rel, **values)

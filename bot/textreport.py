@@ -90,6 +90,9 @@ def plan_summary(plan: Plan) -> str:
             by_file[e.path] = by_file.get(e.path, 0) + 1
         lines.append(f"{plural(len(plan.edits), 'edit')} in {plural(len(by_file), 'file')}:")
         lines += [f"  {p} ({n})" for p, n in sorted(by_file.items())]
+    if plan.mentions is not None:
+        lines.append("")
+        lines.append(plan.mentions.summary())
     if plan.flags:
         blocking = len(plan.blocking_flags)
         lines.append("")

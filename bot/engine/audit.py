@@ -9,7 +9,9 @@ from typing import Optional
 from packaging.version import InvalidVersion, Version
 
 from bot.engine.current import PinGroup, describe_groups, group_pins, nightly_flags
-from bot.engine.flags import sort_flags
+from bot.engine.flags import dedupe, sort_flags
+from bot.engine.ignore import ignore_entries
+from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
 
@@ -35,6 +37,8 @@ class Audit:
     groups: list[PinGroup] = field(default_factory=list)
     #: folders of the template that were never scanned (``vendor``, ``build`` ...), POSIX paths
     not_scanned: list[str] = field(default_factory=list)
+    #: the accounting of the pinned versions (bot.engine.mentions.Accounting), None when the pins disagree
+    mentions: Optional[object] = None
 
     def disagreement(self) -> str:
         """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
@@ -58,7 +62,8 @@ class Audit:
                 "pins": [f(p) for p in self.pins],
                 "stale_mentions": [f(p) for p in self.stale_mentions],
                 "flags": [x.to_json() for x in self.flags],
-                "not_scanned": self.not_scanned}
+                "not_scanned": self.not_scanned,
+                "mentions": None if self.mentions is None else self.mentions.to_json()}
 
 
 def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
@@ -100,8 +105,14 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
                     stale.append(f)
             elif v != pinned:
                 stale.append(f)
+    accounting = None
+    ignore = ignore_entries(repo)
+    if agree:
+        accounting = audit_accounting(tpl, str(groups[0].key), ignore, tuple(flags))
+        flags.extend(accounting_flags(accounting, tuple(flags)))
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
-                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs))
+                 flags=sort_flags(dedupe(flags)), groups=groups, not_scanned=list(tpl.skipped_dirs),
+                 mentions=accounting)
 
 
 def _admits(spec: Optional[str], version: Version) -> bool:

@@ -58,6 +58,22 @@ class Template:
     skipped_dirs: list[str] = field(default_factory=list)
     #: Python lock files (uv.lock, poetry.lock ...), never rewritten (bot.template.locks)
     python_locks: list[str] = field(default_factory=list)
+    #: bytes of the ``others`` read so far (:meth:`other_bytes`); None for a file that could not be read
+    _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def other_bytes(self, rel: str) -> Optional[bytes]:
+        """The bytes of one of :attr:`others` (read once, then cached), or None when it cannot be read.
+
+        The checks after planning (leftovers, the mentions accounting) search the
+        same files; each is read from disk once.
+        """
+        if rel not in self._other_cache:
+            try:
+                with open(os.path.join(os.fspath(self.repo), rel), "rb") as fh:
+                    self._other_cache[rel] = fh.read()
+            except OSError:
+                self._other_cache[rel] = None
+        return self._other_cache[rel]
 
     def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
         """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from pathlib import Path
 
 from bot.engine.read import Template
 from bot.model import Bump, Edit, Flag
@@ -93,11 +92,8 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
         if any(o in doc.text for o in olds):
             search(doc.path, doc.text, doc.line_of)
     for rel in tpl.others:
-        try:
-            raw = (Path(tpl.repo) / rel).read_bytes()
-        except OSError:
-            continue
-        if not any(n in raw for n in needles) or b"\0" in raw[:8192]:
+        raw = tpl.other_bytes(rel)
+        if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
             continue
         try:
             text = raw.decode("utf-8-sig")
