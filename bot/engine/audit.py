@@ -94,8 +94,8 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     if agree:
         pinned = groups[0].key
         for f in tpl.findings:
-            if f.kind != "prose" or not f.version:
-                continue
+            if f.kind != "prose" or not f.version or (f.name == "@version" and not f.exact):
+                continue  # a bare @~X range is another pack's range
             try:
                 v = Version(f.version)
             except InvalidVersion:

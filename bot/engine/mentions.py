@@ -173,6 +173,11 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
     m = _TOOL.search(before)
     if m and norm(m.group(1)) != norm(subject):
         return f"a tool version ({m.group(1)})"
+    cells = line.strip()
+    if cells.startswith("|") and cells.count("|") >= 2:
+        first = cells.strip("|").split("|")[0].strip(" \t*`")
+        if first and "executorch" not in first.lower() and norm(subject) not in first.lower():
+            return f"a table row of another thing ({first[:40]})"
     if _UNIT.match(line, end):
         return "a quantity (a number with a unit)"
     return None
@@ -218,7 +223,8 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
                 add(norm(c.name), v)
     if not pinned_only:
         for f in tpl.findings:
-            if f.kind == "prose" and f.version and f.version.count(".") == 2 and f.version[0].isdigit():
+            if f.kind == "prose" and f.version and f.version.count(".") == 2 and f.version[0].isdigit() \
+                    and not (f.name == "@version" and not f.exact):  # a bare @~X range: another pack's
                 add("ExecuTorch", f.version if f.version != bump.new_executorch else None)
     return out
 

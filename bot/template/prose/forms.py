@@ -40,10 +40,15 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
                        + r"`?[ \t]+tag\b", re.I), True, False, ("tag",)),
-    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False,
+    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)[ \t]+|--branch(?:=|[ \t]+)|(?<![\w-])-b[ \t]+)v" + _V),
+     True, False,
      ("checkout", "switch", "--branch", "-b")),
     ("ExecuTorch", re.compile(r"\bExecuTorch(?:[ \t]+|[ \t]*\r?\n[ \t]*(?:(?:#+|//|::)[ \t]*)?)"
                               r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False, ("executorch",)),
+    # a Markdown table row naming ExecuTorch in a cell and the version in a later cell
+    ("table-row", re.compile(r"^[ \t]*\|?[ \t]*(?:\*\*|`)?(?:PyTorch[ \t]+)?ExecuTorch(?:[ \t]+(?:pack|version|release))?"
+                             r"(?:\*\*|`)?[ \t]*\|(?:[^|\n]*\|)*?[ \t]*`?v?" + _V + r"`?[ \t]*(?:\||$)", re.I | re.M),
+     False, False, ("|",)),
     ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False, ("release/",)),
 )
 
@@ -60,6 +65,7 @@ FORM_WHY = {
     "git-ref": "git ref vX",
     "ExecuTorch": '"ExecuTorch X" in text',
     "release-branch": "release branch release/MAJOR.MINOR",
+    "table-row": "a table row | ExecuTorch | X |",
 }
 
 

@@ -92,6 +92,8 @@ class ProseManager(Manager):
                     else:
                         edits.append(self._edit(doc, m, new_mm, bump))
                 continue
+            if m.version not in olds and m.form == "@version" and not m.exact:
+                continue  # a bare @~X / @^X range of another version: another pack's range, not ExecuTorch's
             if m.version not in olds:
                 flags.append((m.start, self._history(doc, m, bump, line_text)))
                 others.append((m.start, m.version))
