@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.errors import TemplateError
 from bot.model import Flag
 from bot.template.interface import Manager
 from bot.template.locks import is_python_lock
@@ -138,8 +139,9 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
         mgrs: managers to match (default :func:`managers`).
         exclude: globs (:func:`excluded`) of paths never read, links included.
 
-    Returns a :class:`Scan`.  Raises nothing for unreadable sub-directories
-    (they are skipped); the caller checks that ``repo`` is a directory.
+    Returns a :class:`Scan`.  Raises :class:`~bot.errors.TemplateError` (exit 2)
+    naming a folder that cannot be listed (and ``--exclude`` as the way out);
+    the caller checks that ``repo`` is a directory.
     """
     mgrs = managers() if mgrs is None else mgrs
     root = Path(repo).resolve()
@@ -148,9 +150,14 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     while stack:
         rel_dir = stack.pop()
         try:
-            entries = sorted(os.scandir(root / rel_dir if rel_dir else root), key=lambda e: e.name)
-        except OSError:
-            continue
+            with os.scandir(root / rel_dir if rel_dir else root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            # a folder that cannot be listed may hold pins: skipping it would be a silent, partial bump
+            name = rel_dir or "."
+            raise TemplateError(f"cannot read the folder {name}/: {exc.strerror or exc}; make it readable, or "
+                                f"leave it out with --exclude {name} (or an exclude: entry in "
+                                ".github/executorch-pack-bot.yml)", path=name) from None
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name

@@ -20,6 +20,14 @@ from bot.template.prose.sentences import EXECUTORCH, MEASURE, Context, change_ve
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
+#: A provenance statement ending right before a version: "Since ExecuTorch X", "Starting with X", "As of vX",
+#: "Deprecated in / Removed in / New in / Introduced in / Added in ExecuTorch X": when something happened.
+PROVENANCE = re.compile(
+    r"\b(?:since|starting[ \t]+(?:with|from|in)|as[ \t]+of|deprecated[ \t]+(?:in|since)|removed[ \t]+in"
+    r"|(?:new|introduced|added|changed|dropped)[ \t]+in)[ \t]+(?:the[ \t]+)?(?:(?:PyTorch[ \t]+)?ExecuTorch[ \t]+)?"
+    r"(?:version[ \t]+|release[ \t]+)?v?\Z", re.I)
+
+
 class ProseManager(Manager):
     """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
 
@@ -101,6 +109,9 @@ class ProseManager(Manager):
             if MEASURE.search(line_text):
                 flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                 continue
+            if PROVENANCE.search(text, max(0, m.start - 80), m.start):
+                flags.append((m.start, self._history(doc, m, bump, line_text, provenance=True)))
+                continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
                 else bump.new_executorch
             if new != m.version:
@@ -166,9 +177,13 @@ class ProseManager(Manager):
         return ManagerResult(tuple(keep), tuple(out_flags))
 
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
-                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None) -> Flag:
+                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None,
+                 provenance: bool = False) -> Flag:
         snippet = clip_line(line_text)
-        if history_file:
+        if provenance:
+            why = (f"says since when something holds (\"Since / Starting with / As of / Deprecated in / Removed in "
+                   f"/ New in ExecuTorch {m.version}\"); a provenance statement is history, left as written")
+        elif history_file:
             why = (f"names ExecuTorch {m.version} in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
                    "RELEASE*NOTES*); history files are never edited, left as written")
         elif section is not None:
