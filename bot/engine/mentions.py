@@ -185,11 +185,21 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
 
 # -- tracking ------------------------------------------------------------------------------------
 
-def _version_rx(versions: list[str]) -> "re.Pattern[str]":
-    alt = "|".join(re.escape(v) for v in sorted(set(versions), key=len, reverse=True))
+def _version_rx(versions: list[str], major: Optional[int]) -> "re.Pattern[str]":
+    alts = [re.escape(v) for v in sorted(set(versions), key=len, reverse=True)]
+    if major is not None:
+        alts.append(str(major) + r"\.\d+\.\d+")  # earlier releases of the same major (filtered by value)
     # a whole version: no digit, word or "." before (a "v" prefix is part of the form), none after
     # except the "-local" form of a pack build label
-    return re.compile(r"(?<![\w.])v?(?P<v>" + alt + r")(?:(?=-local\b)|(?![\w]|[.+\-][0-9A-Za-z]))")
+    return re.compile(r"(?<![\w.])v?(?P<v>" + "|".join(alts) + r")(?:(?=-local\b)|(?![\w]|[.+\-][0-9A-Za-z]))")
+
+
+def _earlier(v: str, before) -> bool:
+    """True when ``v`` (``X.Y.Z``) is a release earlier than ``before`` (a packaging Version)."""
+    try:
+        return tuple(int(p) for p in v.split(".")) < before.release[:3]
+    except ValueError:
+        return False
 
 
 def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> list[tuple[str, str]]:
@@ -231,7 +241,7 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
 
 def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
             ignore: tuple[IgnoreEntry, ...] = (), version: Optional[str] = None,
-            tracked: Optional[list[tuple[str, str]]] = None) -> Accounting:
+            tracked: Optional[list[tuple[str, str]]] = None, earlier_than: Optional[str] = None) -> Accounting:
     """Put every occurrence of a tracked version (:func:`tracked_versions`) in one bucket.
 
     Args:
@@ -241,18 +251,25 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
         ignore: the config file's ``ignore-mentions:`` entries.
         version: the version the summary names (default ``bump.old_executorch``).
         tracked: the pairs to search (default :func:`tracked_versions`).
+        earlier_than: also track every ``X.Y.Z`` of the same major that is earlier than this
+            ExecuTorch version (default ``bump.old_executorch``): earlier releases are history
+            candidates, so a line left for review in one bump is still listed after it.
 
     Returns an :class:`Accounting` whose ``flags`` hold one non-blocking
     ``review-mention`` flag per review line that no other flag lists.  Never
     raises for file content: a file that is not text was never read.
     """
+    from packaging.version import InvalidVersion, Version
     tracked = tracked_versions(tpl, bump) if tracked is None else tracked
-    result = Accounting(version or bump.old_executorch, tuple(tracked))
-    if not tracked:
-        return result
+    try:
+        before = Version(earlier_than or bump.old_executorch)
+    except InvalidVersion:
+        before = None
+    result = Accounting(version or bump.old_executorch, tuple(tracked) + (
+        (("ExecuTorch", f"earlier than {before.base_version} ({before.major}.x.y)"),) if before else ()))
     subject_of = {v: s for s, v in tracked}
-    rx = _version_rx(list(subject_of))
-    needles = tuple({v.encode() for v in subject_of})
+    rx = _version_rx(list(subject_of), before.major if before else None)
+    needles = tuple({v.encode() for v in subject_of} | ({f"{before.major}.".encode()} if before else set()))
     by_path: dict[str, list[Edit]] = {}
     for e in sorted(edits, key=lambda e: e.start):
         by_path.setdefault(e.path, []).append(e)
@@ -276,7 +293,11 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
             hi = line_starts[li + 1] - 1 if li + 1 < len(line_starts) else len(text)
             line_text = text[lo:hi].rstrip("\r")
             v = m.group("v")
-            subject = subject_of[v]
+            subject = subject_of.get(v)
+            if subject is None:
+                if before is None or not _earlier(v, before):
+                    continue
+                subject = "ExecuTorch"
             bucket, rule = _classify(path, li + 1, line_text, s - lo, e - lo, subject, mine, starts, s, e,
                                      line_flags, ignore, ranges)
             item = Occurrence(path, li + 1, s - lo + 1, v, subject, bucket, rule, _clip(line_text))
@@ -289,9 +310,10 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                     f"it under ignore-mentions: in .github/executorch-pack-bot.yml with a reason: {_clip(line_text)}",
                     path=path, line=li + 1, blocking=False))
 
+    texts = tuple(n.decode() for n in needles)
     for loaded in tpl.files:
         doc = loaded.doc
-        if any(v in doc.text for v in subject_of):
+        if any(v in doc.text for v in texts):
             scan(doc.path, doc.text)
     for rel in tpl.others:
         raw = tpl.other_bytes(rel)
@@ -388,7 +410,7 @@ def audit_accounting(tpl: Template, pinned: str, ignore: tuple[IgnoreEntry, ...]
                 continue
             edits.extend(res.edits)
             seen.extend(f for f in res.flags if f.code in _VERSION_FREE)
-    return account(tpl, bump, edits, seen, ignore, version=pinned)
+    return account(tpl, bump, edits, seen, ignore, version=pinned, earlier_than=pinned)
 
 
 def accounting_flags(acc: Accounting, listed: tuple[Flag, ...] = ()) -> list[Flag]:
