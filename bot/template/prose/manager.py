@@ -81,7 +81,8 @@ class ProseManager(Manager):
             return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
                                            for m in mentions))
         markdown = file_kind(doc.path) == "markdown"
-        sections = history_sections(text) if markdown else []
+        rst = doc.path.lower().endswith((".rst", ".txt"))
+        sections = history_sections(text, rst) if markdown else []
         others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
         for m in mentions:
             line_text = ctx.line_text(m.start)
@@ -120,7 +121,7 @@ class ProseManager(Manager):
         edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
                      if section_at(sections, e.start) is None)
         edits.sort(key=lambda e: e.start)
-        breaks = markdown_structure(text)[1] if markdown else None
+        breaks = markdown_structure(text, rst)[1] if markdown else None
         return self._leave_mixed_sentences(doc, bump, regions, ctx, breaks, mentions, edits, flags, others)
 
     # -- helpers -----------------------------------------------------------
