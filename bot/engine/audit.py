@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.engine.current import PinGroup, describe_groups, group_pins, nightly_flags
 from bot.engine.flags import dedupe, sort_flags
-from bot.engine.ignore import ignore_entries
+from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
@@ -107,6 +107,8 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
                 stale.append(f)
     accounting = None
     ignore = ignore_entries(repo)
+    flags.extend(_conda_flags(tpl, groups[0].version if agree else None))
+    flags = drop_ignored(flags, ignore)
     if agree:
         accounting = audit_accounting(tpl, str(groups[0].key), ignore, tuple(flags))
         flags.extend(accounting_flags(accounting, tuple(flags)))
@@ -122,3 +124,32 @@ def _admits(spec: Optional[str], version: Version) -> bool:
         return SpecifierSet(spec or "").contains(version, prereleases=True)
     except InvalidSpecifier:
         return False
+
+
+def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
+    """A non-blocking ``conda-pin`` per conda-level spec of a Python pin (bot.template.conda): the bot
+    never rewrites conda specs, so each is listed, run after run, until it is listed under
+    ``ignore-mentions:``; the message says whether it agrees with the template's pin of the package."""
+    from bot.engine.current import template_values
+    out = []
+    for f in tpl.findings:
+        if f.kind != "conda-pin":
+            continue
+        have = [pinned] if f.name == "executorch" and pinned else template_values(tpl, f.name)
+        if not have:
+            state = f"the template has no pip pin of {f.name} to compare it with"
+        elif f.exact and any(_same_version(f.version, h) for h in have):
+            state = f"it agrees with the template's {f.name} {', '.join(have)} today"
+        else:
+            state = f"the template pins {f.name} {', '.join(have)}"
+        out.append(Flag("conda-pin", f"the conda-level spec {f.text!r} is never rewritten by the bot and {state}; "
+                        "a bump leaves it behind: edit it by hand, or list it under ignore-mentions:",
+                        path=f.path, line=f.line, blocking=False))
+    return out
+
+
+def _same_version(a: Optional[str], b: Optional[str]) -> bool:
+    try:
+        return Version(a or "") == Version(b or "")
+    except InvalidVersion:
+        return a == b

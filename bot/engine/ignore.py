@@ -97,3 +97,13 @@ def _entries(rel: str, value) -> tuple[IgnoreEntry, ...]:
         out.append(IgnoreEntry(scanmod.normalise_excludes((where,))[0] if scanmod.normalise_excludes((where,))
                                else where, line, fields["reason"], item.start_mark.line + 1))
     return tuple(out)
+
+
+#: Flag codes an ``ignore-mentions:`` entry silences (items listed for review, never blocking ones).
+IGNORABLE = frozenset({"conda-pin", "review-mention"})
+
+
+def drop_ignored(flags, entries: tuple[IgnoreEntry, ...]) -> list:
+    """``flags`` without the non-blocking :data:`IGNORABLE` items whose line an entry lists."""
+    return [f for f in flags if f.blocking or f.code not in IGNORABLE or not f.path or not f.line
+            or not any(e.matches(f.path, f.line) for e in entries)]

@@ -18,7 +18,7 @@ from bot.engine.checks.leftovers import leftovers
 from bot.engine.checks.python_range import python_flags, python_range_change
 from bot.engine.current import current_version, template_values
 from bot.engine.flags import dedupe, sort_flags
-from bot.engine.ignore import ignore_entries
+from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
 from bot.model import Bump, Edit, Flag, PinSet, norm
@@ -115,8 +115,9 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     flags.extend(python_range_change(current_set, target))
     flags.extend(python_flags(tpl, target))
     result.rows = _rows(tpl, bump)
-    flags = dedupe(flags)
-    result.mentions = account(tpl, bump, result.edits, flags, ignore_entries(tpl.repo))
+    ignore = ignore_entries(tpl.repo)
+    flags = drop_ignored(dedupe(flags), ignore)
+    result.mentions = account(tpl, bump, result.edits, flags, ignore)
     result.flags = sort_flags(flags + result.mentions.flags)
     result.findings = tpl.findings
     return result

@@ -42,7 +42,7 @@ SKIP_SUBTREES = ("ai_layer/engine",)
 #: its pin behind silently.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Names of the managers whose files hold pins (csolution/cproject/clayer, lock file, requirements, pyproject).
-PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements", "pyproject"})
+PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements", "pyproject", "conda"})
 #: Byte order marks of UTF-16 and UTF-32 text (longest first: UTF-32 LE starts like UTF-16 LE).
 _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
               (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
@@ -51,13 +51,14 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
 def managers() -> list[Manager]:
     """One instance of every manager, in a fixed order (pins first, prose last)."""
     from bot.template.cmsis import CmsisManager
+    from bot.template.conda import CondaManager
     from bot.template.lockfile import LockfileManager
     from bot.template.prose import ProseManager
     from bot.template.pyproject import PyprojectManager
     from bot.template.requirements import RequirementsManager
     from bot.template.scripts import ScriptsManager
-    return [CmsisManager(), LockfileManager(), RequirementsManager(), PyprojectManager(), ScriptsManager(),
-            ProseManager()]
+    return [CmsisManager(), LockfileManager(), RequirementsManager(), PyprojectManager(), CondaManager(),
+            ScriptsManager(), ProseManager()]
 
 
 @dataclass
