@@ -154,6 +154,9 @@ class Bump:
     old_tag: str
     new_tag: str
     changes: tuple[PinChange, ...] = ()
+    #: ``(name, version)`` the template itself pins for the packages of ``changes`` (the ``old`` column of
+    #: the pin table): prose restating those values moves with them even when upstream's old value differs
+    restated: tuple[tuple[str, str], ...] = ()
 
     def change_for(self, name: str) -> Optional[PinChange]:
         """The :class:`PinChange` for a package name (PEP 503 comparison), or None."""

@@ -376,7 +376,7 @@ def test_flags_are_sorted_by_path_and_line_in_the_report_and_json(capsys, templa
 
 
 def test_leftover_hint_says_where_to_tell_us(capsys, template, upstream_repo):
-    write(template, "environment.yml", "dependencies:\n  - pip:\n    - executorch==1.4.0\n")
+    write(template, "settings.json", '{"install": "pip install executorch==1.4.0"}\n')
     plan = _plan_json(capsys, template, upstream_repo)
     msg = next(f["message"] for f in plan["flags"] if f["code"] == "leftover")
     assert "open an issue for executorch-pack-bot" in msg and "tell us" not in msg

@@ -9,6 +9,7 @@ from: FORMATS.md section 1 (which template files pin what) and section 2
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -82,6 +83,8 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         old_executorch=str(current), new_executorch=target.executorch,
         old_pack=to_semver(current), new_pack=target.pack,
         old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
+    bump = replace(bump, restated=tuple((norm(c.name), v) for c in changes
+                                        for v in template_values(tpl, c.name) if v != c.new))
     result = Plan(repo=Path(repo), bump=bump)
     # Even when the template already is on the target, the managers run: a
     # Python pin left behind (a hand-made partial bump) is still moved.

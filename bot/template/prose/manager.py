@@ -28,6 +28,33 @@ PROVENANCE = re.compile(
     r"(?:version[ \t]+|release[ \t]+)?v?\Z", re.I)
 
 
+#: A restated derived pin: ``torch 2.13.0``, ``torch==2.13.0``, ``torchao 0.18.0``, ``Vela 5.1.0`` (full X.Y.Z only:
+#: ``Vela 5.1`` names a tool release, not a pin).
+_RESTATED = re.compile(r"(?<![\w.\-/:])(?P<n>torch|PyTorch|torchao|ethos[-_.]u[-_.]vela|vela|tosa[-_.]tools)"
+                       r"(?:[ \t]*==[ \t]*|[ \t]+v?)(?P<v>\d+\.\d+\.\d+)" + GUARD, re.I)
+_RESTATED_NAMES = {"pytorch": "torch", "vela": "ethos-u-vela"}
+
+
+def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump: Bump) -> list[str]:
+    """The derived pins a sentence restates that its edits leave behind (``["torchao 0.17.0"]``).
+
+    A restated pin is stuck when no edit of the sentence covers its version and the
+    version is not the value the bump writes for that package (or the bump writes none).
+    """
+    out: list[str] = []
+    for a, b in segments:
+        for m in _RESTATED.finditer(text, a, b):
+            s, e = m.span("v")
+            if any(ed.start < e and s < ed.end for ed in mine):
+                continue
+            name = _RESTATED_NAMES.get(m.group("n").lower(), norm(m.group("n")))
+            change = bump.change_for(name)
+            if change is not None and change.new == m.group("v"):
+                continue
+            out.append(f"{name} {m.group('v')}")
+    return out
+
+
 class ProseManager(Manager):
     """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
 
@@ -166,6 +193,14 @@ class ProseManager(Manager):
                 continue
             why = mixed_reason(doc, mine, segments, olds, named, mention_spans)
             if why is None:
+                stuck = _stuck_restatements(doc.text, segments, mine, bump)
+                if stuck:
+                    left.append(((lo, hi), Flag(
+                        "restatement-partial", f"left as written: this sentence restates several pins and "
+                        f"{', '.join(stuck)} cannot move with the others (no new value for it in this bump), so "
+                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence}",
+                        path=doc.path, line=mine[0].line, blocking=False)))
+                    continue
                 keep.extend(mine)
                 continue
             left.append(((lo, hi), Flag(
@@ -174,6 +209,19 @@ class ProseManager(Manager):
                 f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
         out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
         out_flags.extend(f for _, f in left)
+        # A line is never both edited and listed as history: its edits are dropped and the line is
+        # one mixed-mention item for a person (which part is history is theirs to say).
+        history_lines = {f.line for f in out_flags if f.code == "history-mention"}
+        both = sorted({e.line for e in keep} & history_lines)
+        if both:
+            keep = [e for e in keep if e.line not in both]
+            lines = doc.text.splitlines()
+            out_flags = [f for f in out_flags if not (f.code == "history-mention" and f.line in both)]
+            out_flags.extend(Flag(
+                "mixed-mention", f"left as written: this line names the current ExecuTorch {bump.old_executorch} "
+                f"and history (another ExecuTorch version, or a history statement); a line is never both edited "
+                f"and history: edit it by hand if part of it should move: {clip_line(lines[n - 1])}",
+                path=doc.path, line=n, blocking=False) for n in both)
         out_flags.sort(key=lambda f: f.line or 0)
         return ManagerResult(tuple(keep), tuple(out_flags))
 
@@ -202,8 +250,11 @@ class ProseManager(Manager):
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
                       taken: set[int]) -> list[Edit]:
         """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
-        names = tuple((c.name, c.old) for c in bump.changes
-                      if c.old and c.old != c.new and norm(c.name) != "executorch")
+        # the old values: upstream's at the current tag and the template's own pins (Bump.restated)
+        names = tuple(dict.fromkeys(
+            [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
+            + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
+               and bump.change_for(n).new != o]))
         if not names:
             return []
         text = doc.text
