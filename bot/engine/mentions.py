@@ -185,13 +185,19 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
 
 # -- tracking ------------------------------------------------------------------------------------
 
+#: What makes a version longer (another version, not an occurrence of this one): more digits or parts, a
+#: pre-release, dev, post or local part (PEP 440, SemVer).  Anything else may follow: ``.tar.gz``, ``-cp311``,
+#: ``-local``, ``.pack``, a word.  Wide on purpose: a look-alike lands in a bucket, never outside them.
+_CONTINUES = (r"\d|\.\d|[.\-]?(?:rc|alpha|beta|pre|a|b|c)\.?\d|\.?(?:dev|post)\d|\+[0-9A-Za-z]|-\d")
+
+
 def _version_rx(versions: list[str], major: Optional[int]) -> "re.Pattern[str]":
     alts = [re.escape(v) for v in sorted(set(versions), key=len, reverse=True)]
     if major is not None:
         alts.append(str(major) + r"\.\d+\.\d+")  # earlier releases of the same major (filtered by value)
     # a whole version: no digit, word or "." before (a "v" prefix is part of the form), none after
     # except the "-local" form of a pack build label
-    return re.compile(r"(?<![\w.])v?(?P<v>" + "|".join(alts) + r")(?:(?=-local\b)|(?![\w]|[.+\-][0-9A-Za-z]))")
+    return re.compile(r"(?<![0-9])(?<![0-9]\.)(?P<v>" + "|".join(alts) + r")(?!" + _CONTINUES + ")")
 
 
 def _earlier(v: str, before) -> bool:
