@@ -146,6 +146,7 @@ class Accounting:
 
 _PACK_ID = re.compile(r"([A-Za-z0-9_.\-]+::[A-Za-z0-9_.\-]+)@(?:\^|~|>=)?v?$")
 _PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|=)[ \t]*v?$")
+_BARE_RANGE = re.compile(r"(?<![\w:])@(?:\^|~|>=)$")
 _PIP_AT = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)@v?$")
 #: Tools whose version sits beside ExecuTorch's in templates (FORMATS.md section 1: vcpkg, created-for, PackChk ...).
 _TOOLS = ("cmsis-toolbox", "cmsis toolbox", "packchk", "cmake", "gcc", "arm-none-eabi-gcc", "armclang", "fvp",
@@ -164,6 +165,8 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
         if m.group(1) == PACK and subject == "ExecuTorch":
             return None
         return f"another pack ({m.group(1)})"
+    if _BARE_RANGE.search(before):
+        return "a pack version range (@^X, @~X, @>=X) that does not name ExecuTorch"
     m = _PIP.search(before) or _PIP_AT.search(before)
     if m:
         name = norm(m.group(1))

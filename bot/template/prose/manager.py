@@ -23,9 +23,9 @@ from bot.versions import major_minor
 #: A provenance statement ending right before a version: "Since ExecuTorch X", "Starting with X", "As of vX",
 #: "Deprecated in / Removed in / New in / Introduced in / Added in ExecuTorch X": when something happened.
 PROVENANCE = re.compile(
-    r"\b(?:since|starting[ \t]+(?:with|from|in)|as[ \t]+of|deprecated[ \t]+(?:in|since)|removed[ \t]+in"
-    r"|(?:new|introduced|added|changed|dropped)[ \t]+in)[ \t]+(?:the[ \t]+)?(?:(?:PyTorch[ \t]+)?ExecuTorch[ \t]+)?"
-    r"(?:version[ \t]+|release[ \t]+)?v?\Z", re.I)
+    r"\b(?:since|starting\s+(?:with|from|in)|as\s+of|deprecated\s+(?:in|since)|removed\s+in"
+    r"|(?:new|introduced|added|changed|dropped)\s+in)\s+(?:the\s+)?(?:(?:PyTorch\s+)?ExecuTorch\s+)?"
+    r"(?:version\s+|release\s+)?v?\Z", re.I)
 
 
 #: A restated derived pin: ``torch 2.13.0``, ``torch==2.13.0``, ``torchao 0.18.0``, ``Vela 5.1.0`` (full X.Y.Z only:
