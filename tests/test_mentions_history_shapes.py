@@ -91,7 +91,9 @@ def test_an_overlined_rst_title_and_nested_levels(tmp_path, tags, capsys):
     data = plan(tmp_path, tags, capsys, {"docs/notes.rst": text})
     assert edits(data) == [PINS[0], ("docs/notes.rst", 5, "1.4.0", "1.5.1"), ("docs/notes.rst", 23, "1.4.0", "1.5.1"),
                            PINS[1]]
-    assert [x[:3] for x in left(data)] == [("history", "docs/notes.rst", 13), ("history", "docs/notes.rst", 18)]
+    assert left(data) == [("history", "docs/notes.rst", 10, "1.4.0", 'in the history section "History"'),
+                          ("history", "docs/notes.rst", 13, "1.4.0", "history-mention"),
+                          ("history", "docs/notes.rst", 18, "1.4.0", "history-mention")]
 
 
 def test_a_txt_doc_is_read_as_prose_with_its_history_section(tmp_path, tags, capsys):

@@ -289,7 +289,14 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
     reviewed: set[tuple[str, int]] = set()
     ranges = {(f.path, f.line) for f in tpl.findings if f.kind in REQUIREMENT_KINDS and not f.exact}
 
-    def scan(path: str, text: str) -> None:
+    def scan(path: str, text: str, prose: bool = False) -> None:
+        from bot.template.prose import file_kind, history_sections, is_history_file
+        history: list[tuple[int, int, str]] = []
+        if prose and is_history_file(path):
+            history = [(0, len(text), "a history file")]
+        elif prose and file_kind(path) == "markdown":
+            history = [(a, b, f"the history section \"{t}\"") for a, b, t in
+                       history_sections(text, path.lower().endswith((".rst", ".txt")))]
         mine = by_path.get(path, [])
         starts = [e.start for e in mine]
         line_starts: Optional[list[int]] = None
@@ -309,6 +316,10 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                 subject = "ExecuTorch"
             bucket, rule = _classify(path, li + 1, line_text, s - lo, e - lo, subject, mine, starts, s, e,
                                      line_flags, ignore, ranges)
+            if bucket == "review" and rule == REVIEW_FLAG:
+                section = next((t for a, b, t in history if a <= s < b), None)
+                if section is not None:
+                    bucket, rule = "history", f"in {section}"
             item = Occurrence(path, li + 1, s - lo + 1, v, subject, bucket, rule, _clip(line_text))
             result.items.append(item)
             if bucket == "review" and rule == REVIEW_FLAG and (path, li + 1) not in reviewed:
@@ -323,7 +334,7 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
     for loaded in tpl.files:
         doc = loaded.doc
         if any(v in doc.text for v in texts):
-            scan(doc.path, doc.text)
+            scan(doc.path, doc.text, prose=any(m.name == "prose" for m in loaded.managers))
     for rel in tpl.others:
         raw = tpl.other_bytes(rel)
         if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
