@@ -192,7 +192,7 @@ class ScriptsManager(Manager):
         if bump.old_executorch != bump.new_executorch and "git" in low and "executorch" in low:
             # a release tag of ExecuTorch checked out by git: the line, or the script, names ExecuTorch
             for m in _GIT_REF.finditer(text):
-                if m.group("v") == bump.old_executorch:
+                if m.group("v") == bump.old_executorch and _executorch_ref(text, m.start()):
                     add(m.start("v"), m.end("v"), m.group("v"), bump.new_executorch, "git ref of the ExecuTorch "
                         f"release tag v{bump.old_executorch}", None)
         if cmake:
@@ -203,6 +203,27 @@ class ScriptsManager(Manager):
                     add(m.start("v"), m.end("v"), v, new, "ExecuTorch version variable set(..._VERSION X)", None)
         edits.sort(key=lambda e: e.start)
         return ManagerResult(tuple(edits), tuple(flags))
+
+
+_CLONE_OR_CD = re.compile(r"\bgit[ \t]+clone\b|(?:^|[;&|(][ \t]*|\s)cd[ \t]", re.M)
+
+
+def _executorch_ref(text: str, pos: int) -> bool:
+    """True when the git command at ``pos`` acts on ExecuTorch: its line names executorch, or (a checkout
+    or switch) the nearest ``git clone`` / ``cd`` line above it does."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    line = text[lo:hi if hi != -1 else len(text)]
+    if "executorch" in line.lower():
+        return True
+    if "clone" in line[:pos - lo]:
+        return False
+    prev = [m for m in _CLONE_OR_CD.finditer(text, 0, lo)]
+    if not prev:
+        return False
+    a = text.rfind("\n", 0, prev[-1].start()) + 1
+    b = text.find("\n", prev[-1].start())
+    return "executorch" in text[a:b if b != -1 else len(text)].lower()
 
 
 def _changes(bump: Bump) -> list[PinChange]:
