@@ -218,7 +218,8 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
     form, and ``X.Y`` when the bump changes major.minor) and for every other
     full ExecuTorch version the template names in an ExecuTorch context; a
     package name for the template's own values of the derived pins whose
-    version the bump changes.  A bump with nothing to move tracks only the
+    version the bump changes, and for the version of every conda-level spec of
+    a Python pin (never rewritten, so always accounted for).  A bump with nothing to move tracks only the
     named history versions (``pinned_only`` skips those).
     """
     out: list[tuple[str, str]] = []
@@ -240,6 +241,9 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
         for v in template_values(tpl, c.name) or ([c.old] if c.old else []):
             if v != c.new:
                 add(norm(c.name), v)
+    for f in tpl.findings:
+        if f.kind == "conda-pin" and f.version and f.version[0].isdigit():
+            add(f.name, f.version)  # a conda-level spec the bot never rewrites: always accounted for
     if not pinned_only:
         for f in tpl.findings:
             if f.kind == "prose" and f.version and f.version.count(".") == 2 and f.version[0].isdigit() \
