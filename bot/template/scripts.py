@@ -235,8 +235,9 @@ def _changes(bump: Bump) -> list[PinChange]:
 
 
 def _mentions(low: str, name: str) -> bool:
-    """Cheap pre-filter: does the lower-cased text hold any part of the package name."""
-    return norm(name).split("-")[0] in low
+    """Cheap pre-filter: does the lower-cased text hold any part of the package name (``et_`` for executorch)."""
+    first = norm(name).split("-")[0]
+    return first in low or (first == "executorch" and "et_" in low)
 
 
 def _comments(doc: TextDocument) -> tuple[tuple[int, int], ...]:
