@@ -33,7 +33,8 @@ class Flag:
             that is a range), ``"pack-id-case"``, ``"symlink-outside-repo"`` (a
             pin file linked out of the repository), ``"tosa-unknown"``,
             ``"unmanaged-pin"`` (a template pyproject.toml constraint outside the
-            rewritten tables that the new version breaks).
+            rewritten tables that the new version breaks), ``"direct-reference"`` (a
+            VCS requirement on a commit or branch, not a release tag).
             Informational: ``"source-disagreement"``, ``"source-unusable"``,
             ``"set-override"``, ``"removed-pin"``, ``"pin-was-different"``,
             ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,
@@ -43,6 +44,9 @@ class Flag:
             (a prose line mixing the current version with history, left as written),
             ``"python-lock"`` (uv.lock/poetry.lock/... naming executorch: regenerate it),
             ``"lock-missing-pack"`` (a cbuild-pack.yml without ExecuTorch), ``"symlink-dangling"``;
+            for review (bot.engine.mentions): ``"review-mention"`` (an occurrence no rule explains),
+            ``"compiled-requirements"`` (a pip-compile output: regenerate it), ``"conda-pin"`` (a
+            conda-level spec), ``"restatement-partial"`` (a sentence restating pins that cannot all move);
             ``"symlink-outside-repo"`` is informational for a linked prose/script file or folder.
         message: one sentence naming the file, package and versions involved.
         path: repository-relative POSIX path (template) or upstream path, or None.

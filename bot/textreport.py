@@ -45,6 +45,7 @@ _HINTS = {
     "pack-id-case": "fix the letter case of the pack ID (PyTorch::ExecuTorch)",
     "symlink-outside-repo": "replace the link with a regular file, or leave it out with --exclude",
     "unmanaged-pin": "edit the listed pyproject.toml constraint in the same PR",
+    "direct-reference": "pin the direct reference to a release tag (@vX.Y.Z) or with ==",
 }
 
 

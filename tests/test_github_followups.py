@@ -467,7 +467,9 @@ def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result
     publish = bot_steps("pull-request")[-1]
     assert publish["command"] == "publish"
 
-    def value(expr):   # the one expression of the args, evaluated as GitHub would
+    def value(expr):   # the expressions of the args, evaluated as GitHub would (no recreate command here)
+        if expr == "needs.watch.outputs.recreate == 'true' && '--recreate' || ''":
+            return ""
         m = re.fullmatch(r"needs\.ai-layer\.result == 'success' && '([^']*)' \|\| ''", expr)
         assert m, expr
         return m.group(1) if result == "success" else ""

@@ -41,12 +41,15 @@ class CheckState:
                 "index-ready": bool(self.index is not None and self.index.ready)}
 
 
-def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False) -> CheckState:
+def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False,
+          ignored: tuple[str, ...] = ()) -> CheckState:
     """Compare the template's ExecuTorch pin with upstream's releases.
 
     ``source`` is any :class:`~bot.upstream.source.UpstreamSource`; a
     :class:`~bot.github.source.GitHubSource` also gives the release and its
     pack asset.  Costs one API request (the releases listing) for GitHub.
+    ``ignored`` versions are skipped when ``to`` is None (the next newer
+    release is chosen; :func:`bot.upstream.releases.select_target`).
     Raises :class:`~bot.errors.BotError` for disagreeing pins, an unknown or
     prerelease ``to`` (without ``allow_prerelease``), or a failed listing.
     """
@@ -55,7 +58,7 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     from bot.upstream.releases import select_target
 
     current = engine.current_version(engine.read_template(Path(repo)))
-    tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease, ignored=ignored)
     tv = tag_version(tag) or Version(str(current))
     release = source.release(tag) if hasattr(source, "release") else None
     asset = find_pack_asset(release, str(tv)) if release else None
@@ -158,7 +161,7 @@ class RunOutcome:
 
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
-        exclude: tuple[str, ...] = (), allow_flagged: bool = True) -> RunOutcome:
+        exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = ()) -> RunOutcome:
     """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
@@ -166,6 +169,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     outcome carries the PR title and body that would be proposed.
     ``sets`` (``{package: version}``, from :func:`bot.engine.parse_sets`) and
     ``exclude`` (path globs) go to :func:`bot.engine.plan` as for ``update``;
+    ``ignored`` versions are skipped (:func:`check`);
     a blocking flagged item goes to a draft pull request that lists it
     (``Config.wants_draft``; issue 4: "draft when ... an item is flagged"),
     or, with ``allow_flagged=False`` (``run --stop-on-flagged``), stops the
@@ -181,7 +185,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
 
     say = progress or (lambda m: None)
     repo = Path(repo)
-    state = check(repo, source, to=to, allow_prerelease=allow_prerelease)
+    state = check(repo, source, to=to, allow_prerelease=allow_prerelease, ignored=ignored)
     say(f"template on ExecuTorch {state.current}; upstream target {state.target_tag}")
     if not state.update_needed:
         closed = [] if dry_run else publisher.close_obsolete(state.current)

@@ -49,6 +49,8 @@ from typing import Callable, Optional
 from bot.config import Config
 from bot.errors import PlatformError, UsageError
 from bot.github.client import call, mask
+from bot.events.ignored import closed_by_ignore
+from bot.events.state import carry as carry_state
 from bot.report import parse_fingerprint
 
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
@@ -264,12 +266,15 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str) -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
         checkout that cannot be published (detached HEAD, bad repository name).
+        ``recreate`` (a writer's ``/executorch-pack-bot recreate``): the branch is
+        replaced even when it holds commits by others (the push is still
+        leased to the head inspected here).
         """
         branch = self.config.branch_for(version)
         base = self.base_branch()
@@ -286,7 +291,8 @@ class Publisher:
         body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
         if pr is None:
             for old in self.bot_pulls("closed", branch):
-                if not old.merged and parse_fingerprint(old.body) == fingerprint:
+                # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
+                if not old.merged and parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body):
                     return PublishResult("closed-before", old.number, old.html_url,
                                          message=f"#{old.number} proposed the same pins and was closed unmerged; "
                                                  "not proposing them again")
@@ -297,7 +303,9 @@ class Publisher:
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
-            if foreign:
+            if foreign and recreate:
+                self.progress(f"recreate: replacing {len(foreign)} commit(s) by others on {branch}")
+            elif foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
@@ -317,7 +325,8 @@ class Publisher:
             # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
             # to an unchanged proposal are kept, and a rerun sends nothing.
             if parse_stamp(pr.body) != stamp:
-                call(lambda: pr.edit(title=title, body=body), f"update #{pr.number}")
+                kept = carry_state(pr.body, body)   # the reviewers' ignore list lives in the body (bot.events.state)
+                call(lambda: pr.edit(title=title, body=kept), f"update #{pr.number}")
                 action = "updated"
             else:
                 action = "updated" if pushed else "unchanged"
@@ -336,6 +345,12 @@ class Publisher:
                 call(lambda: pr.create_review_request(reviewers=list(self.config.reviewers)),
                      f"request reviewers on #{pr.number}")
             action = "created"
+        if pushed and action != "created":
+            # An approval covers what the approver saw: a new push turns auto-merge off (bot.events.automerge).
+            from bot.events.automerge import disable_after_push
+            # The listing's JSON as GitHub sent it (``raw_data`` would fetch the PR again).
+            if disable_after_push(self.gh, self.full_name, pr.number, getattr(pr, "_rawData", None) or {}):
+                self.progress(f"auto-merge turned off on #{pr.number} (new push)")
         closed = []
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
