@@ -41,6 +41,7 @@ from typing import Optional
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.model import Bump, Edit, Flag, PinChange, norm
 from bot.template.prose.sentences import MEASURE
+from bot.textfile import TextDocument
 from bot.versions import major_minor
 
 #: The buckets, in report order.
@@ -113,12 +114,33 @@ class Accounting:
 
     version: str
     tracked: tuple[tuple[str, str], ...] = ()
-    items: list[Occurrence] = field(default_factory=list)
+    #: the occurrences outside ``moved``, as found
+    left: list[Occurrence] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    #: the moved occurrences, kept raw ``(path, offset, version, subject, rule, text, line_of)`` until
+    #: :attr:`items` is read (most of a bump's occurrences are moved; a summary needs only their count)
+    moved: list[tuple] = field(default_factory=list, repr=False)
+    _items: Optional[list[Occurrence]] = field(default=None, repr=False, compare=False)
+
+    @property
+    def items(self) -> list[Occurrence]:
+        """Every occurrence, sorted by (path, line, column)."""
+        if self._items is None:
+            out = list(self.left)
+            for path, s, v, subject, rule, text, line_of in self.moved:
+                lo = text.rfind("\n", 0, s) + 1
+                hi = text.find("\n", s)
+                t = text[lo:len(text) if hi == -1 else hi].strip()
+                out.append(Occurrence(path, line_of(s), s - lo + 1, v, subject, "moved", rule,
+                                      t if len(t) <= 160 else t[:157] + "..."))
+            out.sort(key=lambda o: (o.path, o.line, o.column))
+            self._items = out
+        return self._items
 
     def counts(self) -> dict[str, int]:
         out = {b: 0 for b in BUCKETS}
-        for o in self.items:
+        out["moved"] = len(self.moved)
+        for o in self.left:
             out[o.bucket] += 1
         return out
 
@@ -207,7 +229,8 @@ def _version_rx(versions: list[str], major: Optional[int]) -> "re.Pattern[str]":
         alts.append(str(major) + r"\.\d+\.\d+")  # earlier releases of the same major (filtered by value)
     # a whole version: no digit, word or "." before (a "v" prefix is part of the form), none after
     # except the "-local" form of a pack build label
-    return re.compile(r"(?<![0-9])(?<![0-9]\.)(?P<v>" + "|".join(alts) + r")(?!" + _CONTINUES + ")")
+    # (?=[0-9]) first: most positions fail on it before the look-behinds run
+    return re.compile(r"(?=[0-9])(?<![0-9])(?<![0-9]\.)(?P<v>" + "|".join(alts) + r")(?!" + _CONTINUES + ")")
 
 
 def _earlier(v: str, before) -> bool:
@@ -230,9 +253,11 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
     named history versions (``pinned_only`` skips those).
     """
     out: list[tuple[str, str]] = []
+    seen: set[str] = set()
 
     def add(subject: str, v: Optional[str]) -> None:
-        if v and (subject, v) not in out and all(v != x for _, x in out):
+        if v and v not in seen:  # a version is tracked once, under the first subject that names it
+            seen.add(v)
             out.append((subject, v))
 
     moving = bump.old_executorch != bump.new_executorch or bump.old_pack != bump.new_pack
@@ -300,7 +325,7 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
     reviewed: set[tuple[str, int]] = set()
     ranges = {(f.path, f.line) for f in tpl.findings if f.kind in REQUIREMENT_KINDS and not f.exact}
 
-    def scan(path: str, text: str, prose: bool = False) -> None:
+    def scan(path: str, text: str, line_of, prose: bool = False) -> None:
         from bot.template.prose import file_kind, history_sections, is_history_file
         history: list[tuple[int, int, str]] = []
         if prose and is_history_file(path):
@@ -310,29 +335,32 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                        history_sections(text, path.lower().endswith((".rst", ".txt")))]
         mine = by_path.get(path, [])
         starts = [e.start for e in mine]
-        line_starts: Optional[list[int]] = None
         for m in rx.finditer(text):
             s, e = m.span("v")
-            if line_starts is None:
-                line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-            li = bisect.bisect_right(line_starts, s) - 1
-            lo = line_starts[li]
-            hi = line_starts[li + 1] - 1 if li + 1 < len(line_starts) else len(text)
-            line_text = text[lo:hi].rstrip("\r")
             v = m.group("v")
             subject = subject_of.get(v)
             if subject is None:
                 if before is None or not _earlier(v, before):
                     continue
                 subject = "ExecuTorch"
+            i = bisect.bisect_left(starts, e)
+            if i and mine[i - 1].end > s:  # the common case first: an edit rewrites it
+                result.moved.append((path, s, v, subject, mine[i - 1].why or mine[i - 1].kind, text, line_of))
+                continue
+            li = line_of(s) - 1
+            lo = text.rfind("\n", 0, s) + 1
+            hi = text.find("\n", s)
+            line_text = text[lo:len(text) if hi == -1 else hi].rstrip("\r")
             bucket, rule = _classify(path, li + 1, line_text, s - lo, e - lo, subject, mine, starts, s, e,
                                      line_flags, ignore, ranges)
             if bucket == "review" and rule == REVIEW_FLAG:
                 section = next((t for a, b, t in history if a <= s < b), None)
                 if section is not None:
                     bucket, rule = "history", f"in {section}"
-            item = Occurrence(path, li + 1, s - lo + 1, v, subject, bucket, rule, _clip(line_text))
-            result.items.append(item)
+            t = line_text.strip()
+            item = Occurrence(path, li + 1, s - lo + 1, v, subject, bucket, rule,
+                              t if len(t) <= 160 else t[:157] + "...")
+            result.left.append(item)
             if bucket == "review" and rule == REVIEW_FLAG and (path, li + 1) not in reviewed:
                 reviewed.add((path, li + 1))
                 result.flags.append(Flag(
@@ -345,7 +373,7 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
     for loaded in tpl.files:
         doc = loaded.doc
         if any(v in doc.text for v in texts):
-            scan(doc.path, doc.text, prose=any(m.name == "prose" for m in loaded.managers))
+            scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
     for rel in tpl.others:
         raw = tpl.other_bytes(rel)
         if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
@@ -354,15 +382,15 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = raw.decode("latin-1")
-        scan(rel, text)
-    result.items.sort(key=lambda o: (o.path, o.line, o.column))
+        scan(rel, text, TextDocument(rel, text).line_of)
+    result.left.sort(key=lambda o: (o.path, o.line, o.column))
     return result
 
 
 def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line_flags, ignore, ranges):
-    i = bisect.bisect_left(starts, e)
-    if i and mine[i - 1].end > s:
-        return "moved", mine[i - 1].why or mine[i - 1].kind
+    """``(bucket, rule)`` of an occurrence no edit covers, in rule order: an ``ignore-mentions:`` entry,
+    a flag listing the line for review, a history flag, a rule naming another thing, a range
+    constraint, a measurement; otherwise review."""
     here = line_flags.get((path, line), [])
     for entry in ignore:
         if entry.matches(path, line):

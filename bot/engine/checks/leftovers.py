@@ -61,7 +61,24 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
     flagged = {(f.path, f.line) for f in flags if f.path and f.line}
     out: list[Flag] = []
 
+    def uncovered(path: str, text: str) -> bool:
+        """True when some occurrence of an old version text lies outside every edit of the file
+        (a leftover needs one; a file whose every occurrence is edited is not searched)."""
+        mine, at = by_path.get(path, []), starts.get(path, [])
+        if not mine:
+            return True
+        for o in olds:
+            i = text.find(o)
+            while i != -1:
+                k = bisect.bisect_right(at, i)
+                if not (k and mine[k - 1].end >= i + len(o)):
+                    return True
+                i = text.find(o, i + 1)
+        return False
+
     def search(path: str, text: str, line_of) -> None:
+        if not uncovered(path, text):
+            return
         mine, at = by_path.get(path, []), starts.get(path, [])
         found = 0
         more: list[int] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from functools import lru_cache
 from typing import Optional
 
 #: Base-name patterns (lower case) of files that record history: never edited, mentions listed.
@@ -38,6 +39,7 @@ _HISTORY_HEADING = re.compile(
 #: A setext heading underline (CommonMark 4.3): ``===`` (level 1) or ``---`` (level 2), up to three spaces before.
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$")
 #: A reStructuredText section adornment: one punctuation character repeated (docutils "Sections").
+_ADORN_CHARS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _RST_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*\r?$")
 
 
@@ -60,7 +62,7 @@ def markdown_structure(text: str, rst: bool = False) -> tuple[list[tuple[int, in
     pos = 0
     n = len(text)
     prev: Optional[tuple[int, str, bool]] = None   # (start, text, is-paragraph) of the previous line
-    prev2: Optional[tuple[int, str]] = None        # the line before it (an rst overline)
+    prev2: Optional[tuple[int, str, bool]] = None  # the line before it (an rst overline)
     styles: list[tuple[str, bool]] = []            # rst adornment styles in order of first use
     while pos < n:
         nl = text.find("\n", pos)
@@ -80,10 +82,12 @@ def markdown_structure(text: str, rst: bool = False) -> tuple[list[tuple[int, in
             breaks.extend((pos, end))
         else:
             h = _ATX.match(line)
-            title = prev[1].strip() if prev and prev[2] else ""
-            setext = _SETEXT.match(line) if not rst else None
-            adorn = _RST_ADORN.match(line) if rst or (not setext and title
-                                                      and len(line.rstrip()) == len(title)) else None
+            title = setext = adorn = None
+            first = line.lstrip(" ")[:1]
+            if first and first in _ADORN_CHARS and prev and prev[2]:  # an underline can only follow a paragraph
+                title = prev[1].strip()
+                setext = _SETEXT.match(line) if not rst else None
+                adorn = _RST_ADORN.match(line) if rst or (not setext and len(line.rstrip()) == len(title)) else None
             if h:
                 headings.append((pos, end, len(h.group(1)), (h.group(2) or "").strip()))
                 breaks.extend((pos, end))
@@ -103,8 +107,8 @@ def markdown_structure(text: str, rst: bool = False) -> tuple[list[tuple[int, in
                 paragraph = bool(line.strip())
             else:
                 paragraph = bool(line.strip())
-        prev2 = (prev[0], prev[1]) if prev else None
-        prev = (pos, line.rstrip("\r"), paragraph)
+        prev2 = prev
+        prev = (pos, line, paragraph)
         pos = end
     return headings, sorted(set(breaks))
 
@@ -121,6 +125,12 @@ def history_sections(text: str, rst: bool = False) -> list[tuple[int, int, str]]
     ``===`` or ``---``) count like ATX ones; with ``rst`` (``.rst`` and ``.txt``
     docs) reStructuredText section titles do (:func:`markdown_structure`).
     """
+    return list(_history_sections(text, rst))
+
+
+@lru_cache(maxsize=16)
+def _history_sections(text: str, rst: bool) -> tuple[tuple[int, int, str], ...]:
+    """:func:`history_sections`, cached per text: the prose manager and the mentions accounting both ask."""
     headings, _ = markdown_structure(text, rst)
     out: list[tuple[int, int, str]] = []
     for i, (start, _end, level, title) in enumerate(headings):
@@ -130,7 +140,7 @@ def history_sections(text: str, rst: bool = False) -> list[tuple[int, int, str]]
             continue
         stop = next((h[0] for h in headings[i + 1:] if h[2] <= level), len(text))
         out.append((start, stop, title))
-    return out
+    return tuple(out)
 
 
 def section_at(sections: list[tuple[int, int, str]], pos: int) -> Optional[str]:

@@ -28,6 +28,29 @@ PROVENANCE = re.compile(
     r"(?:version\s+|release\s+)?v?\Z", re.I)
 
 
+#: The last word of a provenance statement before the version (after ExecuTorch/version/release/the/v).
+_PROVENANCE_LAST = frozenset({"since", "with", "from", "in", "of"})
+_PROVENANCE_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v"})
+
+
+def _provenance(text: str, pos: int) -> bool:
+    """True when the words before ``pos`` state since when something holds (:data:`PROVENANCE`).
+
+    A word check first (the regex is tried only when the last word can end a provenance phrase):
+    the engine asks this for every mention of the current version.
+    """
+    window = text[max(0, pos - 80):pos]
+    low = window.lower()
+    if "since" not in low and "with" not in low and "from" not in low and "in" not in low and "of" not in low:
+        return False
+    words = window.split()
+    while words and words[-1].lower().rstrip(":") in _PROVENANCE_SKIP:
+        words.pop()
+    if not words or words[-1].lower() not in _PROVENANCE_LAST:
+        return False
+    return PROVENANCE.search(text, max(0, pos - 80), pos) is not None
+
+
 #: A restated derived pin: ``torch 2.13.0``, ``torch==2.13.0``, ``torchao 0.18.0``, ``Vela 5.1.0`` (full X.Y.Z only:
 #: ``Vela 5.1`` names a tool release, not a pin).
 _RESTATED = re.compile(r"(?<![\w.\-/:])(?P<n>torch|PyTorch|torchao|ethos[-_.]u[-_.]vela|vela|tosa[-_.]tools)"
@@ -43,6 +66,9 @@ def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump:
     """
     out: list[str] = []
     for a, b in segments:
+        low = text[a:b].lower()
+        if "torch" not in low and "vela" not in low and "tosa" not in low:
+            continue  # names no derived pin
         for m in _RESTATED.finditer(text, a, b):
             s, e = m.span("v")
             if any(ed.start < e and s < ed.end for ed in mine):
@@ -137,7 +163,7 @@ class ProseManager(Manager):
             if MEASURE.search(line_text):
                 flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                 continue
-            if PROVENANCE.search(text, max(0, m.start - 80), m.start):
+            if _provenance(text, m.start):
                 flags.append((m.start, self._history(doc, m, bump, line_text, provenance=True)))
                 continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
