@@ -150,3 +150,18 @@ def test_audit_json_has_the_mentions_summary(template, capsys):
     assert set(m["counts"]) == {"moved", "history", "other", "review"}
     assert m["review"] == [i for i in m["items"] if i["bucket"] == "review"]
     assert json.dumps(m)  # JSON-ready
+
+
+def test_the_pr_body_lists_a_review_item_for_the_reviewer(tmp_path, tags):
+    from bot import engine
+    from bot.report import pr_body
+    from bot.upstream.source import DirectorySource
+
+    repo = write(tmp_path / "t", {"README.md": "ExecuTorch notes.\n\nOur build label is 1.4.0.\n"})
+    plan = engine.plan(repo, DirectorySource(tags))
+    assert [(o.path, o.line, o.text) for o in plan.mentions.review] == [("README.md", 3, "Our build label is 1.4.0.")]
+    lines = [x for x in pr_body(plan, upstream="github:pytorch/executorch").splitlines() if "review-mention" in x]
+    assert lines == [
+        "- [ ] `review-mention` (`README.md:3`): names ExecuTorch 1.4.0 and the bot cannot tell whether it is this "
+        "template's version, history or another thing's version; left as written: edit it by hand, or list it "
+        "under ignore-mentions: in .github/executorch-pack-bot.yml with a reason: Our build label is 1.4.0."]
