@@ -1,4 +1,4 @@
-"""Security and hygiene rules of every workflow and of action.yml (issue 5).
+"""Security and hygiene rules of every workflow and of action.yml.
 
 Parsed with PyYAML so that a new job or step cannot silently break a rule:
 least-privilege permissions (only the pull-request job pushes; the event jobs and the

@@ -212,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
     from bot.github import flow
     from bot.github.client import make_github, token_from
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
-    from bot.report import pr_body, pr_title
+    from bot.report import job_summary, pr_title, render
+    from bot.report.evidence import gather
 
     token = token_from(args.token)
     actions.add_mask(token)
@@ -226,12 +227,25 @@ def run(args: argparse.Namespace) -> int:
     report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
-    body = pr_body(plan, upstream=upstream, pack_report=report,
-                   pack_note=None if report else "No pack report was given to `publish --pack-report`.",
-                   included=sorted(included))
+    base_branch = config.base or current_branch(args.repo)
+    evidence = gather(plan, None, upstream=upstream, upstream_spec=args.upstream, base=base_branch,
+                      branch=config.branch_for(plan.bump.new_executorch))
+    if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
+        evidence.rebuild_run_url = evidence.run_url
+    if report is not None:
+        evidence.pack.how, evidence.pack.run_url = "reported", evidence.run_url
+    pack_note = None if report else "No pack report was given to `publish --pack-report`."
+    rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
+                      evidence=evidence)
+    body = rendered.body
+    if rendered.cut and not args.dry_run:   # the body says the job summary has the whole report: put it there
+        actions.append_summary(job_summary(current=plan.bump.old_executorch, target=plan.bump.new_executorch,
+                                           outcome="publishing the pull request", plan=plan, upstream=upstream,
+                                           pack_report=report, pack_note=pack_note, evidence=evidence,
+                                           included=sorted(included)))
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     if args.dry_run:
-        base = config.base or current_branch(args.repo)
+        base = base_branch
         print(f"branch: {config.branch_for(plan.bump.new_executorch)}")
         print(f"base: {base or '(the checkout has no current branch: set base: in the config)'}")
         print(f"labels: {', '.join(config.labels) or '(none)'}")

@@ -21,7 +21,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
+                        "the bump is proposed as a draft pull request that lists the items")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
     from bot.commands.check import add_ignored_argument
@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=out.outcome, plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line)
+                                       pack_note=out.pack_note, index_line=out.index_line,
+                                       evidence=out.evidence)
                            + (f"\n- **not pushed**: {notice}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")

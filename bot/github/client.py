@@ -1,6 +1,6 @@
 """PyGithub construction, bounded retries for transient faults, and token masking.
 
-Facts (GitHub REST docs, "Rate limits for the REST API"; PyGithub#2422 = CASES.md C13):
+Facts (GitHub REST docs, "Rate limits for the REST API"; PyGithub/PyGithub#2422):
 a transient fault is an HTTP 5xx, a 429, or a 403 that is a rate limit,
 which GitHub signals by a ``Retry-After`` header or a message such as
 "You have exceeded a secondary rate limit".  PyGithub raises a plain

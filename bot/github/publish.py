@@ -1,6 +1,7 @@
 """Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
 
-Lifecycle rules (issue 4; CASES.md C10, C11, C13):
+Lifecycle rules (GitHub REST docs "Pulls"; PyGithub/PyGithub#1566 and #2422; a superseded bot
+PR left open, as in dependabot/dependabot-core#1532, is closed):
 
 * The branch is fixed per track (``Config.branch``, default
   ``executorch-pack-bot/executorch``) or per version when it contains

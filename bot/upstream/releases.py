@@ -5,7 +5,7 @@ the tag list also holds ``vX.Y.Z-rcN`` and odd tags such as
 ``v1.2.0-rc1-test-android``, which never count.  A GitHub release may also be
 flagged "prerelease" (:meth:`UpstreamSource.prereleases`); such a tag never
 counts as stable either.  Tags are always compared as
-``packaging.version.Version``, never as text and never by date (CASES.md C09:
+``packaging.version.Version``, never as text and never by date (devcontainers/features#1646:
 ``v1.10.0`` is newer than ``v1.9.0``; a later-dated backport ``v1.4.2`` is
 not newer), and the bot never proposes a downgrade.
 """

@@ -121,9 +121,10 @@ def history_sections(text: str, rst: bool = False) -> list[tuple[int, int, str]]
     Release notes, What changed, What's new, Changes; any case) runs from its
     heading line down to the next heading of the same or a higher level (or the
     end of the text); nested sections are inside it.  Headings inside fenced
-    code blocks are code, not headings.  Setext headings (a title underlined with
-    ``===`` or ``---``) count like ATX ones; with ``rst`` (``.rst`` and ``.txt``
-    docs) reStructuredText section titles do (:func:`markdown_structure`).
+    code blocks are code, not headings (CommonMark sections 4.2 and 4.5).  Setext
+    headings (a title underlined with ``===`` or ``---``, CommonMark 4.3) count like
+    ATX ones; with ``rst`` (``.rst`` and ``.txt`` docs) reStructuredText section
+    titles do (:func:`markdown_structure`).
     """
     return list(_history_sections(text, rst))
 
