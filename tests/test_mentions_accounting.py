@@ -160,8 +160,11 @@ def test_the_pr_body_lists_a_review_item_for_the_reviewer(tmp_path, tags):
     repo = write(tmp_path / "t", {"README.md": "ExecuTorch notes.\n\nOur build label is 1.4.0.\n"})
     plan = engine.plan(repo, DirectorySource(tags))
     assert [(o.path, o.line, o.text) for o in plan.mentions.review] == [("README.md", 3, "Our build label is 1.4.0.")]
+    from bot.inert import markdown
     lines = [x for x in pr_body(plan, upstream="github:pytorch/executorch").splitlines() if "review-mention" in x]
-    assert lines == [
-        "- [ ] `review-mention` (`README.md:3`): names ExecuTorch 1.4.0 and the bot cannot tell whether it is this "
-        "template's version, history or another thing's version; left as written: edit it by hand, or list it "
-        "under ignore-mentions: in .github/executorch-pack-bot.yml with a reason: Our build label is 1.4.0."]
+    message = ("names ExecuTorch 1.4.0 and the bot cannot tell whether it is this template's version, history or "
+               "another thing's version; left as written: edit it by hand, or list it under ignore-mentions: in "
+               ".github/executorch-pack-bot.yml with a reason: Our build label is 1.4.0.")
+    assert lines == [f"- `review-mention` (`README.md:3`): {markdown(message)} — the bot could not tell what this "
+                     "version is; edit the line, or list it under ignore-mentions: with a reason (audit lists it "
+                     "until then)."]
