@@ -55,3 +55,23 @@ def test_a_mode_000_folder_is_refused(tmp_path, tags, capsys):
         assert err.strip() == f"executorch-pack-bot: error: docs/locked: {WAY_OUT}"
     finally:
         os.chmod(repo / "docs" / "locked", 0o755)
+
+
+def test_an_unreadable_other_file_is_refused_not_skipped(tmp_path, tags, capsys, monkeypatch):
+    """A text file no manager handles is still searched (leftovers, the accounting): one that cannot be
+    read stops the run, naming it, instead of hiding what it holds."""
+    from bot.engine import read as readmod
+
+    repo = write(tmp_path / "t", {"settings.json": '{"executorch": "1.4.0"}\n'})
+    real = open
+
+    def fake_open(path, *a, **k):
+        if str(path).endswith("settings.json"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(readmod, "open", fake_open, raising=False)
+    out, err = assert_refused(capsys, repo, tags)
+    assert err.strip().splitlines()[-1] == (
+        "executorch-pack-bot: error: settings.json: cannot read: Permission denied; make it readable, or leave it "
+        "out with --exclude settings.json (or an exclude: entry in .github/executorch-pack-bot.yml)")

@@ -53,6 +53,9 @@ REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "pytho
                           "conda-pin", "restatement-partial", "direct-reference", "range-pin", "unmanaged-pin",
                           "script-pin-drift", "nightly-pin", "pin-was-different", "companion-pin",
                           "unresolved-pin"})
+#: Flag codes that name another thing's version on their line (the rule is the code): a line inside
+#: content the template does not own (a submodule's file, "inside submodule X (not edited)").
+OTHER_CODES = frozenset({"submodule-mention"})
 #: The flag code of a review item no other flag lists.
 REVIEW_FLAG = "review-mention"
 
@@ -395,6 +398,9 @@ def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line
     for entry in ignore:
         if entry.matches(path, line):
             return "other", f"ignore-mentions: {entry.reason}"
+    owned = next((f for f in here if f.code in OTHER_CODES), None)
+    if owned is not None:
+        return "other", owned.code
     listed = next((f for f in here if f.code in REVIEW_CODES), None)
     if listed is not None:
         return "review", listed.code

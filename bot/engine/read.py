@@ -62,17 +62,20 @@ class Template:
     _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def other_bytes(self, rel: str) -> Optional[bytes]:
-        """The bytes of one of :attr:`others` (read once, then cached), or None when it cannot be read.
+        """The bytes of one of :attr:`others` (read once, then cached).
 
         The checks after planning (leftovers, the mentions accounting) search the
-        same files; each is read from disk once.
+        same files; each is read from disk once.  Raises :class:`TemplateError`
+        naming the file (and ``--exclude``) when it cannot be read: a file the
+        accounting cannot see could hide an occurrence, so it is never skipped.
         """
         if rel not in self._other_cache:
             try:
                 with open(os.path.join(os.fspath(self.repo), rel), "rb") as fh:
                     self._other_cache[rel] = fh.read()
-            except OSError:
-                self._other_cache[rel] = None
+            except OSError as exc:
+                raise TemplateError(f"cannot read: {exc.strerror}; make it readable" + _exclude_way_out(rel),
+                                    path=rel) from None
         return self._other_cache[rel]
 
     def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
