@@ -269,21 +269,36 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
         add("ExecuTorch", bump.old_pack)
         if bump.major_minor_changed:
             add("ExecuTorch", major_minor(bump.old_executorch))
-    from bot.engine.current import template_values
-    for c in bump.changes:
-        if norm(c.name) == "executorch":
-            continue
-        for v in template_values(tpl, c.name) or ([c.old] if c.old else []):
-            if v != c.new:
-                add(norm(c.name), v)
+    # one pass over the findings (a template may hold thousands of prose mentions)
+    pinned: dict[str, list[str]] = {}
+    conda: list[tuple[str, str]] = []
+    prose: dict[str, None] = {}
     for f in tpl.findings:
-        if f.kind == "conda-pin" and f.version and f.version[0].isdigit():
-            add(f.name, f.version)  # a conda-level spec the bot never rewrites: always accounted for
+        if not f.version:
+            continue
+        if f.kind in REQUIREMENT_KINDS:
+            if f.exact:
+                values = pinned.setdefault(norm(f.name), [])
+                if f.version not in values:
+                    values.append(f.version)
+        elif f.kind == "conda-pin":
+            if f.version[0].isdigit():
+                conda.append((f.name, f.version))
+        elif f.kind == "prose" and f.version.count(".") == 2 and f.version[0].isdigit() \
+                and not (f.name == "@version" and not f.exact):  # a bare @~X range: another pack's
+            prose[f.version] = None
+    for c in bump.changes:
+        name = norm(c.name)
+        if name == "executorch":
+            continue
+        for v in pinned.get(name) or ([c.old] if c.old else []):
+            if v != c.new:
+                add(name, v)
+    for name, v in conda:
+        add(name, v)  # a conda-level spec the bot never rewrites: always accounted for
     if not pinned_only:
-        for f in tpl.findings:
-            if f.kind == "prose" and f.version and f.version.count(".") == 2 and f.version[0].isdigit() \
-                    and not (f.name == "@version" and not f.exact):  # a bare @~X range: another pack's
-                add("ExecuTorch", f.version if f.version != bump.new_executorch else None)
+        for v in prose:
+            add("ExecuTorch", v if v != bump.new_executorch else None)
     return out
 
 
@@ -373,13 +388,15 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                     path=path, line=li + 1, blocking=False))
 
     texts = tuple(n.decode() for n in needles)
+    # one pass over each other file's bytes for any needle (thousands of small files in a template)
+    needle_rx = re.compile(b"|".join(re.escape(n) for n in sorted(needles)) or b"(?!)")
     for loaded in tpl.files:
         doc = loaded.doc
         if any(v in doc.text for v in texts):
             scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
     for rel in tpl.others:
         raw = tpl.other_bytes(rel)
-        if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
+        if raw is None or needle_rx.search(raw) is None or b"\0" in raw[:8192]:
             continue
         try:
             text = raw.decode("utf-8-sig")

@@ -44,7 +44,10 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
      ("pypi.org/project/executorch/", "executorch-")),
     # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
     ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
-                         r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False, ("executorch",)),
+                         r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
+     ("executorch:", "executorch :", "executorch =", "executorch*", "executorch_", "executorch`",
+      "version:", "version :", "version=", "version =", "version*", "version_", "version`", "release:",
+      "release =", "pack:", "pack =", "pack=")),
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")

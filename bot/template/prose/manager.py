@@ -39,12 +39,8 @@ def _provenance(text: str, pos: int) -> bool:
     A word check first (the regex is tried only when the last word can end a provenance phrase):
     the engine asks this for every mention of the current version.
     """
-    window = text[max(0, pos - 80):pos]
-    low = window.lower()
-    if "since" not in low and "with" not in low and "from" not in low and "in" not in low and "of" not in low:
-        return False
-    words = window.split()
-    while words and words[-1].lower().rstrip(":") in _PROVENANCE_SKIP:
+    words = text[max(0, pos - 48):pos].rsplit(None, 5)
+    while words and words[-1].lower() in _PROVENANCE_SKIP:
         words.pop()
     if not words or words[-1].lower() not in _PROVENANCE_LAST:
         return False
@@ -67,8 +63,9 @@ def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump:
     out: list[str] = []
     for a, b in segments:
         low = text[a:b].lower()
-        if "torch" not in low and "vela" not in low and "tosa" not in low:
-            continue  # names no derived pin
+        if "torch " not in low and "torch=" not in low and "torchao" not in low and "vela" not in low \
+                and "tosa" not in low:
+            continue  # names no derived pin (PyTorch::ExecuTorch is not one)
         for m in _RESTATED.finditer(text, a, b):
             s, e = m.span("v")
             if any(ed.start < e and s < ed.end for ed in mine):
