@@ -31,14 +31,18 @@ class CheckState:
     release: object = None          # bot.github.releases.Release or None
     asset: object = None            # bot.github.releases.Asset or None
     index: object = None            # bot.github.index.IndexStatus once asked (only when an update is needed)
+    pack_index: object = None       # bot.pack.public_index.PackIndexAnswer once asked (see pack_index_status)
 
     def outputs(self) -> dict:
         """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``,
-        ``index-ready`` (True only when the package index was asked and serves the target: see :func:`index_status`)."""
+        ``index-ready`` (True only when the package index was asked and serves the target: see :func:`index_status`),
+        ``pack-on-index`` (``yes``/``no``/``unknown``/``not-checked``, or ``""`` when not asked: see
+        :func:`pack_index_status`)."""
         return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
                 "pack-source": "release-asset" if self.asset else "build",
                 "pack-url": self.asset.download_url if self.asset else "",
-                "index-ready": bool(self.index is not None and self.index.ready)}
+                "index-ready": bool(self.index is not None and self.index.ready),
+                "pack-on-index": self.pack_index.state if self.pack_index is not None else ""}
 
 
 def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False,
@@ -85,6 +89,22 @@ def index_status(source, state: CheckState, *, policy=None):
     pins = {p.name: p.version for p in target.pins if p.version}
     state.index = check_index(target.executorch, pins, policy=policy)
     return state.index
+
+
+def pack_index_status(state: CheckState, *, url: Optional[str] = None, policy=None):
+    """Is ``PyTorch::ExecuTorch@V`` of the target of ``state`` on the public CMSIS pack index?
+
+    Asks :func:`bot.pack.public_index.check_pack_index` (``url``: the index,
+    default ``--pack-index-url``'s environment variable or the public index)
+    about the pack version of ``state.target`` (SemVer, :func:`bot.versions.to_semver`).
+    Returns the :class:`~bot.pack.public_index.PackIndexAnswer` and sets
+    ``state.pack_index``; never raises for a fault of the index.
+    """
+    from bot.pack.public_index import check_pack_index
+    from bot.versions import to_semver
+
+    state.pack_index = check_pack_index(to_semver(state.target), url=url, policy=policy)
+    return state.pack_index
 
 
 def index_pins(plan) -> dict[str, str]:
@@ -155,6 +175,7 @@ class RunOutcome:
     pack_report: object = None
     pack_note: Optional[str] = None
     index_line: Optional[str] = None
+    pack_index: object = None       # bot.pack.public_index.PackIndexAnswer of the target pack, once asked
     evidence: object = None         # bot.report.evidence.Evidence of the proposed bump
     result: object = None
     errors: list = field(default_factory=list)   # BotError values for annotations
@@ -162,8 +183,9 @@ class RunOutcome:
 
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
-        exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = ()) -> RunOutcome:
-    """check -> plan -> package index -> pack asset -> apply -> publish (the ``run`` command).
+        exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = (),
+        pack_index_url: Optional[str] = None) -> RunOutcome:
+    """check -> plan -> package index -> pack asset -> public pack index -> apply -> publish (the ``run`` command).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
     repository.  With ``dry_run`` nothing is written, pushed or sent: the
@@ -179,6 +201,11 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     1 a blocking item without ``allow_flagged`` or the pack failed
     verification.  When publishing fails (the error is raised), the files
     the plan wrote get their original bytes back first.
+    ``pack_index_url``: the public CMSIS pack index asked whether
+    ``PyTorch::ExecuTorch@V`` is on it (:func:`pack_index_status`; None: the
+    environment or the public index; ``"off"``: not asked); its answer goes
+    to the PR body's step 1 and ``out.pack_index``, and "could not tell"
+    never fails the run.
     """
     from bot import engine
     from bot.github.index import check_index
@@ -225,6 +252,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
     out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
+    from bot.pack.public_index import check_pack_index
+    out.pack_index = state.pack_index = check_pack_index(plan.bump.new_pack, url=pack_index_url)
+    out.evidence.pack.record_index(out.pack_index)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
                        index_line=index.summary(), evidence=out.evidence)
