@@ -168,3 +168,14 @@ def test_the_pr_body_lists_a_review_item_for_the_reviewer(tmp_path, tags):
     assert lines == [f"- `review-mention` (`README.md:3`): {markdown(message)} — the bot could not tell what this "
                      "version is; edit the line, or list it under ignore-mentions: with a reason (audit lists it "
                      "until then)."]
+
+
+def test_a_doc_without_the_word_executorch_is_still_accounted_for(tmp_path, tags, capsys):
+    """The managers skip prose that never names ExecuTorch, but its bytes were read: a bare 1.4.0 there
+    is an occurrence like any other (for review), never unseen."""
+    repo = write(tmp_path / "t", {"docs/notes.md": "# Notes\n\nThe label is 1.4.0.\n",
+                                  "src/version.c": "/* build 1.4.0 */\n"})
+    code, data = update_json(capsys, repo, tags, "--dry-run")
+    assert code == 0
+    assert left(data) == [("review", "docs/notes.md", 3, "1.4.0", "review-mention"),
+                          ("review", "src/version.c", 1, "1.4.0", "review-mention")]

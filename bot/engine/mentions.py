@@ -396,7 +396,7 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
             scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
     for rel in tpl.others:
         raw = tpl.other_bytes(rel)
-        if raw is None or needle_rx.search(raw) is None or b"\0" in raw[:8192]:
+        if raw is None or b"." not in raw or needle_rx.search(raw) is None or b"\0" in raw[:8192]:
             continue
         try:
             text = raw.decode("utf-8-sig")

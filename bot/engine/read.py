@@ -195,9 +195,12 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
         if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
-            if rel.endswith(_C_SUFFIXES) and b"define" in raw and b"version" in raw.lower():
-                tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
-            continue  # prose without the word ExecuTorch holds no mention
+            # prose without the word ExecuTorch holds no mention for the managers; it is still searched
+            # after planning (leftovers such as #define ET_VERSION "X", and the mentions accounting,
+            # which sees every file read), from the bytes read here
+            tpl.others.append(rel)
+            tpl._other_cache[rel] = raw
+            continue
         bad = scanmod.unreadable_text(raw)
         if bad is not None:
             # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
