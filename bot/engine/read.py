@@ -197,9 +197,11 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
             # prose without the word ExecuTorch holds no mention for the managers; it is still searched
             # after planning (leftovers such as #define ET_VERSION "X", and the mentions accounting,
-            # which sees every file read), from the bytes read here
-            tpl.others.append(rel)
-            tpl._other_cache[rel] = raw
+            # which sees every file read), from the bytes read here.  A file without a "." holds no
+            # version (X.Y at least), so there is nothing to search in it.
+            if b"." in raw:
+                tpl.others.append(rel)
+                tpl._other_cache[rel] = raw
             continue
         bad = scanmod.unreadable_text(raw)
         if bad is not None:

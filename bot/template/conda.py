@@ -43,6 +43,10 @@ class CondaManager(Manager):
     patterns = ("environment.yml", "environment.yaml", "environment-*.yml", "environment-*.yaml",
                 "environment_*.yml", "environment_*.yaml", "*.environment.yml", "conda-env*.yml")
 
+    def matches(self, relpath: str) -> bool:
+        """By :attr:`patterns` (every one a YAML name: the suffix is tested first, a template has thousands of files)."""
+        return relpath.endswith((".yml", ".yaml")) and super().matches(relpath)
+
     def _entries(self, doc: TextDocument):
         """``[(section, line, value, start, end)]``: ``section`` ``"pip"`` or ``"conda"``; ``start/end``
         the offsets of the scalar's value in ``doc.text`` (quotes excluded)."""
