@@ -54,8 +54,10 @@ REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "pytho
                           "script-pin-drift", "nightly-pin", "pin-was-different", "companion-pin",
                           "unresolved-pin"})
 #: Flag codes that name another thing's version on their line (the rule is the code): a line inside
-#: content the template does not own (a submodule's file, "inside submodule X (not edited)").
-OTHER_CODES = frozenset({"submodule-mention"})
+#: content the template does not own.  A submodule's files are never read (bot.template.submodules lists
+#: each submodule once, "inside submodule X (not edited)", a flag without a line), so none of their
+#: occurrences reaches the buckets; a line-level item of that code would land in ``other``.
+OTHER_CODES = frozenset({"submodule-not-edited"})
 #: The flag code of a review item no other flag lists.
 REVIEW_FLAG = "review-mention"
 
