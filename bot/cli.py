@@ -6,8 +6,10 @@ defines ``NAME`` (the subcommand), ``HELP`` (one line), ``register(parser)``
 modules import heavy libraries (PyGithub, lxml) inside ``run`` only, so that
 start-up stays fast for every command.
 
-Exit codes (DESIGN.md): 0 done or nothing to do, 1 a check failed (or the
-output could not be written: a closed pipe), 2 bad usage or bad input.  A :class:`~bot.errors.BotError` is printed as one line
+Exit codes (:data:`bot.errors.EXIT_CODES`, printed in every ``--help``
+epilog): 0 done or nothing to do, 1 a check failed (or the output could not
+be written: a closed pipe), 2 bad usage or bad input, 3 a transient failure
+outlasted the retries (nothing changed; run again).  A :class:`~bot.errors.BotError` is printed as one line
 naming the file and line; no traceback is shown (set
 ``EXECUTORCH_PACK_BOT_DEBUG=1`` to see one for an unexpected error).
 """
@@ -21,7 +23,7 @@ import pkgutil
 import sys
 
 from bot import __version__
-from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError
+from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError, exit_code_epilog
 
 PROG = "executorch-pack-bot"
 
@@ -37,16 +39,27 @@ def _command_modules():
     return mods
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that the exit-code table (the epilog) keeps its lines."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("exit codes:"):
+            return "".join(indent + line + "\n" for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argparse parser with one subparser per command module."""
+    epilog = exit_code_epilog()
     parser = argparse.ArgumentParser(
-        prog=PROG,
+        prog=PROG, epilog=epilog, formatter_class=_HelpFormatter,
         description="Keep a CMSIS ExecuTorch firmware template on one ExecuTorch version.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
+                           epilog=epilog, formatter_class=_HelpFormatter)
         mod.register(p)
         p.set_defaults(_run=mod.run)
     return parser

@@ -65,6 +65,12 @@ class FakeRepo:
         self.reviewers: dict[int, list[str]] = {}
         self.next_number = 1
         self.private = False   # private: the API answers 404 without a token; browser downloads always 404
+        # Refusals real repositories produce (GitHub REST docs, each endpoint's 422/403):
+        self.collaborators: Optional[set] = None   # users who may review or be assigned (None: anyone)
+        self.teams: Optional[set] = None           # team slugs with access (None: any)
+        self.drafts_supported = True               # False: POST /pulls with draft answers 422
+        self.label_refusals: dict[str, tuple[int, dict]] = {}   # label name -> (status, body) GitHub answers
+        self.milestones: dict[int, dict] = {}
 
 
 class FakeGitHub:
@@ -157,10 +163,34 @@ class FakeGitHub:
                                   "owner": {"login": full.split("/")[0]},
                                   "url": f"{self.url}/repos/{full}"}
         return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
+                "labels": [], "assignees": [], "requested_reviewers": [], "requested_teams": [], "milestone": None,
                 "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
                 "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
                 "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},
                 "base": {"ref": base, "label": f"{r.owner}:{base}", "sha": "0" * 40, "repo": repo_json(r.full_name)}}
+
+    def add_milestone(self, full_name: str, number: int, title: str) -> dict:
+        r = self.repo(full_name)
+        ms = {"url": f"{self.url}/repos/{full_name}/milestones/{number}", "id": number * 100, "number": number,
+              "title": title, "state": "open"}
+        r.milestones[number] = ms
+        return ms
+
+    def _user(self, login: str) -> dict:
+        return {"login": login, "id": abs(hash(login)) % 10_000_000, "type": "User"}
+
+    def _team(self, slug: str) -> dict:
+        return {"slug": slug, "name": slug, "id": abs(hash(slug)) % 10_000_000}
+
+    def _label(self, name: str) -> dict:
+        return {"name": name, "id": abs(hash(name)) % 10_000_000, "color": "ededed", "default": False}
+
+    def _issue_json(self, r, pr: dict) -> dict:
+        """The issue view of a pull request (GitHub REST docs: every pull request is an issue)."""
+        return {"number": pr["number"], "id": pr["id"] + 1, "title": pr["title"], "body": pr["body"],
+                "state": pr["state"], "user": pr["user"], "labels": pr["labels"], "assignees": pr["assignees"],
+                "milestone": pr["milestone"], "url": pr["issue_url"], "html_url": pr["html_url"],
+                "pull_request": {"url": pr["url"], "html_url": pr["html_url"]}}
 
     def open_pulls(self, full_name: str) -> list[dict]:
         return [p for p in self.repo(full_name).pulls.values() if p["state"] == "open"]
@@ -289,6 +319,11 @@ class FakeGitHub:
                 pulls = [x for x in pulls if x["base"]["ref"] == req.args["base"]]
             return self._paginate(req, pulls)
         if m == "POST" and rest == "/pulls":
+            if body.get("draft") and not r.drafts_supported:
+                return self._json({"message": "Validation Failed", "errors": [
+                    {"resource": "PullRequest", "code": "custom",
+                     "message": "Draft pull requests are not supported in this repository."}],
+                    "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"}, 422)
             head = body.get("head", "")
             head_ref = head.split(":", 1)[-1]
             for x in r.pulls.values():
@@ -312,14 +347,57 @@ class FakeGitHub:
             return self._json(pr)
         if m == "POST" and (mm := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", rest)):
             n = int(mm.group(1))
-            r.reviewers.setdefault(n, []).extend(body.get("reviewers", []))
-            return self._json(r.pulls[n], 201)
+            users, teams = body.get("reviewers", []), body.get("team_reviewers", [])
+            if (r.collaborators is not None and any(u not in r.collaborators for u in users)) or \
+                    (r.teams is not None and any(t not in r.teams for t in teams)):
+                return self._json({"message": "Reviews may only be requested from collaborators. One or more of the "
+                                              "users or teams you specified is not a collaborator of the "
+                                              f"{full} repository.",
+                                   "documentation_url": "https://docs.github.com/rest/pulls/review-requests"
+                                                        "#request-reviewers-for-a-pull-request"}, 422)
+            r.reviewers.setdefault(n, []).extend(users)
+            pr = r.pulls[n]
+            pr["requested_reviewers"] += [self._user(u) for u in users]
+            pr["requested_teams"] += [self._team(t) for t in teams]
+            return self._json(pr, 201)
         if (mm := re.fullmatch(r"/issues/(\d+)/labels", rest)) and m == "POST":
             n = int(mm.group(1))
             labels = body if isinstance(body, list) else body.get("labels", [])
+            for x in labels:
+                if x in r.label_refusals:
+                    status, answer = r.label_refusals[x]
+                    return self._json(answer, status)
             cur = r.labels.setdefault(n, [])
             cur.extend(x for x in labels if x not in cur)
-            return self._json([{"name": x} for x in cur])
+            if n in r.pulls:
+                r.pulls[n]["labels"] = [self._label(x) for x in cur]
+            return self._json([self._label(x) for x in cur])
+        if (mm := re.fullmatch(r"/issues/(\d+)/assignees", rest)) and m == "POST":
+            n = int(mm.group(1))
+            pr = r.pulls.get(n)
+            if pr is None:
+                return self._not_found()
+            have = {a["login"] for a in pr["assignees"]}
+            for u in body.get("assignees", []):   # GitHub leaves out, silently, users who cannot be assigned
+                if (r.collaborators is None or u in r.collaborators) and u not in have:
+                    pr["assignees"].append(self._user(u))
+                    have.add(u)
+            return self._json(self._issue_json(r, pr), 201)
+        if m == "GET" and (mm := re.fullmatch(r"/milestones/(\d+)", rest)):
+            ms = r.milestones.get(int(mm.group(1)))
+            return self._json(ms) if ms else self._not_found()
+        if m == "PATCH" and (mm := re.fullmatch(r"/issues/(\d+)", rest)):
+            pr = r.pulls.get(int(mm.group(1)))
+            if pr is None:
+                return self._not_found()
+            if "milestone" in body:
+                ms = r.milestones.get(body["milestone"]) if isinstance(body["milestone"], int) else None
+                if body["milestone"] is not None and ms is None:
+                    return self._json({"message": "Validation Failed", "errors": [
+                        {"value": body["milestone"], "resource": "Issue", "field": "milestone", "code": "invalid"}],
+                        "documentation_url": "https://docs.github.com/rest/issues/issues#update-an-issue"}, 422)
+                pr["milestone"] = ms
+            return self._json(self._issue_json(r, pr))
         if (mm := re.fullmatch(r"/issues/(\d+)/comments", rest)):
             n = int(mm.group(1))
             cs = r.comments.setdefault(n, [])

@@ -208,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import make_github, token_from
+    from bot.github.decorations import report_refusals
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
     from bot.report import pr_body, pr_title
 
@@ -227,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
                    pack_note=None if report else "No pack report was given to `publish --pack-report`.",
                    included=sorted(included))
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
+    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
     if args.dry_run:
         base = config.base or current_branch(args.repo)
         print(f"branch: {config.branch_for(plan.bump.new_executorch)}")
@@ -241,12 +243,13 @@ def run(args: argparse.Namespace) -> int:
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
     msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
-                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg)
+                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, draft_reason=draft_reason)
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
         actions.append_summary(f"- **not pushed**: {notice}\n")
+    report_refusals(res)
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

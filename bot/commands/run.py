@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
+    from bot.github.decorations import report_refusals
     from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line)
                            + (f"\n- **not pushed**: {notice}\n" if notice else ""))
+    if out.result is not None:
+        report_refusals(out.result)
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)

@@ -23,10 +23,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, TypeVar
 
-from bot.errors import PlatformError, UsageError
+from bot.errors import PlatformError, TransientError, UsageError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0
+UNCHANGED = "nothing was changed; the run can be repeated"   # ends every transient failure (exit 3)
 TOTAL_WAITS = 3   # one operation's waits add up to at most this many times the cap
 T = TypeVar("T")
 
@@ -196,7 +197,7 @@ class RetryPolicy:
         """The message of an operation that failed for good after ``tries`` attempts (token masked)."""
         spent = sum(self.waits)
         budget = f"; waited {spent:g} s in all, the limit" if spent and spent >= self.max_total else ""
-        return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}")
+        return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}; {UNCHANGED}")
 
 
 def _retry_after(value: str, now: float, default: float) -> float:
@@ -258,15 +259,17 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
             status, message, headers = _exc_details(exc)
             last = f"HTTP {status}: {message or 'no message'}"
             if not policy.is_transient(status, message, headers):
-                raise PlatformError(mask(f"GitHub refused to {what}: {last}")) from None
+                err = PlatformError(mask(f"GitHub refused to {what}: {last}"))
+                err.reason = mask(last)   # GitHub's answer alone, for a decoration's warning
+                raise err from None
         except requests.RequestException as exc:
             last = f"{type(exc).__name__}"
             if not isinstance(exc, _transient_request_errors()):
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
             headers = None
         if attempt + 1 >= policy.attempts or not policy.wait(attempt, headers):
-            raise PlatformError(policy.gave_up(what, attempt + 1, last) + "; the run can be repeated safely")
-    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
+            raise TransientError(policy.gave_up(what, attempt + 1, last))
+    raise TransientError(policy.gave_up(what, 0, "no attempt was allowed"))
 
 
 def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
@@ -313,7 +316,7 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
             if not isinstance(exc, _transient_request_errors()):
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
             if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
-                raise PlatformError(policy.gave_up(what, attempt + 1, last))
+                raise TransientError(policy.gave_up(what, attempt + 1, last))
             continue
         if r.status_code in ok:
             return r
@@ -327,8 +330,8 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
             raise PlatformError(mask(f"cannot {what}: {last}"))
         r.close()
         if attempt + 1 >= policy.attempts or not policy.wait(attempt, r.headers):
-            raise PlatformError(policy.gave_up(what, attempt + 1, last))
-    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
+            raise TransientError(policy.gave_up(what, attempt + 1, last))
+    raise TransientError(policy.gave_up(what, 0, "no attempt was allowed"))
 
 
 def session(token: Optional[str] = None):

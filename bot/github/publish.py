@@ -48,9 +48,11 @@ from typing import Callable, Optional
 
 from bot.config import Config
 from bot.errors import PlatformError, UsageError
+from bot.github import decorations
 from bot.github.client import call, mask
 from bot.report import parse_fingerprint
 
+DRAFT_KEY = decorations.DRAFT
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
 Progress = Callable[[str], None]
 
@@ -71,6 +73,7 @@ class PublishResult:
     pushed: bool = False
     closed: list = field(default_factory=list)
     message: str = ""
+    refusals: list = field(default_factory=list)   # bot.github.decorations.Refusal: decorations GitHub refused
 
 
 REFUSED = ("foreign-commits", "foreign-pr")   # PublishResult actions where nothing was pushed on purpose
@@ -264,9 +267,13 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str) -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, draft_reason: str = "") -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
+        ``draft_reason`` says why ``draft`` is asked for (the PR body says it
+        when the repository has no draft pull requests).  Decorations (labels,
+        reviewers, assignees, milestone, draft) never raise: GitHub's refusals
+        are in ``PublishResult.refusals`` (:mod:`bot.github.decorations`).
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
         checkout that cannot be published (detached HEAD, bad repository name).
@@ -313,33 +320,74 @@ class Publisher:
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
 
+        keys = decorations.wanted(self.config)
+        keys_draft = bool(draft)
+        refused: dict[str, str] = {}
         if pr is not None:
+            record = decorations.Record.parse(pr.body)
             # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
             # to an unchanged proposal are kept, and a rerun sends nothing.
-            if parse_stamp(pr.body) != stamp:
-                call(lambda: pr.edit(title=title, body=body), f"update #{pr.number}")
+            changed = parse_stamp(pr.body) != stamp
+            # Ask for what the config added since; on a new proposal, also for what GitHub refused before.
+            ask = [k for k in keys if k not in record.asked or (changed and k in record.refused)]
+            refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
+            if keys_draft and DRAFT_KEY in record.refused and not pr.draft:
+                refused[DRAFT_KEY] = draft_reason
+            refused.update(decorations.apply(pr, self.gh_repo, ask, call))
+            new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
+            new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
+            if changed:
+                full = body + new_tail
+                call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
                 action = "updated"
             else:
+                if new_record != record:
+                    full = decorations.replace_tail(pr.body, _STAMP, new_tail)
+                    call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
                 action = "updated" if pushed else "unchanged"
         else:
+            def first_tail() -> str:
+                return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
             try:
-                pr = call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body,
-                                                           draft=draft),
-                          f"create the pull request for {branch}")
-            except PlatformError:
-                if created_branch:
-                    self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
-                raise
-            if self.config.labels:
-                call(lambda: pr.add_to_labels(*self.config.labels), f"label #{pr.number}")
-            if self.config.reviewers:
-                call(lambda: pr.create_review_request(reviewers=list(self.config.reviewers)),
-                     f"request reviewers on #{pr.number}")
+                pr = self._create(base, branch, title, body + first_tail(), draft)
+            except PlatformError as exc:
+                if not (draft and decorations.is_draft_refusal(exc)):
+                    if created_branch:
+                        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                    raise
+                # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
+                refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                try:
+                    pr = self._create(base, branch, title, body + first_tail(), False)
+                except PlatformError:
+                    if created_branch:
+                        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                    raise
+            got = decorations.apply(pr, self.gh_repo, keys, call)
+            if got:
+                refused.update(got)
+                full = body + decorations.tail(self._refusals(refused, pr.number),
+                                               decorations.Record(set(keys), dict(refused)))
+                try:
+                    call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
+                except PlatformError as exc:   # the warnings still go out; the next run asks again
+                    self.progress(f"could not note the refused decorations in #{pr.number}: {exc.message}")
             action = "created"
+        refusals = self._refusals(refused, pr.number)
         closed = []
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
-        return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed)
+        return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed, refusals=refusals)
+
+    def _create(self, base: str, branch: str, title: str, body: str, draft: bool):
+        return call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body, draft=draft),
+                    f"create the pull request for {branch}")
+
+    @staticmethod
+    def _refusals(refused: dict[str, str], number: Optional[int]) -> list:
+        """:class:`~bot.github.decorations.Refusal` items, the draft one first."""
+        order = sorted(refused, key=lambda k: (k != DRAFT_KEY, k))
+        return [decorations.Refusal(k, refused[k], number) for k in order]
 
     def _same(self, head_sha: str, base_sha: str, tree: str) -> bool:
         """True when the remote branch is one commit on ``base_sha`` with exactly ``tree``."""

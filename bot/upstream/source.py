@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 import os
 from pathlib import Path
+from typing import Optional
 
 from bot.errors import UpstreamError, UsageError
 
@@ -104,6 +105,16 @@ def is_git_repository(path: str | os.PathLike) -> bool:
     return (p / "HEAD").is_file() and (p / "objects").is_dir() and (p / "refs").is_dir()
 
 
+def github_spec_hint(spec: str) -> Optional[str]:
+    """``github:OWNER/NAME`` for a GitHub web or clone URL (``https://github.com/OWNER/NAME[.git][/]``,
+    ``git@github.com:OWNER/NAME.git``, ``github.com/OWNER/NAME``), else None."""
+    import re
+
+    m = re.fullmatch(r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?|git@)?(?:www\.)?github\.com[:/]"
+                     r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", spec.strip())
+    return f"github:{m.group(1)}/{m.group(2)}" if m else None
+
+
 def open_source(spec: str) -> UpstreamSource:
     """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
 
@@ -129,6 +140,10 @@ def open_source(spec: str) -> UpstreamSource:
         return GitHubSource.from_spec(spec)
     path = Path(spec).expanduser()
     if not path.exists():
+        hint = github_spec_hint(spec)
+        if hint:
+            raise UsageError(f"--upstream {spec}: a GitHub repository is named as {hint} (a URL is read as a "
+                             f"local path, and there is none); use --upstream {hint}")
         raise UpstreamError(f"upstream source {spec} does not exist")
     if not path.is_dir():
         raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")
