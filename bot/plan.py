@@ -1,6 +1,6 @@
 """The upgrade engine's result: a :class:`Plan` (what a bump changes), made by :mod:`bot.engine`.
 
-CONTRACT (implemented in bot/engine.py by the engine's owner):
+The engine's entry points (:mod:`bot.engine`, re-exported from its modules):
 
     bot.engine.plan(repo: Path, source: UpstreamSource, *, to: str | None = None,
                     sets: dict[str, str] | None = None, allow_prerelease: bool = False,
@@ -14,7 +14,7 @@ CONTRACT (implemented in bot/engine.py by the engine's owner):
     bot.engine.apply(plan: Plan) -> None
         Writes ``plan.contents`` all-or-nothing (bot.textfile.write_all).
 
-    bot.engine.audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit   (see bot/engine.py;
+    bot.engine.audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit   (see bot/engine/audit.py;
         ``Audit.ok`` is False when pins disagree or a blocking item is flagged)
 """
 

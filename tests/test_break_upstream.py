@@ -16,7 +16,8 @@ import pytest
 
 from bot.sample import build_upstream_repo, git_env
 from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
-from bot.upstream.source import DirectorySource, GitSource
+from bot.upstream.git import GitSource
+from bot.upstream.source import DirectorySource
 from helpers import run_cli, snapshot
 
 TOSA = "backends/arm/requirements-arm-tosa.txt"

@@ -133,7 +133,7 @@ def test_bad_set_argument(template, upstream_repo, capsys):
 def test_file_changed_between_plan_and_apply(template, upstream_repo):
     from bot import engine
     from bot.errors import TemplateError
-    from bot.upstream.source import GitSource
+    from bot.upstream.git import GitSource
 
     plan = engine.plan(template, GitSource(upstream_repo))
     (template / "requirements.txt").write_text("executorch==1.4.0\n# edited by a human meanwhile\n")
@@ -145,7 +145,7 @@ def test_file_changed_between_plan_and_apply(template, upstream_repo):
 
 def test_failed_rename_rolls_back(template, upstream_repo, monkeypatch):
     from bot import engine, textfile
-    from bot.upstream.source import GitSource
+    from bot.upstream.git import GitSource
 
     plan = engine.plan(template, GitSource(upstream_repo))
     before = snapshot(template)

@@ -20,7 +20,7 @@ def test_one_warning_is_singular():
 
 def test_a_wider_python_range_is_said_to_admit_unsupported_pythons(template, upstream_repo):
     from bot import engine
-    from bot.upstream.source import GitSource
+    from bot.upstream.git import GitSource
 
     (template / "pyproject.toml").write_text('[project]\nname = "fw"\nversion = "0"\nrequires-python = ">=3.10"\n')
     plan = engine.plan(template, GitSource(upstream_repo))

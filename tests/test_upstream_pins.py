@@ -11,7 +11,8 @@ from bot.errors import UpstreamError, UsageError
 from bot.model import PinSet, ResolvedPin
 from bot.sample import UPSTREAM_DIR, build_upstream_repo
 from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
-from bot.upstream.source import DirectorySource, GitSource
+from bot.upstream.git import GitSource
+from bot.upstream.source import DirectorySource
 
 FIXTURES = Path(__file__).parent / "fixtures" / "upstream"
 TOSA = "backends/arm/requirements-arm-tosa.txt"

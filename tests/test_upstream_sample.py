@@ -9,7 +9,7 @@ import pytest
 from bot.errors import UsageError
 from bot.sample import ODD_TAG, RC_TAG, build_upstream_repo, git_env
 from bot.upstream.releases import select_target
-from bot.upstream.source import GitSource
+from bot.upstream.git import GitSource
 
 
 def git(repo, *args):

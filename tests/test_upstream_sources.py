@@ -10,7 +10,9 @@ import pytest
 
 from bot.errors import UpstreamError, UsageError
 from bot.sample import ODD_TAG, RC_TAG, build_upstream_repo, git_env
-from bot.upstream.source import DirectorySource, GitSource, open_source
+from bot.sources import open_source
+from bot.upstream.git import GitSource
+from bot.upstream.source import DirectorySource
 
 
 @pytest.fixture(scope="module")

@@ -40,15 +40,6 @@ def register(p: argparse.ArgumentParser) -> None:
     add_github_arguments(p)
 
 
-def open_upstream(spec: str, token):
-    """``--upstream`` as a source; ``github:`` specs get the token."""
-    if spec.startswith("github:"):
-        from bot.github.source import GitHubSource
-        return GitHubSource.from_spec(spec, token=token)
-    from bot.upstream.source import open_source
-    return open_source(spec)
-
-
 def run(args: argparse.Namespace) -> int:
     import sys
 
@@ -56,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import token_from
+    from bot.sources import open_source
 
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
@@ -64,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     if not token and args.upstream.startswith("github:"):
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
-    source = open_upstream(args.upstream, token)
+    source = open_source(args.upstream, token)
     state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease)
     if state.update_needed:
         flow.index_status(source, state)

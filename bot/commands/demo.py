@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.errors import UsageError
     from bot.sample import build_upstream_repo
     from bot.textreport import plan_summary
-    from bot.upstream.source import GitSource
+    from bot.upstream.git import GitSource
 
     if args.keep is not None:
         if args.keep.exists() or args.keep.is_symlink():

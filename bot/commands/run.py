@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
-    from bot.commands.check import open_upstream
+    from bot.sources import open_source
     from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
             sets = engine.parse_sets(args.sets)
-            source = open_upstream(args.upstream, token)
+            source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
             pub = None

@@ -57,7 +57,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from bot import engine
     from bot.textreport import blocked_line, plan_summary, plural
-    from bot.upstream.source import open_source
+    from bot.sources import open_source
 
     def progress(msg: str) -> None:
         if not args.json:

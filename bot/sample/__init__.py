@@ -3,7 +3,7 @@
 ``bot/sample/upstream/<tag>/`` holds invented, minimal upstream trees (see its
 README.md); :func:`build_upstream_repo` turns them into a real git repository
 so that the demo and the tests read them exactly as they read a clone of
-ExecuTorch (:class:`bot.upstream.source.GitSource`).  The whole history is
+ExecuTorch (:class:`bot.upstream.git.GitSource`).  The whole history is
 written by one ``git fast-import`` (git-fast-import(1)), so building takes a
 few tens of milliseconds and needs no git identity configured on the machine.
 """

@@ -237,12 +237,19 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             for t in targets:
                 if isinstance(t, ast.Name):
                     facts.constants[t.id] = value.value
+    pieces: set[int] = set()   # literal parts of f-strings: read only as part of their f-string
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            pieces.update(id(v) for v in node.values)
     for node in ast.walk(tree):
         text_value, via = None, None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in pieces:
             text_value = node.value
         elif isinstance(node, ast.JoinedStr):
             text_value, via = _render_fstring(node, facts.constants)
+            if text_value is None:
+                _unrenderable_fstring(node, facts)
+                continue
         if text_value is None or not _REQ_SHAPE.match(text_value):
             continue
         try:
@@ -251,6 +258,21 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             continue
     facts.requirements.sort(key=lambda r: r.line or 0)
     return facts
+
+
+def _unrenderable_fstring(node: ast.JoinedStr, facts: PythonFacts) -> None:
+    """An f-string that reads like a requirement (``f"torchao=={v}"``) but whose placeholder is not a
+    module-level string constant: an unresolved requirement line saying so, never a guessed value."""
+    head = node.values[0] if node.values else None
+    if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
+        return
+    shape = _REQ_SHAPE.match(head.value)
+    name = _NAME_TEXT.match(head.value)
+    if shape is None or name is None:
+        return
+    facts.requirements.append(ReqLine(
+        norm(name.group(0).strip()), None, head.value[shape.end(2) - len(shape.group(2)):].strip(),
+        line=node.lineno, problem="an f-string whose placeholder is not a module-level string constant"))
 
 
 def _render_fstring(node: ast.JoinedStr, constants: dict[str, str]) -> tuple[Optional[str], Optional[str]]:

@@ -3,10 +3,9 @@
 Implementations: a local git repository (clone or bare; files read at a tag
 with ``git cat-file``, no checkout), a plain directory holding one folder per tag
 (tests, demos), and, in :mod:`bot.github`, the GitHub contents API
-(``github:OWNER/NAME``).  :func:`open_source` turns a ``--upstream`` argument
-into one of them.
-
-:class:`GitSource` is defined in :mod:`bot.upstream.git` and re-exported here.
+(``github:OWNER/NAME``).  :func:`bot.sources.open_source` turns a
+``--upstream`` argument into one of them; this module imports no implementation
+outside it (:class:`~bot.upstream.git.GitSource` lives in :mod:`bot.upstream.git`).
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ from __future__ import annotations
 import abc
 import os
 from pathlib import Path
-from typing import Optional
 
-from bot.errors import UpstreamError, UsageError
+from bot.errors import UpstreamError
 
 
 class UpstreamSource(abc.ABC):
@@ -103,60 +101,3 @@ def is_git_repository(path: str | os.PathLike) -> bool:
     if (p / ".git").exists():
         return True
     return (p / "HEAD").is_file() and (p / "objects").is_dir() and (p / "refs").is_dir()
-
-
-def github_spec_hint(spec: str) -> Optional[str]:
-    """``github:OWNER/NAME`` for a GitHub web or clone URL (``https://github.com/OWNER/NAME[.git][/]``,
-    ``git@github.com:OWNER/NAME.git``, ``github.com/OWNER/NAME``), else None."""
-    import re
-
-    m = re.fullmatch(r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?|git@)?(?:www\.)?github\.com[:/]"
-                     r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", spec.strip())
-    return f"github:{m.group(1)}/{m.group(2)}" if m else None
-
-
-def open_source(spec: str) -> UpstreamSource:
-    """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
-
-    ``spec`` is one of:
-      * ``github:OWNER/NAME``: delegated to
-        ``bot.github.source.GitHubSource.from_spec(spec)`` (imported here
-        only, so that start-up stays fast);
-      * a path to a git repository (a clone or a bare repository): :class:`GitSource`;
-      * a path to a directory with one sub-folder per tag: :class:`DirectorySource`.
-
-    Raises:
-        UsageError: a ``github:`` spec while the GitHub source is not installed,
-            or an empty spec.
-        UpstreamError: the path does not exist or is not a directory.
-    """
-    if not spec or not spec.strip():
-        raise UsageError("--upstream: empty source")
-    if spec.startswith("github:"):
-        try:
-            from bot.github.source import GitHubSource
-        except ImportError as exc:
-            raise UsageError(f"--upstream {spec}: GitHub sources are not available in this installation") from exc
-        return GitHubSource.from_spec(spec)
-    path = Path(spec).expanduser()
-    if not path.exists():
-        hint = github_spec_hint(spec)
-        if hint:
-            raise UsageError(f"--upstream {spec}: a GitHub repository is named as {hint} (a URL is read as a "
-                             f"local path, and there is none); use --upstream {hint}")
-        raise UpstreamError(f"upstream source {spec} does not exist")
-    if not path.is_dir():
-        raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")
-    if is_git_repository(path):
-        from bot.upstream.git import GitSource
-        return GitSource(path)
-    return DirectorySource(path)
-
-
-def __getattr__(name: str):
-    """Lazy re-export of :class:`bot.upstream.git.GitSource` (it subclasses
-    :class:`UpstreamSource`, so an eager import here would be circular)."""
-    if name == "GitSource":
-        from bot.upstream.git import GitSource
-        return GitSource
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

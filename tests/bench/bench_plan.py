@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bot import engine  # noqa: E402
 from bot.commands.demo import copy_template  # noqa: E402
 from bot.sample import build_upstream_repo  # noqa: E402
-from bot.upstream.source import GitSource  # noqa: E402
+from bot.upstream.git import GitSource  # noqa: E402
 
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
                GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")

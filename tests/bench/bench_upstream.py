@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from bot.sample import build_upstream_repo  # noqa: E402
 from bot.upstream.pins import plan_changes, resolve_pinset  # noqa: E402
 from bot.upstream.releases import select_target  # noqa: E402
-from bot.upstream.source import GitSource  # noqa: E402
+from bot.upstream.git import GitSource  # noqa: E402
 
 
 def timed(fn) -> tuple[float, object]:

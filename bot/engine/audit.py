@@ -1,0 +1,113 @@
+"""The consistency audit (``audit``): do the template's ExecuTorch pins agree, which prose names another version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from packaging.version import InvalidVersion, Version
+
+from bot.engine.current import PinGroup, describe_groups, group_pins, nightly_flags
+from bot.engine.flags import sort_flags
+from bot.engine.read import PACK, PIN_KINDS, read_template
+from bot.model import Finding, Flag, norm
+
+
+@dataclass
+class Audit:
+    """The consistency audit of a template.
+
+    Attributes:
+        pins: every exact ExecuTorch pin found (pack entries, lock, requirements).
+        versions: the distinct versions among them, as written, the most pinned first.
+        agree: True when all pins name the same version (and there is at least one).
+        stale_mentions: prose findings naming an ExecuTorch version other than the pinned one.
+        flags: range pins and similar items; a blocking one fails the audit.
+        groups: the pins grouped by version, the most pinned first.
+    """
+
+    pins: list[Finding]
+    versions: list[str]
+    agree: bool
+    stale_mentions: list[Finding]
+    flags: list[Flag]
+    groups: list[PinGroup] = field(default_factory=list)
+    #: folders of the template that were never scanned (``vendor``, ``build`` ...), POSIX paths
+    not_scanned: list[str] = field(default_factory=list)
+
+    def disagreement(self) -> str:
+        """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
+        return describe_groups(self.groups)
+
+    @property
+    def blocking_flags(self) -> list[Flag]:
+        """The flagged items that fail the audit (a range pin, a pin file linked out of the repository)."""
+        return [f for f in self.flags if f.blocking]
+
+    @property
+    def ok(self) -> bool:
+        """True when the pins agree and no blocking item is flagged (``audit`` exits 0)."""
+        return self.agree and not self.blocking_flags
+
+    def to_json(self) -> dict:
+        def f(x: Finding) -> dict:
+            return {"path": x.path, "line": x.line, "kind": x.kind, "name": x.name,
+                    "version": x.version, "text": x.text}
+        return {"ok": self.ok, "agree": self.agree, "versions": self.versions,
+                "pins": [f(p) for p in self.pins],
+                "stale_mentions": [f(p) for p in self.stale_mentions],
+                "flags": [x.to_json() for x in self.flags],
+                "not_scanned": self.not_scanned}
+
+
+def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
+    """Check that every ExecuTorch pin of the template agrees; list prose naming another version.
+
+    Versions are compared as PEP 440 versions (pack ``1.0.0-rc1`` equals
+    ``executorch==1.0.0rc1``).  ``exclude``: as for :func:`plan`.  Raises the
+    errors of :func:`read_template`.
+    """
+    tpl = read_template(repo, exclude=exclude)
+    pins = tpl.executorch_pins()
+    groups = group_pins(pins)
+    agree = len(groups) == 1 and isinstance(groups[0].key, Version)
+    flags = list(tpl.flags) + nightly_flags(groups)
+    for f in tpl.findings:
+        if f.kind in PIN_KINDS and not f.exact and (f.name == PACK or norm(f.name) == "executorch"):
+            if f.kind == "unmanaged-requirement":
+                # A Poetry/uv/build constraint may be a range (the bot only reads it): it is an
+                # item only when it does not admit the version the template pins (as in update).
+                if agree and not _admits(f.version, groups[0].key):
+                    flags.append(Flag("unmanaged-pin", f"{f.text or f.version} does not admit the pinned "
+                                      f"ExecuTorch {groups[0].version}; edit it by hand",
+                                      path=f.path, line=f.line))
+                continue
+            flags.append(Flag("range-pin", f"{f.text or f.version} is a range; the ExecuTorch pin must be exact",
+                              path=f.path, line=f.line))
+    stale: list[Finding] = []
+    if agree:
+        pinned = groups[0].key
+        for f in tpl.findings:
+            if f.kind != "prose" or not f.version:
+                continue
+            try:
+                v = Version(f.version)
+            except InvalidVersion:
+                continue
+            if len(v.release) == 2:  # "ExecuTorch 1.4", "release/1.4": compare major.minor
+                if (v.major, v.minor) != (pinned.major, pinned.minor):
+                    stale.append(f)
+            elif v != pinned:
+                stale.append(f)
+    return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
+                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs))
+
+
+def _admits(spec: Optional[str], version: Version) -> bool:
+    """True when the specifier text (``"<1.5,>=1.4"``) admits ``version``; an unreadable one admits nothing."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        return SpecifierSet(spec or "").contains(version, prereleases=True)
+    except InvalidSpecifier:
+        return False

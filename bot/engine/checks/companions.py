@@ -1,0 +1,41 @@
+"""The companion-pin check: torchvision/torchaudio pins to re-check when the bump moves torch."""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from bot.engine.current import template_values
+from bot.engine.read import REQUIREMENT_KINDS, Template
+from bot.model import Bump, Flag, norm
+
+
+#: Packages built against one torch release: their pins must follow torch, but the bot cannot know how.
+COMPANIONS = ("torchvision", "torchaudio")
+
+
+def companions(tpl: Template, bump: Bump) -> list[Flag]:
+    """Non-blocking ``companion-pin`` flags for exact torchvision/torchaudio pins when torch changes.
+
+    Their versions are tied to a torch release, which upstream ExecuTorch does
+    not pin (FORMATS.md section 1, "torchvision/torchaudio pins" in the wild):
+    the bot never computes or guesses one, it says which pin to check.
+    """
+    torch = bump.change_for("torch")
+    if torch is None:
+        return []
+    moved = (torch.old is not None and not _same_version(torch.old, torch.new)) \
+        or any(not _same_version(v, torch.new) for v in template_values(tpl, "torch"))
+    if not moved:
+        return []
+    return [Flag("companion-pin", f"{f.name}=={f.version} stays at its version: check it against torch "
+                 f"{torch.new} (the bot does not choose companion versions)", path=f.path, line=f.line,
+                 blocking=False)
+            for f in tpl.findings
+            if f.kind in REQUIREMENT_KINDS and f.exact and f.version and norm(f.name) in COMPANIONS]
+
+
+def _same_version(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b

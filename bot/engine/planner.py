@@ -1,0 +1,141 @@
+"""The orchestration of a bump: :func:`plan` reads the template, resolves the target, asks every
+manager for edits, validates them in memory and runs the cross-file checks (:mod:`bot.engine.checks`).
+
+It writes nothing; :func:`bot.engine.apply.apply` does.  Where the facts come
+from: FORMATS.md section 1 (which template files pin what) and section 2
+(which upstream file pins what at a tag), through the managers in
+:mod:`bot.template` and the datasources in :mod:`bot.upstream`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from bot.engine.checks.companions import companions
+from bot.engine.checks.downgrades import downgrades
+from bot.engine.checks.leftovers import leftovers
+from bot.engine.checks.python_range import python_flags, python_range_change
+from bot.engine.current import current_version, template_values
+from bot.engine.flags import dedupe, sort_flags
+from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
+from bot.model import Bump, Edit, Flag, PinSet, norm
+from bot.plan import PinRow, Plan
+from bot.template.locks import python_lock_flags
+from bot.textfile import TextDocument
+from bot.upstream.source import UpstreamSource
+from bot.versions import to_semver, version_to_tag
+
+
+def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
+         sets: Optional[dict[str, str]] = None, allow_prerelease: bool = False,
+         progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Plan:
+    """Compute the bump of the template at ``repo`` to ``to`` (default: newest stable release).
+
+    Args:
+        repo: the template checkout.
+        source: where upstream tags and files come from.
+        to: target version (``"1.5.1"``, ``"v1.5.1"``, ``"1.5.1-rc1"``) or None.
+        sets: ``{package: version}`` supplied by the user for pins upstream
+            does not resolve (``--set``).
+        allow_prerelease: accept an rc ``to``.
+        progress: called with one-line progress messages.
+        exclude: ``--exclude`` globs of paths never read (added to the config file's ``exclude:``).
+
+    Returns a :class:`~bot.plan.Plan` (nothing written).  Raises
+    :class:`~bot.errors.BotError` subclasses (exit 2) for bad input: an
+    unreadable or unparsable template file, disagreeing pins, an unknown or
+    refused target, an upstream without the pin files, a file that cannot be
+    rewritten safely.
+    """
+    from bot.upstream.pins import plan_changes, resolve_pinset
+    from bot.upstream.releases import select_target
+
+    tpl = read_template(repo, progress, exclude)
+    current = current_version(tpl)
+    target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    if progress:
+        progress(f"template pins ExecuTorch {current}; target tag {target_tag} ({source.describe()})")
+    current_tag = version_to_tag(current)
+    upstream_tags = set(source.tags())
+    flags: list[Flag] = list(tpl.flags)
+    if target_tag == current_tag and target_tag not in upstream_tags:
+        # The template is ahead of every stable release upstream (a nightly or a
+        # local build): there is nothing newer to move to.
+        return Plan(repo=Path(repo), bump=None, findings=tpl.findings, flags=sort_flags(dedupe(flags + [Flag(
+            "ahead-of-upstream", f"the template pins ExecuTorch {current}, which has no tag at "
+            f"{source.describe()} and is newer than its newest stable release; nothing to do",
+            blocking=False)])))
+    target = resolve_pinset(source, target_tag)
+    current_set: Optional[PinSet] = None
+    if current_tag in upstream_tags:
+        current_set = resolve_pinset(source, current_tag)
+    changes, change_flags = plan_changes(current_set, target, sets)
+    flags.extend(target.flags)
+    tosa_names = {p.name for p in target.tosa}
+    pins_tosa = any(f.kind in REQUIREMENT_KINDS and norm(f.name) in tosa_names for f in tpl.findings)
+    # Without the current tag the TOSA diff is unknown; that only matters when the template pins TOSA packages.
+    flags.extend(f for f in change_flags if f.code != "tosa-unknown" or pins_tosa)
+    bump = Bump(
+        old_executorch=str(current), new_executorch=target.executorch,
+        old_pack=to_semver(current), new_pack=target.pack,
+        old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
+    result = Plan(repo=Path(repo), bump=bump)
+    # Even when the template already is on the target, the managers run: a
+    # Python pin left behind (a hand-made partial bump) is still moved.
+    edits_by_file: dict[str, list[Edit]] = {}
+    for loaded in tpl.files:
+        for m in loaded.managers:
+            res = m.update(loaded.doc, bump)
+            flags.extend(res.flags)
+            if res.edits:
+                edits_by_file.setdefault(loaded.doc.path, []).extend(res.edits)
+
+    for loaded in tpl.files:
+        edits = _merge(edits_by_file.get(loaded.doc.path, []))
+        if not edits:
+            continue
+        new_bytes = loaded.doc.apply(edits)
+        if new_bytes == loaded.doc.raw:
+            continue
+        after = TextDocument.from_bytes(loaded.doc.path, new_bytes)
+        for m in loaded.managers:
+            m.check(loaded.doc, after, edits)
+        result.contents[loaded.doc.path] = new_bytes
+        result.originals[loaded.doc.path] = loaded.doc.raw
+        result.edits.extend(edits)
+
+    if bump.old_executorch != bump.new_executorch:
+        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks))
+    flags.extend(downgrades(tpl, bump))
+    flags.extend(companions(tpl, bump))
+    flags.extend(leftovers(tpl, bump, result.edits, flags))
+    flags.extend(python_range_change(current_set, target))
+    flags.extend(python_flags(tpl, target))
+    result.rows = _rows(tpl, bump)
+    result.flags = sort_flags(dedupe(flags))
+    result.findings = tpl.findings
+    return result
+
+
+def _merge(edits: list[Edit]) -> list[Edit]:
+    """Sort edits and drop exact duplicates (two managers proposing the same replacement)."""
+    seen = set()
+    out = []
+    for e in sorted(edits, key=lambda e: (e.start, e.end, e.new)):
+        key = (e.start, e.end, e.new)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(e)
+    return out
+
+
+def _rows(tpl: Template, bump: Bump) -> list[PinRow]:
+    """The pin table: the pack first, then every Python pin the bump writes."""
+    rows = [PinRow(PACK, bump.old_pack, bump.new_pack, f"release tag {bump.new_tag}")]
+    for c in bump.changes:
+        have = template_values(tpl, c.name)
+        old = ", ".join(have) if have else None
+        rows.append(PinRow(c.name, old, c.new, c.source))
+    return rows

@@ -1,0 +1,206 @@
+"""Reading a template for the engine: scan the checkout, load each candidate file, extract every finding.
+
+:func:`read_template` is the one entry: it applies the ``--exclude`` globs and
+the config file's ``exclude:`` list, decodes each file the scan hands over
+(:mod:`bot.template.scan`), and asks its managers (:mod:`bot.template`) for
+findings.  Which template files pin what: FORMATS.md section 1.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from bot.errors import TemplateError, UsageError
+from bot.model import Finding, Flag, norm
+from bot.template import scan as scanmod
+from bot.template.interface import Manager
+from bot.template.locks import lock_missing_pack_flags
+from bot.textfile import TextDocument
+from bot.textreport import plural
+
+PACK = "PyTorch::ExecuTorch"
+#: Finding kinds that pin the ExecuTorch version (prose only mentions it).
+PIN_KINDS = ("pack-pin", "lock", "requirement", "unmanaged-requirement")
+#: Finding kinds of Python requirements: rewritten ones, and constraints the bot only reads
+#: (``unmanaged-requirement``: a pyproject.toml Poetry/uv/build constraint, see bot.template.pyproject).
+REQUIREMENT_KINDS = ("requirement", "unmanaged-requirement")
+
+#: Called with one-line progress messages.
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Loaded:
+    """A template file read for planning: its document and the managers that handle it."""
+
+    doc: TextDocument
+    managers: list[Manager]
+
+
+@dataclass
+class Template:
+    """What a scan of the checkout found: loaded files, every finding, and scan flags.
+
+    ``exclude`` are the globs in force; ``others`` the text-file candidates no
+    manager handles (searched for leftovers after planning).
+    """
+
+    repo: Path
+    files: list[Loaded] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    exclude: tuple[str, ...] = ()
+    others: list[str] = field(default_factory=list)
+    #: folders never scanned (scan.SKIP_DIRS and friends) that exist in this template
+    skipped_dirs: list[str] = field(default_factory=list)
+    #: Python lock files (uv.lock, poetry.lock ...), never rewritten (bot.template.locks)
+    python_locks: list[str] = field(default_factory=list)
+
+    def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
+        """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.
+
+        ``unmanaged=False`` leaves out the pins the bot flags but cannot edit (a
+        pyproject.toml Poetry/uv constraint): ``update`` does not let them decide the
+        current version, so one edited by hand before the bump does not stop it.
+        """
+        kinds = REQUIREMENT_KINDS if unmanaged else ("requirement",)
+        out = []
+        for f in self.findings:
+            if f.kind in ("pack-pin", "lock") and f.name == PACK and f.version and f.exact:
+                out.append(f)
+            elif f.kind in kinds and norm(f.name) == "executorch" and f.version and f.exact:
+                out.append(f)
+        return out
+
+
+#: The optional config file of the template (owned by :mod:`bot.config`); the engine reads its ``exclude`` key.
+CONFIG_PATH = ".github/executorch-pack-bot.yml"
+
+
+def config_excludes(repo: Path) -> tuple[str, ...]:
+    """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (or ``.yaml``; absent file or key: ``()``).
+
+    Read with PyYAML here (the other keys are :mod:`bot.config`'s to
+    validate).  Raises :class:`UsageError` naming the file and line when the
+    file is not UTF-8 YAML, or when ``exclude`` is not a list of non-empty strings.
+    """
+    import yaml
+
+    for rel in (CONFIG_PATH, CONFIG_PATH[:-4] + ".yaml"):  # bot.config accepts either spelling
+        path = Path(repo) / rel
+        if path.is_file() and not path.is_symlink():
+            break
+    else:
+        return ()
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except OSError as exc:
+        raise UsageError(f"cannot read: {exc.strerror}", path=rel) from None
+    except UnicodeDecodeError:
+        raise UsageError("not UTF-8 text", path=rel) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=rel,
+                         line=mark.line + 1 if mark else None) from None
+    if not isinstance(node, yaml.MappingNode):
+        return ()
+    for key, value in node.value:
+        if not (isinstance(key, yaml.ScalarNode) and key.value == "exclude"):
+            continue
+        line = value.start_mark.line + 1
+        if not isinstance(value, yaml.SequenceNode):
+            raise UsageError("exclude: expected a list of path globs, e.g. [docs/old/*, vendor-docs]",
+                             path=rel, line=line)
+        out = []
+        for item in value.value:
+            if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
+                raise UsageError("exclude: every item must be a non-empty string (a path glob)",
+                                 path=rel, line=item.start_mark.line + 1)
+            problem = scanmod.exclude_problem(item.value)
+            if problem:
+                raise UsageError(f"exclude: {item.value!r} {problem}", path=rel, line=item.start_mark.line + 1)
+            out.append(item.value)
+        return tuple(out)
+    return ()
+
+
+def _exclude_way_out(rel: str) -> str:
+    """The second way out of an unreadable file: leaving it out of the run."""
+    return f", or leave it out with --exclude {rel} (or an exclude: entry in {CONFIG_PATH})"
+
+
+#: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
+_C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
+
+
+def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Template:
+    """Scan ``repo`` and extract every finding.
+
+    ``exclude`` globs (``--exclude``) and the config file's ``exclude:`` list
+    name paths that are not read at all (:func:`bot.template.scan.excluded`).
+
+    Raises :class:`UsageError` when ``repo`` is not a directory and
+    :class:`TemplateError` (file and line) for a file that cannot be decoded
+    or parsed.  A file that is not UTF-8 text (another encoding, UTF-16, NUL
+    bytes) is skipped only when it can hold neither a pin (no pin manager
+    handles it) nor an ExecuTorch mention (no ``executorch`` in it, any case);
+    otherwise it is refused, never silently left behind.
+    """
+    repo = Path(repo)
+    if not repo.is_dir():
+        raise UsageError(f"--repo {repo}: not a directory")
+    for glob in exclude:
+        problem = scanmod.exclude_problem(glob)
+        if problem:
+            raise UsageError(f"--exclude {glob!r} {problem}")
+    globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
+    sc = scanmod.discover(repo, exclude=globs)
+    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
+                   skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
+    if progress:
+        progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
+                 + (f", {plural(len(sc.skipped_dirs), 'folder')} not scanned: "
+                    + ", ".join(d + "/" for d in sc.skipped_dirs[:5])
+                    + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
+                 + (f", {plural(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
+    root = os.fspath(repo)
+    for rel, mgrs in sc.files:
+        try:
+            # plain os.path and open(): pathlib's per-call overhead shows on thousands of files
+            with open(os.path.join(root, rel), "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
+        if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
+            if rel.endswith(_C_SUFFIXES) and b"define" in raw and b"version" in raw.lower():
+                tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
+            continue  # prose without the word ExecuTorch holds no mention
+        bad = scanmod.unreadable_text(raw)
+        if bad is not None:
+            # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
+            # names ExecuTorch: leaving those behind would be a silent, partial bump.
+            if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
+                raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
+            continue
+        try:
+            doc = TextDocument.from_bytes(rel, raw)
+        except TemplateError as exc:
+            if b"executorch" not in raw.lower() and not any(m.name in scanmod.PIN_MANAGERS for m in mgrs):
+                continue
+            raise TemplateError(exc.message + _exclude_way_out(rel), path=exc.path, line=exc.line) from None
+        tpl.files.append(Loaded(doc, mgrs))
+        for m in mgrs:
+            tpl.findings.extend(m.extract(doc))
+    tpl.flags.extend(Flag("pack-id-case", f"{f.text.strip()!r}: the pack ID is {PACK} (CMSIS compares it "
+                          "with its letter case); the bot does not rewrite this entry: correct it by hand",
+                          path=f.path, line=f.line, blocking=True)
+                     for f in tpl.findings if f.kind == "pack-id-case")
+    paths = [loaded.doc.path for loaded in tpl.files]
+    tpl.flags.extend(lock_missing_pack_flags(
+        tpl.findings, [p for p in paths if p.endswith((".cbuild-pack.yml", ".cbuild-pack.yaml"))],
+        [p for p in paths if p.endswith((".csolution.yml", ".csolution.yaml"))]))
+    return tpl

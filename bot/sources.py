@@ -1,0 +1,63 @@
+"""The ``--upstream`` argument as an :class:`~bot.upstream.source.UpstreamSource`: the one factory.
+
+It sits beside the command layer (:mod:`bot.commands` uses it) because it knows every implementation:
+:class:`~bot.upstream.git.GitSource` and :class:`~bot.upstream.source.DirectorySource`
+(:mod:`bot.upstream`) and :class:`~bot.github.source.GitHubSource` (:mod:`bot.github`),
+so neither of those packages imports the other's sources.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from bot.errors import UpstreamError, UsageError
+from bot.upstream.source import DirectorySource, UpstreamSource, is_git_repository
+
+
+def github_spec_hint(spec: str) -> Optional[str]:
+    """``github:OWNER/NAME`` for a GitHub web or clone URL (``https://github.com/OWNER/NAME[.git][/]``,
+    ``git@github.com:OWNER/NAME.git``, ``github.com/OWNER/NAME``), else None."""
+    import re
+
+    m = re.fullmatch(r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?|git@)?(?:www\.)?github\.com[:/]"
+                     r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", spec.strip())
+    return f"github:{m.group(1)}/{m.group(2)}" if m else None
+
+
+def open_source(spec: str, token: Optional[str] = None) -> UpstreamSource:
+    """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
+
+    ``spec`` is one of:
+      * ``github:OWNER/NAME``: ``bot.github.source.GitHubSource.from_spec(spec)``
+        (imported here only, so that start-up stays fast), given ``token``
+        when one is passed (``--token``; otherwise $GITHUB_TOKEN or anonymous);
+      * a path to a git repository (a clone or a bare repository): :class:`~bot.upstream.git.GitSource`;
+      * a path to a directory with one sub-folder per tag: :class:`DirectorySource`.
+
+    Raises:
+        UsageError: a ``github:`` spec while the GitHub source is not installed,
+            or an empty spec.
+        UpstreamError: the path does not exist or is not a directory.
+    """
+    if not spec or not spec.strip():
+        raise UsageError("--upstream: empty source")
+    if spec.startswith("github:"):
+        try:
+            from bot.github.source import GitHubSource
+        except ImportError as exc:
+            raise UsageError(f"--upstream {spec}: GitHub sources are not available in this installation") from exc
+        return GitHubSource.from_spec(spec) if token is None else GitHubSource.from_spec(spec, token=token)
+    path = Path(spec).expanduser()
+    if not path.exists():
+        hint = github_spec_hint(spec)
+        if hint:
+            raise UsageError(f"--upstream {spec}: a GitHub repository is named as {hint} (a URL is read as a "
+                             f"local path, and there is none); use --upstream {hint}")
+        raise UpstreamError(f"upstream source {spec} does not exist")
+    if not path.is_dir():
+        raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")
+    if is_git_repository(path):
+        from bot.upstream.git import GitSource
+        return GitSource(path)
+    return DirectorySource(path)

@@ -1,0 +1,142 @@
+"""Mention recognisers: the forms an ExecuTorch version takes in prose, and :func:`find_mentions`.
+
+Strong forms count anywhere in prose; weak forms only under the paragraph
+rule (:meth:`bot.template.prose.sentences.Context.paragraph_mentions_executorch`).
+The full list and the rules: :mod:`bot.template.prose`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.model import norm
+from bot.template.prose.regions import regions_of
+from bot.template.prose.sentences import EXECUTORCH, Context
+from bot.textfile import TextDocument
+
+#: A version matched whole: X.Y or X.Y.Z with an optional pre/dev/post part.
+VER = r"(?P<v>\d+\.\d+(?:\.\d+)?(?:-?rc\d+|a\d+|b\d+|\.dev\d+|\.post\d+)?)"
+#: What may not follow a whole version: a word character, or ".", "-", "+" before one.
+GUARD = r"(?![\w]|[.+\-][0-9A-Za-z])"
+_V = VER + GUARD
+
+#: (form name, regex, weak, pack-form).  Order is priority when spans coincide.
+_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] = (
+    # (form, regex, weak, pack form, lower-case literals one of which must be in the text)
+    ("PyTorch::ExecuTorch@", re.compile(r"PyTorch::ExecuTorch@(?P<op>\^|~|>=)?" + _V), False, True,
+     ("pytorch::executorch@",)),
+    ("executorch==", re.compile(r"(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + _V, re.I), False, False,
+     ("==",)),
+    ("pack-file", re.compile(r"PyTorch\.ExecuTorch\." + VER + r"(?=\.pack(?!\w)|/)", re.I), False, True,
+     ("pytorch.executorch.",)),
+    # the repository must be named exactly "executorch": acme/cmsis-executorch/releases/... is another project
+    ("release-url", re.compile(r"(?<![\w.\-])executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
+     ("executorch/releases/",)),
+    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob)/v" + _V, re.I), False, False,
+     ("executorch/tree/", "executorch/blob/")),
+    ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
+    ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
+    ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
+                       + r"`?[ \t]+tag\b", re.I), True, False, ("tag",)),
+    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False,
+     ("checkout", "switch", "--branch", "-b")),
+    ("ExecuTorch", re.compile(r"\bExecuTorch(?:[ \t]+|[ \t]*\r?\n[ \t]*(?:(?:#+|//|::)[ \t]*)?)"
+                              r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False, ("executorch",)),
+    ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False, ("release/",)),
+)
+
+#: Human words for each form, used in Edit.why and flag messages.
+FORM_WHY = {
+    "PyTorch::ExecuTorch@": "pack reference PyTorch::ExecuTorch@X",
+    "executorch==": "pip pin executorch==X",
+    "pack-file": "pack file name PyTorch.ExecuTorch.X.pack",
+    "release-url": "release download URL",
+    "source-url": "upstream source link",
+    "@version": "pack version @X / @^X",
+    "local-build": "local pack build version X-local",
+    "tag": "release tag vX",
+    "git-ref": "git ref vX",
+    "ExecuTorch": '"ExecuTorch X" in text',
+    "release-branch": "release branch release/MAJOR.MINOR",
+}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One version mention found in prose.
+
+    Attributes:
+        form: key of the form (``"executorch=="``, ``"ExecuTorch"``, ...); see :data:`FORM_WHY`.
+        start / end: character span of the version text only (``"1.4.0"``, never the ``v``).
+        version: the version text as written.
+        line: 1-based line.
+        exact: False for a pack range (``@^X``, ``@~X``, ``@>=X``).
+        text: the whole matched text (``"PyTorch::ExecuTorch@^1.4.0"``).
+        pack_form: True when the version is the pack (SemVer) form (``1.0.0-rc1``).
+    """
+
+    form: str
+    start: int
+    end: int
+    version: str
+    line: int
+    exact: bool
+    text: str
+    pack_form: bool
+
+
+def find_mentions(doc: TextDocument) -> list[Mention]:
+    """Every ExecuTorch version mention inside the prose regions of ``doc`` (:func:`prose_regions`).
+
+    Weak forms count only under the paragraph rule (module docstring).
+    Spans never overlap: where two forms match the same version text, the
+    first form of :data:`_FORMS` wins.  Returns mentions in file order
+    (cached per document text: the engine calls extract, then update).
+    """
+    return list(_find_mentions(doc.path, doc.text))
+
+
+@lru_cache(maxsize=16)
+def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
+    if EXECUTORCH.search(text) is None:
+        return ()
+    doc = TextDocument(path=path, text=text)
+    regions = regions_of(path, text)
+    ctx = Context(text)
+    found: list[Mention] = []
+    taken: set[int] = set()  # offsets covered by an accepted version span
+    low = text.lower()
+    for form, rx, weak, pack_form, literals in _FORMS:
+        if not any(lit in low for lit in literals):
+            continue
+        for lo, hi in regions:
+            for m in rx.finditer(text, lo, hi):
+                group = "v" if m.group("v") is not None else "v2"
+                s, e = m.span(group)
+                if not taken.isdisjoint(range(s, e)):
+                    continue
+                if weak and not ctx.paragraph_mentions_executorch(s):
+                    continue
+                exact = not (form in ("PyTorch::ExecuTorch@", "@version") and m.group("op"))
+                taken.update(range(s, e))
+                found.append(Mention(form, s, e, m.group(group), doc.line_of(s), exact, m.group(0), pack_form))
+    found.sort(key=lambda x: x.start)
+    return tuple(found)
+
+
+@lru_cache(maxsize=64)
+def restatement_patterns(names: tuple[tuple[str, str], ...]) -> tuple:
+    """Compiled (name, old, pip-form regex, word-form regex) for the derived pins of a bump."""
+    out = []
+    for name, old in names:
+        parts = norm(name).split("-")
+        name_rx = r"[-_.]+".join(re.escape(p) for p in parts)
+        if norm(name) == "torch":
+            name_rx = r"(?:torch|PyTorch)"
+        ver = r"(?P<v>" + re.escape(old) + r")" + GUARD
+        pip = re.compile(r"(?<![\w.\-/:])" + name_rx + r"(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + ver, re.I)
+        word = re.compile(r"(?<![\w.\-/:])" + name_rx + r"[ \t]+v?" + ver, re.I)
+        out.append((name, old, pip, word))
+    return tuple(out)

@@ -1,0 +1,215 @@
+"""The prose manager: moves mentions of the current ExecuTorch version, flags history and mixed sentences.
+
+The forms it reads are in :mod:`bot.template.prose.forms`, the history rules
+in :mod:`bot.template.prose.history`, the sentence rules in
+:mod:`bot.template.prose.sentences`; the whole rule set is described in
+:mod:`bot.template.prose`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
+from bot.template.interface import Manager
+from bot.template.prose.forms import FORM_WHY, GUARD, Mention, find_mentions, restatement_patterns
+from bot.template.prose.history import history_sections, is_history_file, markdown_structure, section_at
+from bot.template.prose.regions import KINDS, Span, file_kind, prose_regions
+from bot.template.prose.sentences import EXECUTORCH, MEASURE, Context, change_verb, mixed_reason, clip_line
+from bot.textfile import TextDocument
+from bot.versions import major_minor
+
+class ProseManager(Manager):
+    """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
+
+    Handles Markdown/rst/plain text as a whole and the comments of YAML,
+    requirements, Python, shell, Dockerfile, batch and CMake files (see the
+    module docstring for the forms and rules).  ``check()`` is the default:
+    prose has no parser beyond the text itself.
+    """
+
+    name = "prose"
+    patterns = tuple(p for _, pats in KINDS for p in pats)
+
+    def matches(self, relpath: str) -> bool:
+        """By :attr:`patterns`, or a history file of any extension (:func:`is_history_file`)."""
+        return super().matches(relpath) or is_history_file(relpath)
+
+    def extract(self, doc: TextDocument) -> list[Finding]:
+        """Every ExecuTorch version mention as ``Finding(kind="prose", name=form, version=text)``.
+
+        ``name`` is the mention form (``"ExecuTorch"``, ``"executorch=="``,
+        ``"PyTorch::ExecuTorch@"``, ``"release-url"``, ``"release-branch"``,
+        ...); ``exact`` is False for a ``@^X`` style range.  Major.minor
+        mentions carry a two-part version (``"1.4"``).
+        """
+        return [Finding(doc.path, m.line, "prose", m.form, m.version, m.exact, m.text)
+                for m in find_mentions(doc)]
+
+    def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
+        """Edits moving every mention of the current version to the new one, and history flags.
+
+        Edits replace only the version text (``"1.4.0"`` -> ``"1.5.1"``,
+        ``"1.4"`` -> ``"1.5"``, ``"2.13.0"`` -> ``"2.14.0"``); kind ``"prose"``.
+        Flags: ``history-mention`` (non-blocking) for each mention of another
+        ExecuTorch version, for each measurement line naming the current one,
+        for each mention inside a Markdown history section (:func:`history_sections`)
+        and for a version-change statement; ``mixed-mention`` for a mixed sentence.
+        """
+        text = doc.text
+        if EXECUTORCH.search(text) is None:
+            return ManagerResult()
+        regions = prose_regions(doc)
+        if not regions:
+            return ManagerResult()
+        ctx = Context(text)
+        old_mm, new_mm = major_minor(bump.old_executorch), major_minor(bump.new_executorch)
+        olds = {bump.old_executorch, bump.old_pack}
+        edits: list[Edit] = []
+        flags: list[tuple[int, Flag]] = []  # (offset of the mention, flag)
+        mentions = find_mentions(doc)
+        if is_history_file(doc.path):
+            return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
+                                           for m in mentions))
+        markdown = file_kind(doc.path) == "markdown"
+        sections = history_sections(text) if markdown else []
+        others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
+        for m in mentions:
+            line_text = ctx.line_text(m.start)
+            section = section_at(sections, m.start)
+            if section is not None:
+                flags.append((m.start, self._history(doc, m, bump, line_text, section=section)))
+                continue
+            two_part = m.version.count(".") == 1 and m.version.replace(".", "").isdigit()
+            if two_part:
+                if m.version != old_mm:
+                    flags.append((m.start, self._history(doc, m, bump, line_text)))
+                    others.append((m.start, m.version))
+                elif old_mm != new_mm:
+                    if MEASURE.search(line_text):
+                        flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
+                    else:
+                        edits.append(self._edit(doc, m, new_mm, bump))
+                continue
+            if m.version not in olds:
+                flags.append((m.start, self._history(doc, m, bump, line_text)))
+                others.append((m.start, m.version))
+                continue
+            if MEASURE.search(line_text):
+                flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
+                continue
+            new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
+                else bump.new_executorch
+            if new != m.version:
+                edits.append(self._edit(doc, m, new, bump))
+        taken = {i for m in mentions for i in range(m.start, m.end)}
+        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
+                     if section_at(sections, e.start) is None)
+        edits.sort(key=lambda e: e.start)
+        breaks = markdown_structure(text)[1] if markdown else None
+        return self._leave_mixed_sentences(doc, bump, regions, ctx, breaks, mentions, edits, flags, others)
+
+    # -- helpers -----------------------------------------------------------
+
+    def _edit(self, doc: TextDocument, m: Mention, new: str, bump: Bump) -> Edit:
+        return Edit(doc.path, m.start, m.end, m.version, new, m.line, "prose",
+                    f"prose: {FORM_WHY[m.form]} names the current ExecuTorch {m.version}")
+
+    def _leave_mixed_sentences(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
+                               breaks: Optional[list[int]], mentions: list[Mention], edits: list[Edit],
+                               flags: list[tuple[int, Flag]], others: list[tuple[int, str]]) -> ManagerResult:
+        """Drop the edits of every sentence that mixes the current version with history (module docstring).
+
+        Edits are grouped by sentence (:meth:`Context.sentence_span`, cut at Markdown
+        block breaks and at the end of a comment region).  A version-change statement
+        keeps no edit and gets one ``history-mention`` flag; any other mixed sentence
+        keeps no edit and gets one ``mixed-mention`` flag; the per-mention flags of
+        that sentence are folded into the one flag.
+        """
+        groups: dict[Span, list[Edit]] = {}
+        for e in edits:
+            clip = next(((a, b) for a, b in regions if a <= e.start < b), None) if breaks is None else None
+            groups.setdefault(ctx.sentence_span(e.start, e.end, breaks, clip), []).append(e)
+        old_alt = "|".join(re.escape(o) for o in sorted({bump.old_executorch, bump.old_pack}))
+        olds = re.compile(r"(?<![\w.])(?P<v>" + old_alt + ")" + GUARD)
+        change = re.compile(r"\bExecuTorch[ \t]*(?:\r?\n[ \t>#/*]*)?(?:(?:version|release)[ \t]+)?v?(?:"
+                            + old_alt + ")" + GUARD, re.I)
+        mention_spans = [(m.start, m.end) for m in mentions]
+        keep: list[Edit] = []
+        left: list[tuple[Span, Flag]] = []
+        for (lo, hi), mine in groups.items():
+            named = [v for pos, v in others if lo <= pos < hi]
+            segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
+            verb = change_verb(doc.text, segments, change)
+            sentence = clip_line(" ".join(doc.text[lo:hi].split()))
+            if verb:
+                also = f" (it also names ExecuTorch {', '.join(dict.fromkeys(named))})" if named else ""
+                left.append(((lo, hi), Flag(
+                    "history-mention", f"left as written: this sentence states what ExecuTorch "
+                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence}",
+                    path=doc.path, line=mine[0].line, blocking=False)))
+                continue
+            why = mixed_reason(doc, mine, segments, olds, named, mention_spans)
+            if why is None:
+                keep.extend(mine)
+                continue
+            left.append(((lo, hi), Flag(
+                "mixed-mention", f"left as written: this sentence {why}, so moving it to "
+                f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
+                f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
+        out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
+        out_flags.extend(f for _, f in left)
+        out_flags.sort(key=lambda f: f.line or 0)
+        return ManagerResult(tuple(keep), tuple(out_flags))
+
+    def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
+                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None) -> Flag:
+        snippet = clip_line(line_text)
+        if history_file:
+            why = (f"names ExecuTorch {m.version} in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
+                   "RELEASE*NOTES*); history files are never edited, left as written")
+        elif section is not None:
+            why = (f"names ExecuTorch {m.version} in the history section \"{clip_line(section)}\" (a dated or "
+                   "changelog heading); history sections are never edited, left as written")
+        elif measurement:
+            why = (f"reads as a measurement and names the current ExecuTorch {m.version}; "
+                   "measurements are history, left as written")
+        else:
+            why = (f"names ExecuTorch {m.version} ({FORM_WHY[m.form]}), not the current "
+                   f"{bump.old_executorch}; left as history")
+        return Flag("history-mention", f"{why}: {snippet}",
+                    path=doc.path, line=m.line, blocking=False)
+
+    def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
+                      taken: set[int]) -> list[Edit]:
+        """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
+        names = tuple((c.name, c.old) for c in bump.changes
+                      if c.old and c.old != c.new and norm(c.name) != "executorch")
+        if not names:
+            return []
+        text = doc.text
+        news = {norm(c.name): c.new for c in bump.changes}
+        out: list[Edit] = []
+        for name, old, pip, word in restatement_patterns(names):
+            if old not in text:
+                continue
+            for rx, pip_form in ((pip, True), (word, False)):
+                for lo, hi in regions:
+                    for m in rx.finditer(text, lo, hi):
+                        s, e = m.span("v")
+                        if not taken.isdisjoint(range(s, e)):
+                            continue
+                        # Both forms need ExecuTorch in the same sentence (or, for the pip
+                        # form, on the same line): "Tested with ... torch==2.13.0" under an
+                        # ExecuTorch code block is a test claim, not a restated pin.
+                        ok = (ctx.sentence_mentions_executorch(m.start(), m.end())
+                              or (pip_form and "xecu" in ctx.line_text(s).lower()))
+                        if not ok or MEASURE.search(ctx.line_text(s)):
+                            continue
+                        taken.update(range(s, e))
+                        form = f"{norm(name)}==" if pip_form else f'"{norm(name)} Y"'
+                        out.append(Edit(doc.path, s, e, old, news[norm(name)], doc.line_of(s), "prose",
+                                        f"prose: {form} restates the {norm(name)} pin of ExecuTorch "
+                                        f"{bump.old_executorch}"))
+        return out
