@@ -93,10 +93,22 @@ def group(title: str, out: Optional[TextIO] = None, env: Mapping[str, str] = os.
             print("::endgroup::", file=out, flush=True)
 
 
+def _inert(message: str) -> str:
+    """``message`` with each line through :func:`bot.inert.line` (no line can be read as a workflow command)."""
+    from bot import inert
+
+    return "\n".join(inert.lines(message, cap=2000, max_lines=40)) or ""
+
+
 def error(message: str, *, file: Optional[str] = None, line: Optional[int] = None,
           out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
-    """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions)."""
+    """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions).
+
+    The message may carry foreign text (a template line, GitHub's answer): each of its lines goes
+    through :func:`bot.inert.line`, then the annotation escapes (``%0A``) keep it one command.
+    """
     out = out or sys.stderr
+    message = _inert(message)
     if not in_actions(env):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
         print(f"error: {where}{message}", file=out)
@@ -111,8 +123,11 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
 
 
 def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
-    """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat."""
+    """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat.
+
+    Foreign text in ``message`` is made inert line by line as for :func:`error`."""
     out = out or sys.stderr
+    message = _inert(message)
     if in_actions(env):
         print(f"::warning title=executorch-pack-bot::{_escape_data(message)}", file=out, flush=True)
     else:

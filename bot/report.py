@@ -15,6 +15,7 @@ import os
 import re
 from typing import Optional
 
+from bot import inert
 from bot.plan import Plan
 
 MARKER = "executorch-pack-bot:fingerprint="
@@ -76,7 +77,7 @@ def flags_section(plan: Plan) -> str:
     for f in sorted(plan.flags, key=lambda f: (not f.blocking, f.path or "", f.line or 0)):
         where = f" (`{f.path}:{f.line}`)" if f.path and f.line else (f" (`{f.path}`)" if f.path else "")
         mark = "**blocking** " if f.blocking else ""
-        out.append(f"- [ ] {mark}`{f.code}`{where}: {f.message}")
+        out.append(f"- [ ] {mark}`{f.code}`{where}: {inert.markdown(f.message)}")
     return "\n".join(out)
 
 

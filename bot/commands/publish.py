@@ -204,7 +204,7 @@ def _read_report(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, inert
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -248,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
-        actions.append_summary(f"- **not pushed**: {notice}\n")
+        actions.append_summary(f"- **not pushed**: {inert.markdown(notice)}\n")
     report_refusals(res)
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})

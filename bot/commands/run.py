@@ -32,7 +32,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions, engine
+    from bot import actions, engine, inert
     from bot.sources import open_source
     from bot.config import load_config
     from bot.errors import BotError
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                            sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged)
     except BotError as exc:
         try:
-            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc)}"))
         except BotError as summary_exc:   # the run's own error matters more than a lost summary
             print(f"# {summary_exc}", file=sys.stderr)
         if not actions.in_actions():
@@ -80,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
     if notice:
         actions.warning(notice)
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
-                                       outcome=out.outcome, plan=out.plan,
+                                       outcome=inert.markdown(out.outcome, cap=2000), plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line)
-                           + (f"\n- **not pushed**: {notice}\n" if notice else ""))
+                           + (f"\n- **not pushed**: {inert.markdown(notice)}\n" if notice else ""))
     if out.result is not None:
         report_refusals(out.result)
     if args.dry_run and out.title:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from bot import inert
 from bot.config import Config
 from bot.errors import PlatformError, UsageError
 from bot.github import decorations
@@ -397,8 +398,9 @@ class Publisher:
 
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
-        text = (f"{FOREIGN_MARKER}\nThe branch `{branch}` has commits not made by executorch-pack-bot "
-                f"({', '.join(foreign)}), so the bot will not push to it. To hand it back, delete the branch "
+        commits = ", ".join(inert.code(c) for c in foreign)   # git author names and e-mails are foreign text
+        text = (f"{FOREIGN_MARKER}\nThe branch {inert.code(branch)} has commits not made by executorch-pack-bot "
+                f"({commits}), so the bot will not push to it. To hand it back, delete the branch "
                 "(or reset it to the bot's last commit); the next run recreates it. To keep your changes, "
                 "merge or close this pull request yourself.")
         comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
