@@ -30,3 +30,21 @@ def tags(tmp_path) -> Path:
     for name in ("v1.4.0", "v1.5.1"):
         shutil.copytree(UPSTREAM_DIR / name, root / name)
     return root
+
+
+@pytest.fixture(autouse=True)
+def github_contract(request):
+    """Every request any test sends to the fake GitHub, and every answer it gets, must match GitHub's REST
+    description (tests/openapi_contract.py); skipped when the description is not installed."""
+    import fakegithub
+    import openapi_contract
+
+    start = len(fakegithub.EXCHANGES)
+    yield
+    new = fakegithub.EXCHANGES[start:]
+    if not new or openapi_contract.missing_reason():
+        return
+    problems = openapi_contract.check_exchanges(new)
+    if problems:
+        pytest.fail("the fake GitHub or the bot departs from GitHub's REST description:\n"
+                    + "\n".join(problems[:20]), pytrace=False)

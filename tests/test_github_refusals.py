@@ -120,7 +120,9 @@ def test_a_reviewer_added_to_the_config_later_is_requested_by_the_next_run(world
 def test_labels_team_assignee_and_milestone_refusals_each_warn_and_the_run_exits_0(world, capsys):
     r = world.fake.repo(TEMPLATE)
     r.collaborators, r.teams = {"alice"}, {"firmware"}
-    r.label_refusals["needs triage"] = (403, {"message": "Resource not accessible by integration"})
+    r.label_refusals["needs triage"] = (422, {"message": "Validation Failed", "errors": [
+        {"resource": "Label", "code": "invalid", "field": "name"}],
+        "documentation_url": "https://docs.github.com/rest/issues/labels#add-labels-to-an-issue"})
     world.configure("labels: [needs triage]\nreviewers: [acme/no-access]\nassignees: [alice, mallory]\n"
                     "milestone: 9\n")
     code, err, summary = world.run(capsys)
@@ -130,7 +132,7 @@ def test_labels_team_assignee_and_milestone_refusals_each_warn_and_the_run_exits
     assert warnings(err) == [
         f"assignee 'mallory' not applied on #{n}: GitHub left it out: not a user who can be assigned in this "
         "repository (asked for by `assignees:` in .github/executorch-pack-bot.yml; the pull request stands)",
-        f"label 'needs triage' not applied on #{n}: HTTP 403: Resource not accessible by integration (asked for by "
+        f"label 'needs triage' not applied on #{n}: HTTP 422: Validation Failed (invalid) (asked for by "
         "`labels:` in .github/executorch-pack-bot.yml; the pull request stands)",
         f"milestone '9' not applied on #{n}: HTTP 422: Validation Failed (invalid) (asked for by `milestone:` in "
         ".github/executorch-pack-bot.yml; the pull request stands)",

@@ -144,11 +144,12 @@ def _reason(exc: PlatformError) -> str:
     return getattr(exc, "reason", None) or exc.message
 
 
-def apply(pr, gh_repo, keys: Iterable[str], call: Callable) -> dict[str, str]:
+def apply(pr, gh_repo, keys: Iterable[str], call: Callable, requester) -> dict[str, str]:
     """Ask GitHub for each decoration in ``keys`` on ``pr``; return ``{key: reason}`` of those refused.
 
     ``call(fn, what)`` is :func:`bot.github.client.call` (retries; raises
-    :class:`~bot.errors.PlatformError`).  Never raises PlatformError: a
+    :class:`~bot.errors.PlatformError`); ``requester`` is the ``github.Github``'s
+    ``requester`` (PyGithub's documented way to send a request as documented).  Never raises PlatformError: a
     refusal, or a transient failure that outlasted the retries, is returned.
     """
     keys = list(keys)
@@ -172,7 +173,11 @@ def apply(pr, gh_repo, keys: Iterable[str], call: Callable) -> dict[str, str]:
             except PlatformError as exc:
                 refused[f"{kind}:{name}"] = _reason(exc)
 
-    group("label", lambda names: pr.add_to_labels(*names), "add labels")
+    # PyGithub's add_to_labels sends a bare JSON array, which GitHub accepts but its REST description does not
+    # document (api.github.com.json, issues/add-labels: {"labels": [...]}); the documented form goes through
+    # PyGithub's requester (tests/test_github_contract.py holds every request to the description).
+    group("label", lambda names: requester.requestJsonAndCheck("POST", f"{pr.issue_url}/labels",
+                                                                input={"labels": names}), "add labels")
     group("reviewer", lambda names: pr.create_review_request(reviewers=names), "request reviewers")
     group("team", lambda names: pr.create_review_request(team_reviewers=names), "request team reviewers")
 

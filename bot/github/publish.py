@@ -334,7 +334,7 @@ class Publisher:
             refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
             if keys_draft and DRAFT_KEY in record.refused and not pr.draft:
                 refused[DRAFT_KEY] = draft_reason
-            refused.update(decorations.apply(pr, self.gh_repo, ask, call))
+            refused.update(decorations.apply(pr, self.gh_repo, ask, call, self.gh.requester))
             new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
             new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
             if changed:
@@ -364,7 +364,7 @@ class Publisher:
                     if created_branch:
                         self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
                     raise
-            got = decorations.apply(pr, self.gh_repo, keys, call)
+            got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
             if got:
                 refused.update(got)
                 full = body + decorations.tail(self._refusals(refused, pr.number),
