@@ -144,22 +144,6 @@ def test_a_bad_environment_variable_is_named_with_exit_2(fake, tpl, capsys, monk
     assert code == 2 and name in out.err
 
 
-def test_retry_after_as_an_http_date_and_the_rate_limit_reset_are_honoured():
-    from email.utils import formatdate
-
-    from bot.github.client import RetryPolicy
-    p = RetryPolicy(backoff=1, max_wait=60)
-    now = 1_800_000_000.0
-    assert p.delay(0, {"Retry-After": formatdate(now + 20, usegmt=True)}, now=now) == pytest.approx(20)
-    assert p.delay(0, {"Retry-After": formatdate(now - 20, usegmt=True)}, now=now) == 0
-    assert p.delay(0, {"Retry-After": "999999"}, now=now) == 60
-    assert p.delay(0, {"Retry-After": "garbage"}, now=now) == 1
-    primary = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(now) + 42)}
-    assert p.delay(0, primary, now=now) == pytest.approx(42)
-    assert RetryPolicy.is_transient(403, "Forbidden", primary)
-    assert not RetryPolicy.is_transient(403, "Forbidden", {"X-RateLimit-Remaining": "4999"})
-
-
 def test_a_damaged_chunked_body_is_retried_not_an_internal_error(fake, tpl, capsys):
     import requests
 

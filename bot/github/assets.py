@@ -106,7 +106,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
                 requests.exceptions.ContentDecodingError, requests.Timeout, _Short) as exc:
             last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
             _remove(part)
-            if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
+            if not policy.again(attempt):   # a broken body: no library retries it (test_truncated_download_is_retried)
                 raise TransientError(policy.gave_up(f"download {asset.name}", attempt + 1, last))
             continue
         except OSError as exc:   # disk full, no permission, a folder in the way: not worth retrying
