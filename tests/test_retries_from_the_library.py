@@ -115,3 +115,36 @@ def test_a_download_retries_5xx_through_the_session_adapter(fake, monkeypatch, t
     fake.pypi[("executorch", "1.5.1")] = {"info": {"version": "1.5.1"}, "urls": []}
     r = http_get(session(), f"{fake.url}/pypi/executorch/1.5.1/json", what="ask", policy=RetryPolicy(max_wait=0))
     assert r.json()["info"]["version"] == "1.5.1" and fake.count("GET", "/pypi/") == 3
+
+
+# ------------------------------------------------ what the libraries demonstrably do not do (kept in the bot)
+def test_the_library_retry_alone_has_no_total_bound(fake, monkeypatch):
+    """GithubRetry waits Retry-After (capped) before every retry: 19 waits of 10 s for 20 attempts."""
+    import urllib3.util.retry as retry_module
+    from github import Github, GithubRetry
+    slept: list = []
+    import time
+    from types import SimpleNamespace
+    monkeypatch.setattr(retry_module, "time", SimpleNamespace(sleep=slept.append, time=time.time))
+    fake.faults.append(Fault("GET", "/releases", 503, {"message": "busy"}, {"Retry-After": "10"}, times=50))
+    gh = Github(base_url=fake.url, lazy=True, retry=GithubRetry(total=19, retry_after_max=10, backoff_max=10,
+                                                      status_forcelist=[503], raise_on_status=False))
+    with pytest.raises(Exception):
+        list(gh.get_repo(UPSTREAM).get_releases())
+    assert slept == [10] * 19 and fake.count("GET", "/releases") == 20
+
+
+def test_the_library_retry_does_not_retry_a_body_that_breaks_while_read(fake, tmp_path):
+    """urllib3 returns the response before its body is read: a transfer cut short is not retried by it."""
+    from bot.github.client import session
+    rel = fake.add_release(UPSTREAM, "v1.5.2", assets={"p.pack": b"x" * 5000})
+    asset = rel["assets"][0]
+    fake.asset_truncate[asset["id"]] = 100
+    r = session().get(asset["browser_download_url"], stream=True)
+    body = b""
+    with pytest.raises(Exception):
+        for chunk in r.iter_content(1024):
+            body += chunk
+        if len(body) != 5000:
+            raise EOFError(f"short: {len(body)}")
+    assert fake.count("GET", "/download/") == 1
