@@ -148,3 +148,101 @@ def test_registrations_name_each_unregistered_component():
         "registrations", "warn", f"1 of 3 operator components has no registration in {checks.REGISTRATION}: "
                                  "Portable sub")
     assert checks.registrations(zf, idx, p).data == {"unregistered": ["Portable sub"]}
+
+
+# ---------------------------------------------------------------- whole results of each check
+
+def _full(r: CheckResult):
+    return (r.name, r.status, r.detail, r.data)
+
+
+def test_a_long_list_is_cut_with_a_count():
+    assert checks._list([f"e{i}" for i in range(10)], 3) == "e0, e1, e2 (+7 more)"
+    assert checks._list(["a", "b", "c"], 3) == "a, b, c"
+    assert checks._list([f"e{i}" for i in range(9)]) == "e0, e1, e2, e3, e4, e5, e6, e7 (+1 more)"
+
+
+def test_identity_names_both_wrong_fields():
+    p = Pdsc(path="P.pdsc", vendor="Pytorch", name="executorch", url=None, releases=(), components=())
+    assert _full(checks.identity(p)) == ("vendor-name", "fail", "P.pdsc: <vendor> is 'Pytorch', expected "
+                                         "'PyTorch'; <name> is 'executorch', expected 'ExecuTorch'", {})
+    assert _full(checks.identity(pdsc())) == ("vendor-name", "pass", "PyTorch.ExecuTorch.pdsc: PyTorch::ExecuTorch", {})
+
+
+def test_references_count_every_file_and_hint_letter_case():
+    from bot.pack.pdsc import PdscFile
+    comp = _comp("Runtime", cgroup="ExecuTorch")
+    comp = Component(**{**comp.__dict__, "files": (PdscFile("sourceCpp", "src/A.cpp", 31),
+                                                   PdscFile("include", "include/", 32),
+                                                   PdscFile("sourceCpp", "src/b.cpp", 33))})
+    idx = index_of("src/a.cpp", "include/x.h")
+    r = checks.references(pdsc(components=[comp]), idx)
+    missing = ["PyTorch.ExecuTorch.pdsc:31: 'src/A.cpp' of Machine Learning:ExecuTorch:Runtime "
+               "(the pack has 'src/a.cpp': letter case differs)",
+               "PyTorch.ExecuTorch.pdsc:33: 'src/b.cpp' of Machine Learning:ExecuTorch:Runtime"]
+    assert _full(r) == ("file-references", "fail", f"2 of 3 <file> names resolve to nothing: {missing[0]}, {missing[1]}",
+                        {"missing": missing})
+    ok = checks.references(pdsc(components=[comp]), index_of("src/A.cpp", "src/b.cpp", "include/x.h"))
+    assert _full(ok) == ("file-references", "pass", "all 3 <file> names resolve", {})
+
+
+def test_no_python_finds_py_and_pyc():
+    r = checks.no_python(index_of("src/x.pyc", "tools/gen.py", "src/ok.cpp", "src/pyc.h"))
+    assert _full(r) == ("no-python", "fail", "Python files in the pack: src/x.pyc, tools/gen.py",
+                        {"entries": ["src/x.pyc", "tools/gen.py"]})
+    assert _full(checks.no_python(index_of("src/ok.cpp"))) == ("no-python", "pass", "no Python files", {})
+
+
+def test_component_versions_lists_three_and_counts_the_rest():
+    comps = [_comp(f"Portable op{i}", cversion="1.5.0", line=40 + i) for i in range(5)] + [_comp("Runtime", line=60)]
+    r = checks.component_versions(pdsc(components=comps), "1.5.1")
+    bad = [f"PyTorch.ExecuTorch.pdsc:{40 + i}: Machine Learning:ExecuTorch Operators:Portable op{i} has Cversion 1.5.0"
+           for i in range(5)]
+    assert _full(r) == ("component-versions", "fail", f"5 components not at 1.5.1: {', '.join(bad[:3])} (+2 more)",
+                        {"components": bad})
+    assert _full(checks.component_versions(pdsc(components=comps[5:]), "1.5.1")) == (
+        "component-versions", "pass", "all 1 components at 1.5.1", {})
+
+
+def test_component_ids_name_both_lines_of_each_duplicate():
+    comps = [_comp("Portable add", line=10), _comp("Portable add", line=20), _comp("Portable mul", line=30)]
+    r = checks.component_ids(pdsc(components=comps))
+    assert _full(r) == ("component-ids", "fail", "duplicate components in PyTorch.ExecuTorch.pdsc: "
+                        "Machine Learning:ExecuTorch Operators:Portable add (lines 10 and 20)", {})
+    assert _full(checks.component_ids(pdsc(components=comps[1:]))) == ("component-ids", "pass",
+                                                                       "2 distinct components", {})
+
+
+def test_file_name_and_flatbuffers_pass_details():
+    assert _full(checks.file_name("PyTorch.ExecuTorch.1.5.1.pack", "1.5.1")) == (
+        "pack-file-name", "pass", "PyTorch.ExecuTorch.1.5.1.pack", {})
+    idx = index_of("include/flatbuffers/flatbuffers.h", "include/flatbuffers/base.h", "include/flatbuffers/LICENSE")
+    assert _full(checks.flatbuffers_headers(idx)) == ("flatbuffers-headers", "pass", "include/flatbuffers/: 2 headers", {})
+    idx = index_of("include/flatbuffers/flatbuffers.h")
+    assert _full(checks.flatbuffers_headers(idx)) == (
+        "flatbuffers-headers", "fail", "missing include/flatbuffers/base.h (1 headers present)", {})
+
+
+def test_release_version_data_on_pass_and_on_a_wrong_version():
+    p = pdsc([Release("1.5.1", None, 7), Release("1.5.0", None, 8)])
+    assert _full(checks.release_version(p, "1.5.1")) == (
+        "release-version", "pass", "PyTorch.ExecuTorch.pdsc:7: newest <release> is 1.5.1",
+        {"first": "1.5.1", "newest": "1.5.1", "expected": "1.5.1"})
+    assert _full(checks.release_version(p, "1.6.0")) == (
+        "release-version", "fail", "PyTorch.ExecuTorch.pdsc:7: expected pack version 1.6.0, but the first and "
+        "highest <release> is 1.5.1", {"first": "1.5.1", "newest": "1.5.1", "expected": "1.6.0"})
+
+
+def test_registrations_guard_names_and_plurals():
+    zf, idx = _zip({checks.REGISTRATION: b"#ifdef OP_A\n#endif\n#if defined(RTE_ML_EXECUTORCH_OP_)\n#endif\n"})
+    comps = [_comp("Portable a", defines=("OP_A=x=1",)),       # the name is what precedes the first '='
+             _comp(None, defines=()),                         # no Csub: the guard derived from an empty name
+             _comp("Portable c"), _comp("Portable d")]
+    r = checks.registrations(zf, idx, pdsc(components=comps))
+    assert _full(r) == ("registrations", "warn", f"2 of 4 operator components have no registration in "
+                        f"{checks.REGISTRATION}: Portable c, Portable d",
+                        {"unregistered": ["Portable c", "Portable d"]})
+    zf, idx = _zip({checks.REGISTRATION: b"#ifdef OP_A\n#endif\n"})
+    assert _full(checks.registrations(zf, idx, pdsc(components=comps[:1]))) == (
+        "registrations", "pass", "all 1 operator components registered", {})
+    assert checks.operator_define("") == "RTE_ML_EXECUTORCH_OP_"

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Mutation score of one bot module against the tests that execute it (not part of CI: too slow).
+
+Usage::
+
+    python tests/mutation/run.py bot/template/requirements.py [--jobs 2] [--keep DIR] [--max-mutants N]
+
+Steps:
+
+1. The tests that execute the module are found with coverage.py's dynamic
+   contexts (``--context=test_function``: the tests whose functions ran a
+   line of the module), not by import grep: the pack checks, for example, are
+   reached only through ``verify_pack``.
+2. The project is copied (``git ls-files``, the working tree's bytes) into a
+   scratch folder whose ``pyproject.toml`` gets a ``[tool.mutmut]`` table that
+   mutates only that module and runs only those test files; then
+   ``mutmut run`` (mutmut 3.x) and ``mutmut results`` there.
+3. The score is printed as ``killed / (killed + survived)``, with timeouts
+   counted as killed and "no tests" mutants counted as survivors, then
+   each survivor's name; ``mutmut show NAME`` in the kept folder shows its
+   diff.  Mutants listed in ``tests/mutation/equivalent.txt`` (``NAME  reason``,
+   one a line) are reported and left out of the score.
+
+Needs ``pip install mutmut==3.8.1 coverage``.  Exit 0 when the run completed
+(whatever the score), 2 for bad usage, 1 when mutmut itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EQUIVALENT = Path(__file__).with_name("equivalent.txt")
+
+
+def tests_executing(module: Path, python: str) -> list[str]:
+    """Test files (``tests/test_x.py``) whose test functions execute at least one line of ``module``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / ".coverage"
+        rc = Path(tmp) / "coveragerc"
+        rc.write_text(f"[run]\ndynamic_context = test_function\ninclude = {module}\n")
+        cmd = [python, "-m", "coverage", "run", f"--rcfile={rc}", f"--data-file={data}", "-m", "pytest",
+               "-q", "-p", "no:cacheprovider", "-o", "addopts=", "tests", "--ignore=tests/bench"]
+        subprocess.run(cmd, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+        return _dynamic_contexts(python, data, module)
+
+
+def _dynamic_contexts(python: str, data: Path, module: Path) -> list[str]:
+    code = (
+        "import sys, coverage\n"
+        "d = coverage.CoverageData(basename=sys.argv[1]); d.read()\n"
+        "files = set()\n"
+        "for f in d.measured_files():\n"
+        "    for ctxs in d.contexts_by_lineno(f).values():\n"
+        "        files.update(c for c in ctxs if c)\n"
+        "print('\\n'.join(sorted(files)))\n")
+    out = subprocess.run([python, "-c", code, str(data)], capture_output=True, text=True, check=True).stdout
+    found = set()
+    for ctx in out.split():
+        # dynamic context "test_function" names the test as module.function ("test_pack_verify.test_x")
+        mod = ctx.split(".")[0] if "." in ctx else ctx
+        if mod.startswith("test_") and (ROOT / "tests" / f"{mod}.py").is_file():
+            found.add(f"tests/{mod}.py")
+    return sorted(found)
+
+
+def copy_project(dest: Path) -> None:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    for rel in files:
+        src = ROOT / rel
+        if not src.is_file():
+            continue
+        dst = dest / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+
+
+def equivalent() -> dict[str, str]:
+    out = {}
+    if EQUIVALENT.is_file():
+        for line in EQUIVALENT.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                name, _, why = line.partition(" ")
+                out[name] = why.strip()
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("module", help="the module to mutate, e.g. bot/template/requirements.py")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut --max-children")
+    ap.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (default: a temporary folder)")
+    ap.add_argument("--tests", nargs="*", help="test files to use instead of the coverage selection")
+    args = ap.parse_args(argv)
+    module = Path(args.module)
+    if not (ROOT / module).is_file() or module.suffix != ".py":
+        print(f"run.py: {module}: not a Python file of this project", file=sys.stderr)
+        return 2
+    python = sys.executable
+    tests = args.tests or tests_executing(module, python)
+    if not tests:
+        print(f"run.py: no test executes {module}", file=sys.stderr)
+        return 2
+    print(f"{module}: {len(tests)} test files execute it: {' '.join(tests)}", flush=True)
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mutation-"))
+    work.mkdir(parents=True, exist_ok=True)
+    copy_project(work)
+    pyproject = work / "pyproject.toml"
+    extra = ("\n[tool.mutmut]\n"
+             f"paths_to_mutate = [\"{module.as_posix()}\"]\n"
+             "also_copy = [\"bot\", \"tests\", \"pyproject.toml\"]\n"
+             f"pytest_add_cli_args_test_selection = {tests!r}\n"
+             "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
+    pyproject.write_text(pyproject.read_text() + extra)
+    run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=work,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    res = subprocess.run([python, "-m", "mutmut", "results", "--all", "true"], cwd=work,
+                         capture_output=True, text=True)
+    if run.returncode != 0 and not res.stdout.strip():
+        print(run.stderr[-3000:], file=sys.stderr)
+        return 1
+    status: dict[str, str] = {}
+    for line in res.stdout.splitlines():
+        m = re.match(r"\s*(\S+):\s*(\w[\w ]*)$", line)
+        if m:
+            status[m.group(1)] = m.group(2).strip()
+    eq = equivalent()
+    killed = [n for n, s in status.items() if s in ("killed", "timeout") and n not in eq]
+    survived = [n for n, s in status.items() if s in ("survived", "no tests") and n not in eq]
+    tested = len(killed) + len(survived)
+    score = 100.0 * len(killed) / tested if tested else 0.0
+    print(f"{module}: {len(status)} mutants, {len(killed)} killed, {len(survived)} survived, "
+          f"{len([n for n in status if n in eq])} equivalent (listed in {EQUIVALENT.name}): score {score:.1f}%")
+    for n in survived:
+        print(f"  survived: {n} ({status[n]})")
+    if args.keep:
+        print(f"kept in {work}; 'mutmut show NAME' there shows a mutant")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
