@@ -210,3 +210,21 @@ def test_a_pr_creation_that_keeps_failing_is_exit_3_and_leaves_nothing(world, ca
         "after 2 attempts (last: HTTP 502: Server Error); nothing was changed; the run can be repeated")
     assert world.fake.open_pulls(TEMPLATE) == []
     assert git(world.tmp, "--git-dir", str(world.remote), "for-each-ref", "refs/heads/executorch-pack-bot") == ""
+
+
+def test_publish_warns_about_refusals_too_and_exits_0(world, capsys):
+    world.fake.repo(TEMPLATE).collaborators = set()
+    world.fake.repo(TEMPLATE).drafts_supported = False
+    world.configure("reviewers: [someone-not-a-collaborator]\ndraft: always\n")
+    co = fresh_checkout(world.remote, world.tmp / "publish")
+    plan = world.tmp / "plan.json"
+    assert main(["update", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--plan-file", str(plan)]) == 0
+    capsys.readouterr()
+    world.summary.write_text("")
+    assert main(["publish", "--repo", str(co), "--plan-file", str(plan)]) == 0
+    err = capsys.readouterr().err
+    n = the_pr(world)["number"]
+    assert [w.split(":", 1)[0] for w in warnings(err)] == [
+        f"pull request on #{n} opened as a regular pull request, not a draft (the config says `draft",
+        f"reviewer 'someone-not-a-collaborator' not applied on #{n}"]
+    assert world.summary.read_text().count("not applied**") == 1 and "**not a draft**" in world.summary.read_text()

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)
-    print(out.outcome)
+    print("\n".join(inert.lines(out.outcome, cap=2000)))   # may quote git authors, GitHub answers
     return out.exit_code
 
 
