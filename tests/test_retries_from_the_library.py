@@ -148,3 +148,13 @@ def test_the_library_retry_does_not_retry_a_body_that_breaks_while_read(fake, tm
         if len(body) != 5000:
             raise EOFError(f"short: {len(body)}")
     assert fake.count("GET", "/download/") == 1
+
+
+def test_a_retry_prints_no_library_log_line(fake, monkeypatch, capsys):
+    fake.faults.append(Fault("GET", "/releases", 403, {"message": "Forbidden"}, {"Retry-After": "1"}))
+    import logging
+    got, slept = releases(fake, monkeypatch, cap=0)
+    assert got == ["v1.5.1"] and capsys.readouterr().err == ""
+    github_logger = logging.getLogger("github")   # PyGithub's own StreamHandler at INFO is gone
+    assert github_logger.level == logging.WARNING
+    assert [h for h in github_logger.handlers if type(h) is logging.StreamHandler] == []

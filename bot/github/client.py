@@ -243,12 +243,27 @@ def _bot_retry_class():
     return BotRetry
 
 
+def quiet_pygithub_logging() -> None:
+    """Drop the ``StreamHandler`` PyGithub attaches to its ``github`` logger at import, at INFO
+    (github/__init__.py), and raise that logger to WARNING: GithubRetry would otherwise print a raw line
+    ("Retrying after 30 seconds") to stderr for every retry, outside the bot's messages, bound to whatever
+    ``sys.stderr`` was when PyGithub was first imported.  Warnings still reach stderr (logging's last resort)."""
+    import logging
+
+    logger = logging.getLogger("github")
+    for handler in list(logger.handlers):
+        if type(handler) is logging.StreamHandler:
+            logger.removeHandler(handler)
+    logger.setLevel(logging.WARNING)
+
+
 def make_retry(policy: Optional[RetryPolicy] = None):
     """The urllib3 ``Retry`` for PyGithub and for ``requests`` sessions, configured from ``policy``
     (default :meth:`RetryPolicy.from_env`): ``total = attempts - 1``, 429 and 5xx (and, by GithubRetry,
     the rate-limit 403s) retried for every method, every wait capped at ``max_wait``."""
     policy = policy or RetryPolicy.from_env()
     cap = policy.max_wait
+    quiet_pygithub_logging()
     return _bot_retry_class()(
         total=policy.attempts - 1, backoff_factor=policy.backoff, backoff_max=cap,
         secondary_rate_wait=cap, max_rate_limit_wait=cap, retry_after_max=int(cap) if cap == int(cap) else cap,
