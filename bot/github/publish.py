@@ -30,6 +30,11 @@ Lifecycle rules (issue 4; CASES.md C10, C11, C13):
   base already is on the target are closed with a comment.
 * PR creation that fails for good deletes the branch this run created, so
   nothing half-made is left; a branch left by an earlier run is reused.
+  A repository without draft pull requests is not such a failure: the PR is
+  opened as a regular one whose body says why it would be a draft.
+* Labels, reviewers, assignees and the milestone are decorations: a refusal
+  never fails the publish (bot.github.decorations); it is reported in
+  ``PublishResult.refusals`` and recorded in the PR body, run after run.
 
 The token reaches git only through ``GIT_CONFIG_*`` environment variables
 (an ``http.extraHeader``), never in a URL, an argument or a log line.
@@ -322,7 +327,6 @@ class Publisher:
             self.progress(f"pushed {branch}")
 
         keys = decorations.wanted(self.config)
-        keys_draft = bool(draft)
         refused: dict[str, str] = {}
         if pr is not None:
             record = decorations.Record.parse(pr.body)
@@ -332,8 +336,8 @@ class Publisher:
             # Ask for what the config added since; on a new proposal, also for what GitHub refused before.
             ask = [k for k in keys if k not in record.asked or (changed and k in record.refused)]
             refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
-            if keys_draft and DRAFT_KEY in record.refused and not pr.draft:
-                refused[DRAFT_KEY] = draft_reason
+            if draft and DRAFT_KEY in record.refused and not pr.draft:
+                refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
             refused.update(decorations.apply(pr, self.gh_repo, ask, call, self.gh.requester))
             new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
             new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
