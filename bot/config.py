@@ -215,5 +215,6 @@ def load_config(repo: Path) -> Config:
                 raise err(f"draft: {d!r} is not one of auto, always, never", v)
             values["draft"] = d
         else:
-            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, assignees, milestone, author, draft, exclude)", k)
+            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, assignees, milestone, "
+                      "author, draft, exclude)", k)
     return Config(path=rel, **values)

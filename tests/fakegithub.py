@@ -285,7 +285,8 @@ class FakeGitHub:
         t = f"{self.url}/organizations/1/team/{tid}"
         return {"id": tid, "node_id": f"T_{tid}", "slug": slug, "name": slug, "description": None,
                 "permission": "push", "privacy": "closed", "notification_setting": "notifications_enabled",
-                "url": t, "html_url": f"https://github.com/orgs/acme/teams/{slug}", "members_url": f"{t}/members{{/member}}",
+                "url": t, "html_url": f"https://github.com/orgs/acme/teams/{slug}",
+                "members_url": f"{t}/members{{/member}}",
                 "repositories_url": f"{t}/repos", "parent": None, "type": "organization"}
 
     def _label(self, name: str, full: str = "") -> dict:
@@ -300,7 +301,8 @@ class FakeGitHub:
         return {"number": pr["number"], "id": pr["id"] + 1, "node_id": f"I_{pr['id'] + 1}", "title": pr["title"],
                 "body": pr["body"], "state": pr["state"], "locked": False, "user": pr["user"],
                 "labels": pr["labels"], "assignee": pr["assignees"][0] if pr["assignees"] else None,
-                "assignees": pr["assignees"], "milestone": pr["milestone"], "comments": len(r.comments.get(pr["number"], [])),
+                "assignees": pr["assignees"], "milestone": pr["milestone"],
+                "comments": len(r.comments.get(pr["number"], [])),
                 "url": i, "html_url": pr["html_url"], "labels_url": f"{i}/labels{{/name}}",
                 "comments_url": f"{i}/comments", "events_url": f"{i}/events",
                 "repository_url": f"{self.url}/repos/{r.full_name}", "closed_at": None, "author_association": "NONE",

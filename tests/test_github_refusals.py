@@ -228,3 +228,18 @@ def test_publish_warns_about_refusals_too_and_exits_0(world, capsys):
         f"pull request on #{n} opened as a regular pull request, not a draft (the config says `draft",
         f"reviewer 'someone-not-a-collaborator' not applied on #{n}"]
     assert world.summary.read_text().count("not applied**") == 1 and "**not a draft**" in world.summary.read_text()
+
+
+def test_a_pr_update_that_keeps_failing_after_the_push_says_the_branch_moved(world, capsys, monkeypatch):
+    assert world.run(capsys)[0] == 0
+    add_sample_release(world.fake, "v1.5.2", source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
+    world.fake.pypi[("executorch", "1.5.2")] = pypi_json("executorch", "1.5.2", requires_dist=["torch>=2.14.0a0"])
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "2")
+    world.fake.faults.append(Fault("PATCH", r"/pulls/\d+$", 502, {"message": "Server Error"}, {}, times=2))
+    code, err, _ = world.run(capsys)
+    assert code == 3
+    assert err.strip().splitlines()[-1] == (
+        f"executorch-pack-bot: error: gave up trying to update #{the_pr(world)['number']} after 2 attempts (last: "
+        "HTTP 502: Server Error); branch executorch-pack-bot/executorch was pushed but its pull request was not "
+        "brought up to date; the run can be repeated")
+    assert world.run(capsys)[0] == 0 and "1.5.2" in the_pr(world)["title"]      # and the rerun mends it

@@ -78,7 +78,8 @@ def test_a_foreign_commit_author_is_inert_in_the_comment_github_received(world, 
 def test_a_refused_label_and_githubs_reason_are_inert_in_the_summary_body_and_annotation(world, capsys, monkeypatch):
     label = "see #12 @octo-placeholder <b>x</b>"
     reason = "Label <b>@octo-placeholder</b> refused, see acme/fw-template#7 and GH-3"
-    world.fake.repo(TEMPLATE).label_refusals[label] = (422, {"message": reason, "documentation_url": "https://docs.github.com/rest"})
+    world.fake.repo(TEMPLATE).label_refusals[label] = (422, {"message": reason,
+                                                             "documentation_url": "https://docs.github.com/rest"})
     world.configure(f"labels: ['{label}']\n")
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     code, err, summary = world.run(capsys)

@@ -53,9 +53,9 @@ from typing import Callable, Optional
 
 from bot import inert
 from bot.config import Config
-from bot.errors import PlatformError, UsageError
+from bot.errors import PlatformError, TransientError, UsageError
 from bot.github import decorations
-from bot.github.client import call, mask
+from bot.github.client import UNCHANGED, call, mask
 from bot.report import parse_fingerprint
 
 DRAFT_KEY = decorations.DRAFT
@@ -326,58 +326,65 @@ class Publisher:
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
 
-        keys = decorations.wanted(self.config)
-        refused: dict[str, str] = {}
-        if pr is not None:
-            record = decorations.Record.parse(pr.body)
-            # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
-            # to an unchanged proposal are kept, and a rerun sends nothing.
-            changed = parse_stamp(pr.body) != stamp
-            # Ask for what the config added since; on a new proposal, also for what GitHub refused before.
-            ask = [k for k in keys if k not in record.asked or (changed and k in record.refused)]
-            refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
-            if draft and DRAFT_KEY in record.refused and not pr.draft:
-                refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
-            refused.update(decorations.apply(pr, self.gh_repo, ask, call, self.gh.requester))
-            new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
-            new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
-            if changed:
-                full = body + new_tail
-                call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
-                action = "updated"
+        try:
+            keys = decorations.wanted(self.config)
+            refused: dict[str, str] = {}
+            if pr is not None:
+                record = decorations.Record.parse(pr.body)
+                # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
+                # to an unchanged proposal are kept, and a rerun sends nothing.
+                changed = parse_stamp(pr.body) != stamp
+                # Ask for what the config added since; on a new proposal, also for what GitHub refused before.
+                ask = [k for k in keys if k not in record.asked or (changed and k in record.refused)]
+                refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
+                if draft and DRAFT_KEY in record.refused and not pr.draft:
+                    refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                refused.update(decorations.apply(pr, self.gh_repo, ask, call, self.gh.requester))
+                new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
+                new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
+                if changed:
+                    full = body + new_tail
+                    call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
+                    action = "updated"
+                else:
+                    if new_record != record:
+                        full = decorations.replace_tail(pr.body, _STAMP, new_tail)
+                        call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
+                    action = "updated" if pushed else "unchanged"
             else:
-                if new_record != record:
-                    full = decorations.replace_tail(pr.body, _STAMP, new_tail)
-                    call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
-                action = "updated" if pushed else "unchanged"
-        else:
-            def first_tail() -> str:
-                return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
-            try:
-                pr = self._create(base, branch, title, body + first_tail(), draft)
-            except PlatformError as exc:
-                if not (draft and decorations.is_draft_refusal(exc)):
-                    if created_branch:
-                        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
-                    raise
-                # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
-                refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                def first_tail() -> str:
+                    return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
                 try:
-                    pr = self._create(base, branch, title, body + first_tail(), False)
-                except PlatformError:
-                    if created_branch:
-                        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
-                    raise
-            got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
-            if got:
-                refused.update(got)
-                full = body + decorations.tail(self._refusals(refused, pr.number),
-                                               decorations.Record(set(keys), dict(refused)))
-                try:
-                    call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
-                except PlatformError as exc:   # the warnings still go out; the next run asks again
-                    self.progress(f"could not note the refused decorations in #{pr.number}: {exc.message}")
-            action = "created"
+                    pr = self._create(base, branch, title, body + first_tail(), draft)
+                except PlatformError as exc:
+                    if not (draft and decorations.is_draft_refusal(exc)):
+                        if created_branch:
+                            self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                        raise
+                    # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
+                    refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                    try:
+                        pr = self._create(base, branch, title, body + first_tail(), False)
+                    except PlatformError:
+                        if created_branch:
+                            self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                        raise
+                got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
+                if got:
+                    refused.update(got)
+                    full = body + decorations.tail(self._refusals(refused, pr.number),
+                                                   decorations.Record(set(keys), dict(refused)))
+                    try:
+                        call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
+                    except PlatformError as exc:   # the warnings still go out; the next run asks again
+                        self.progress(f"could not note the refused decorations in #{pr.number}: {exc.message}")
+                action = "created"
+        except TransientError as exc:
+            if pushed and not created_branch:   # the branch moved: say so rather than "nothing was changed"
+                raise TransientError(exc.message.replace(
+                    UNCHANGED, f"branch {branch} was pushed but its pull request was not brought up to date; "
+                               "the run can be repeated")) from None
+            raise
         refusals = self._refusals(refused, pr.number)
         closed = []
         if "{version}" in self.config.branch:
