@@ -12,6 +12,9 @@ Example::
     author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
     draft: auto                              # auto (draft when a check failed or a blocking item is flagged), always, never
     exclude: [docs/old/*, vendor]            # globs of template paths the engine never reads (bot.engine)
+    automerge: on-approval                   # off (default): an approval by a writer enables auto-merge
+    merge-method: squash                     # squash (default), merge or rebase: how auto-merge merges
+    dashboard: true                          # keep one dashboard issue (bot.events.dashboard)
 
 Labels, reviewers, assignees and the milestone are decorations: GitHub may
 refuse any of them (a reviewer who is not a collaborator, a label the token
@@ -36,6 +39,10 @@ CONFIG_PATH = ".github/executorch-pack-bot.yml"
 CONFIG_PATHS = (CONFIG_PATH, ".github/executorch-pack-bot.yaml")   # either spelling, never both
 DEFAULT_BRANCH = "executorch-pack-bot/executorch"
 DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
+AUTOMERGE = ("off", "on-approval")
+MERGE_METHODS = ("squash", "merge", "rebase")   # GraphQL PullRequestMergeMethod, lower case
+KNOWN = ("branch", "base", "labels", "reviewers", "assignees", "milestone", "author", "draft", "exclude", "automerge",
+         "merge-method", "dashboard")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -64,6 +71,9 @@ class Config:
     author_email: str = DEFAULT_AUTHOR[1]
     draft: str = "auto"
     exclude: tuple[str, ...] = ()
+    automerge: str = "off"
+    merge_method: str = "squash"
+    dashboard: bool = False
     path: Optional[str] = field(default=None, compare=False)
 
     def wants_draft(self, flags, check_failed: bool = False) -> bool:
@@ -98,6 +108,11 @@ class Config:
         """The team slugs of the ``ORG/TEAM`` entries of ``reviewers`` (GitHub REST docs, "Request reviewers for a
         pull request": ``team_reviewers`` takes slugs of the repository owner's teams)."""
         return tuple(r.split("/", 1)[1] for r in self.reviewers if "/" in r)
+
+    def branch_pattern(self) -> "re.Pattern":
+        """A regex matching the bot's branches: :attr:`branch`, ``{version}`` standing for any version."""
+        parts = self.branch.split("{version}")
+        return re.compile(r"[A-Za-z0-9._-]+".join(re.escape(p) for p in parts))
 
     def branch_for(self, version: str) -> str:
         """The branch for a target version (``{version}`` replaced; a fixed branch is returned as is)."""
@@ -214,7 +229,20 @@ def load_config(repo: Path) -> Config:
             if d not in ("auto", "always", "never"):
                 raise err(f"draft: {d!r} is not one of auto, always, never", v)
             values["draft"] = d
+        elif key == "automerge":
+            a = scalar(key, v)
+            if a not in AUTOMERGE:
+                raise err(f"automerge: {a!r} is not one of {', '.join(AUTOMERGE)}", v)
+            values["automerge"] = a
+        elif key == "merge-method":
+            mm = scalar(key, v)
+            if mm not in MERGE_METHODS:
+                raise err(f"merge-method: {mm!r} is not one of {', '.join(MERGE_METHODS)}", v)
+            values["merge_method"] = mm
+        elif key == "dashboard":
+            if not (isinstance(v, yaml.ScalarNode) and v.tag == "tag:yaml.org,2002:bool"):
+                raise err("dashboard: expected true or false", v)
+            values["dashboard"] = yaml.safe_load(v.value) is True
         else:
-            raise err(f"unknown setting {key!r} (known: branch, base, labels, reviewers, assignees, milestone, "
-                      "author, draft, exclude)", k)
+            raise err(f"unknown setting {key!r} (known: {', '.join(KNOWN)})", k)
     return Config(path=rel, **values)

@@ -38,7 +38,7 @@ class Flag:
             ``"set-override"``, ``"removed-pin"``, ``"pin-was-different"``,
             ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,
             ``"script-pin-drift"``, ``"history-mention"``, ``"leftover"``,
-            ``"downgrade"`` (CASES.md C19), ``"companion-pin"``,
+            ``"downgrade"`` (upstream pins an older version), ``"companion-pin"``,
             ``"requires-python"``, ``"ahead-of-upstream"``, ``"mixed-mention"``
             (a prose line mixing the current version with history, left as written),
             ``"python-lock"`` (uv.lock/poetry.lock/... naming executorch: regenerate it),

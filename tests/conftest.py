@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: the sample upstream git repository and a fresh copy of the sample template."""
+"""Shared pytest fixtures: the sample upstream and template, and the fake GitHub server with a template remote (fake, tpl, world)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,50 @@ def tags(tmp_path) -> Path:
     for name in ("v1.4.0", "v1.5.1"):
         shutil.copytree(UPSTREAM_DIR / name, root / name)
     return root
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The fake GitHub REST server (tests/fakegithub.py) on 127.0.0.1, and an environment pointing at it.
+
+    $GITHUB_TOKEN is :data:`github_world.TOKEN`; waits and write pauses are zero; the
+    Actions files and the cache are unset.
+    """
+    from fakegithub import FakeGitHub
+    from github_world import TOKEN
+    f = FakeGitHub()
+    url = f.start()
+    for k, v in {"GITHUB_API_URL": url, "EXECUTORCH_PACK_BOT_INDEX_URL": url, "EXECUTORCH_PACK_BOT_MAX_WAIT": "0",
+                 "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0", "GITHUB_TOKEN": TOKEN}.items():
+        monkeypatch.setenv(k, v)
+    for k in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "EXECUTORCH_PACK_BOT_CACHE",
+              "GITHUB_REPOSITORY", "EXECUTORCH_PACK_BOT_ATTEMPTS"):
+        monkeypatch.delenv(k, raising=False)
+    yield f
+    f.stop()
+
+
+@pytest.fixture
+def tpl(tmp_path):
+    """A fresh copy of the sample template (no git remote): the checkout ``check`` reads."""
+    from bot.commands.demo import copy_template
+    return copy_template(tmp_path / "template")
+
+
+@pytest.fixture
+def world(fake, tmp_path, monkeypatch):
+    """Upstream v1.4.0/v1.5.1, the package index ready, and the template as a local bare remote."""
+    from fakegithub import TEMPLATE, add_sample_release, make_template_remote, pypi_json
+    add_sample_release(fake, "v1.4.0", created_at="2026-06-01T00:00:00Z")
+    add_sample_release(fake, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    fake.repo(TEMPLATE)
+    for v in ("1.5.1", "1.5.2"):
+        fake.pypi[("executorch", v)] = pypi_json("executorch", v, requires_dist=["torch>=2.14.0a0"])
+    monkeypatch.setenv("GITHUB_REPOSITORY", TEMPLATE)
+    fake.remote = make_template_remote(tmp_path)
+    fake.tmp = tmp_path
+    fake.runs = 0
+    return fake
 
 
 @pytest.fixture(autouse=True)

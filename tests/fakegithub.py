@@ -96,6 +96,8 @@ class FakeRepo:
         self.drafts_supported = True               # False: POST /pulls with draft answers 422
         self.label_refusals: dict[str, tuple[int, dict]] = {}   # label name -> (status, body) GitHub answers
         self.milestones: dict[int, dict] = {}
+        self.compare: dict[tuple[str, str], tuple[str, int]] = {}   # (base, head) -> (status, ahead_by)
+        self.truncated_trees: set[str] = set()                      # refs whose tree listing is "truncated"
 
 
 class FakeGitHub:
@@ -436,6 +438,22 @@ class FakeGitHub:
                                "download_url": f"https://raw.githubusercontent.com/{full}/{ref}/{mm.group(1)}",
                                "_links": {"self": url, "git": git_url, "html": html_url},
                                "content": base64.encodebytes(data).decode()})
+        if m == "GET" and (mm := re.fullmatch(r"/git/trees/(.+)", rest)):
+            # GitHub REST docs, "Get a tree": tree_sha may be a tag name; recursive=1 lists every blob
+            ref = mm.group(1)
+            if not any(k[0] == ref for k in r.files):
+                return self._not_found()
+            tree = [{"path": path, "mode": "100644", "type": "blob", "sha": hashlib.sha1(data).hexdigest(),
+                     "size": len(data), "url": f"{self.url}/repos/{full}/git/blobs/x"}
+                    for (ref_, path), data in sorted(r.files.items()) if ref_ == ref]
+            return self._json({"sha": hashlib.sha1(ref.encode()).hexdigest(), "url": f"{self.url}{p}",
+                               "tree": tree, "truncated": ref in r.truncated_trees})
+        if m == "GET" and (mm := re.fullmatch(r"/compare/(.+)\.\.\.(.+)", rest)):
+            # GitHub REST docs, "Compare two commits": status ahead/behind/diverged/identical, ahead_by
+            status, ahead = r.compare.get((mm.group(1), mm.group(2)), ("ahead", 1))
+            return self._json({"status": status, "ahead_by": ahead, "behind_by": 0, "total_commits": ahead,
+                               "url": f"{self.url}{p}", "html_url": f"https://github.com/{full}/compare",
+                               "commits": [], "files": []})
         if m == "GET" and rest == "/pulls":
             state = req.args.get("state", "open")
             pulls = sorted(r.pulls.values(), key=lambda x: -x["number"])

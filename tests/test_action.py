@@ -68,6 +68,9 @@ def _render(value, inputs: dict[str, str]) -> str:
     """Render the expressions the action may use in ``env:``: inputs.X and github.token."""
     def sub(m: re.Match) -> str:
         expr = m.group(1)
+        if "==" in expr:   # a comparison of two of the forms below gives "true"/"false", as in Actions
+            left, right = (sub(re.match(r"(.*)", part.strip())) for part in expr.split("=="))
+            return str(left == right).lower()
         if expr.startswith("inputs."):
             return inputs[expr[len("inputs."):]]
         if expr == "github.token":

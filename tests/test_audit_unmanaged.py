@@ -1,4 +1,4 @@
-"""audit and update agree on Poetry/uv/build constraints the bot only reads (third new-user trial).
+"""audit and update agree on Poetry/uv/build constraints the bot only reads.
 
 A uv ``constraint-dependencies`` range that admits the pinned version is fine for
 ``audit`` (it was a blocking ``range-pin`` there while ``update`` accepted it);

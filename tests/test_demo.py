@@ -1,4 +1,4 @@
-"""``demo``'s sample packs (issue 3 for new users): a good pack and the trap, verified offline."""
+"""``demo``'s sample packs (what verify-pack catches, shown offline): a good pack and the trap, verified offline."""
 
 from __future__ import annotations
 
@@ -141,8 +141,8 @@ def test_demo_leaves_the_tested_with_claim_alone(tmp_path, capsys):
 
 
 def test_copied_sample_leaves_out_byte_code(tmp_path):
-    # a regular `pip install .` byte-compiles the sample's setup_venv.py; the demo then said
-    # "1 folder not scanned: __pycache__/" (third new-user trial)
+    # a regular `pip install .` byte-compiles the sample's setup_venv.py; copied along, the demo
+    # would say "1 folder not scanned: __pycache__/" about a folder the sample does not hold
     from bot.commands import demo
 
     fake = tmp_path / "sample"

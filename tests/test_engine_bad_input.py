@@ -1,7 +1,7 @@
 """Bad input gets a clear error naming the file and line, a non-zero exit, and nothing lost.
 
 Each test checks the message, the exit code, and that the template tree is
-byte-identical afterwards (issue 2, "Bad input gets a clear error").
+byte-identical afterwards.
 """
 
 from __future__ import annotations

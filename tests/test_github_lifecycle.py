@@ -68,7 +68,7 @@ def test_first_run_opens_one_pr_with_body_and_pushes_branch(world, capsys):
     assert pr["head"]["ref"] == "executorch-pack-bot/executorch" and pr["base"]["ref"] == "main"
     body = pr["body"]
     assert "| pin | old | new | source |" in body
-    assert "`PyTorch::ExecuTorch` | 1.4.0 | 1.5.1" in body
+    assert "`PyTorch::ExecuTorch` | `1.4.0` | `1.5.1`" in body
     assert "compare/v1.4.0...v1.5.1" in body and "releases/tag/v1.5.1" in body
     assert "<!-- executorch-pack-bot:fingerprint=" in body
     assert "has no `PyTorch.ExecuTorch.1.5.1.pack` asset" in body
@@ -191,8 +191,8 @@ def test_wheel_requirements_not_met_opens_no_pr(world, capsys):
     assert world.fake.open_pulls(TEMPLATE) == []
 
 
-def test_c10_bare_branch_filter_never_touches_unrelated_pr(world):
-    """CASES.md C10: head=OWNER:BRANCH, results re-checked; #7 is never edited or commented on."""
+def test_bare_branch_filter_never_touches_unrelated_pr(world):
+    """PyGithub/PyGithub#1566: head=OWNER:BRANCH, results re-checked; #7 is never edited or commented on."""
     cfg = "branch: bot/executorch-{version}\n"
     _commit_config(world, cfg)
     seven = world.fake.add_pull(TEMPLATE, number=7, head="docs/fix-typo", title="Fix typo", body="typo", user="human")
@@ -207,8 +207,9 @@ def test_c10_bare_branch_filter_never_touches_unrelated_pr(world):
     assert len(writes(world.fake)) == before and len(world.fake.open_pulls(TEMPLATE)) == 2
 
 
-def test_c11_superseded_bot_pr_is_closed_with_a_link(world):
-    """CASES.md C11: one open bot PR after the run, #12 closed with a comment linking the new one."""
+def test_superseded_bot_pr_is_closed_with_a_link(world):
+    """A superseded bot PR is not left open (dependabot/dependabot-core#1532): one open bot PR after
+    the run, #12 closed with a comment linking the new one."""
     _commit_config(world, "branch: bot/executorch-{version}\n")
     old = world.fake.add_pull(TEMPLATE, number=12, head="bot/executorch-1.5.0", title="Bump ExecuTorch to 1.5.0",
                               body="old\n<!-- executorch-pack-bot:fingerprint=" + "a" * 64 + " -->")
@@ -222,8 +223,8 @@ def test_c11_superseded_bot_pr_is_closed_with_a_link(world):
     assert len(writes(world.fake)) == before
 
 
-def test_c13_secondary_rate_limit_is_retried(world):
-    """CASES.md C13: a 403 secondary rate limit with Retry-After is temporary; the run ends with the PR."""
+def test_secondary_rate_limit_is_retried(world):
+    """PyGithub/PyGithub#2422: a 403 secondary rate limit with Retry-After is temporary; the run ends with the PR."""
     world.fake.repo(TEMPLATE).next_number = 13
     world.fake.faults.append(Fault("POST", r"/pulls$", 403,
                                    {"message": "You have exceeded a secondary rate limit. Please wait."},
@@ -233,7 +234,7 @@ def test_c13_secondary_rate_limit_is_retried(world):
     assert world.fake.count("POST", r"/pulls$") == 2
 
 
-def test_c13_giving_up_exits_nonzero_leaves_nothing_and_rerun_works(world, capsys, monkeypatch):
+def test_giving_up_exits_nonzero_leaves_nothing_and_rerun_works(world, capsys, monkeypatch):
     monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "2")
     world.fake.faults.append(Fault("POST", r"/pulls$", 403, {"message": "You have exceeded a secondary rate limit"},
                                    {"Retry-After": "30"}, times=2))
@@ -272,7 +273,7 @@ def test_actions_outputs_summary_and_mask(world, tmp_path, monkeypatch, capsys):
     assert world.run()[0] == 0
     text = out.read_text()
     assert "current<<" in text and "\n1.4.0\n" in text and "\n1.5.1\n" in text and "pull-request<<" in text
-    assert "## executorch-pack-bot" in summ.read_text() and "`PyTorch::ExecuTorch` | 1.4.0 | 1.5.1" in summ.read_text()
+    assert "## executorch-pack-bot" in summ.read_text() and "`PyTorch::ExecuTorch` | `1.4.0` | `1.5.1`" in summ.read_text()
     printed = capsys.readouterr().out
     assert f"::add-mask::{TOKEN}" in printed and "::group::" in printed and "::endgroup::" in printed
 
@@ -320,8 +321,8 @@ def test_verified_release_asset_goes_into_the_pr_body(world, tmp_path):
     assert body.count("### Pack verification") == 1 and "**Passed** for version `1.5.1`" in body
 
 
-def test_c14_pack_whose_newest_release_is_older_opens_no_pr(world, tmp_path, capsys):
-    """CASES.md C14: file name says 1.5.1, newest <release> is 1.5.0: verification fails, no PR."""
+def test_pack_whose_newest_release_is_older_opens_no_pr(world, tmp_path, capsys):
+    """Open-CMSIS-Pack/cpackget#43: file name says 1.5.1, newest <release> is 1.5.0: verification fails, no PR."""
     _pack_release(world, tmp_path, releases=[("1.5.0", "2026-09-01"), ("1.4.0", "2026-08-06")])
     code, _ = world.run()
     out = capsys.readouterr().out

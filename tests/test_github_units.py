@@ -1,4 +1,4 @@
-"""Unit tests of the GitHub layer against the fake server: retries, releases (C09), contents, assets, index,
+"""Unit tests of the GitHub layer against the fake server: retries, releases (by version), contents, assets, index,
 Actions I/O, config, report, and the check / fetch-pack / publish commands."""
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def test_giving_up_is_a_platform_error_with_the_token_masked():
 
 
 # ---------------------------------------------------------------- releases
-def test_c09_target_is_compared_as_version_not_text_or_date(fake):
-    """CASES.md C09: v1.10.0 over v1.9.0 (text) and v1.4.2 (date); never a downgrade from 1.9.0."""
+def test_target_is_compared_as_version_not_text_or_date(fake):
+    """devcontainers/features#1646: v1.10.0 over v1.9.0 (text) and v1.4.2 (date); never a downgrade from 1.9.0."""
     from bot.upstream.releases import select_target
     fake.add_release(UPSTREAM, "v1.4.2", created_at="2026-09-30T00:00:00Z")
     fake.add_release(UPSTREAM, "v1.10.0", created_at="2026-09-20T00:00:00Z")
@@ -281,10 +281,11 @@ def test_pr_body_sections_and_fingerprint():
     plan = _plan()
     body = pr_body(plan, upstream=UPSTREAM, pack_report=Rep(), index_line="ok")
     assert pr_title(plan) == "Bump ExecuTorch to 1.5.1"
-    assert "| `ethos-u-vela` | 4.1.0 | 4.0.0 | backends/arm/requirements-arm-ethos-u.txt @ v1.5.1 |" in body
+    assert "| `ethos-u-vela` | `4.1.0` | `4.0.0` | `backends/arm/requirements-arm-ethos-u.txt @ v1.5.1` |" in body
     assert "https://github.com/pytorch/executorch/compare/v1.4.0...v1.5.1" in body
-    assert "| archive | pass |" in body and "- added: `Portable new_op`" in body
-    assert "- removed: `Portable old_op`" in body
+    assert "```text\n| check | status |\n|---|---|\n| archive | pass |\n```" in body   # another job's Markdown: verbatim, inert
+    assert "- Added (1): `Portable new_op`" in body
+    assert "- Removed (1): `Portable old_op`" in body
     assert "`downgrade` (`requirements.txt:4`)" in body
     assert parse_fingerprint(body) == plan.fingerprint() and parse_fingerprint("no marker") is None
 

@@ -1,7 +1,8 @@
 """CmsisManager: PyTorch::ExecuTorch pack pins in csolution / cproject / clayer files.
 
 Fixtures are written here, modelled on FORMATS.md section 1; expected bytes
-come from CASES.md C04 and C07.
+keep CRLF line ends (dependabot/dependabot-core#8693) and YAML comments
+(updatecli/updatecli#1351).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def bump_file(raw: bytes, path: str = "template.csolution.yml"):
     return result, new
 
 
-def test_c07_comments_blank_line_and_alignment_survive():
+def test_comments_blank_line_and_alignment_survive():
     raw = (b"# yaml-language-server: $schema=https://example.invalid/csolution.schema.json\n"
            b"# Copyright placeholder\n"
            b"solution:\n"
@@ -44,7 +45,7 @@ def test_c07_comments_blank_line_and_alignment_survive():
     assert result.flags == ()
 
 
-def test_c04_crlf_kept_on_every_line():
+def test_crlf_kept_on_every_line():
     raw = b"solution:\r\n  packs:\r\n    - pack: PyTorch::ExecuTorch@1.4.0\r\n    - pack: ARM::CMSIS\r\n"
     _, new = bump_file(raw)
     assert new == b"solution:\r\n  packs:\r\n    - pack: PyTorch::ExecuTorch@1.5.1\r\n    - pack: ARM::CMSIS\r\n"

@@ -219,7 +219,7 @@ def test_weak_forms_need_executorch_in_the_paragraph():
 
 def test_new_version_already_present_is_not_touched_by_patch_bump_of_other_version():
     # 1.5.1 mentioned while bumping 1.5.0 -> 1.5.1: it is "another version", so the line compares
-    # versions: left as written with one mixed-mention flag (was "1.5.1 and 1.5.1"; issue 2, second trial).
+    # versions: left as written with one mixed-mention flag (was "1.5.1 and 1.5.1").
     new, res, doc = run("a.md", "ExecuTorch 1.5.1 and ExecuTorch 1.5.0.\n", patch_bump())
     assert new.decode() == "ExecuTorch 1.5.1 and ExecuTorch 1.5.0.\n"
     assert [(f.code, f.line) for f in res.flags] == [("mixed-mention", 1)]

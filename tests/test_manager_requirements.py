@@ -1,4 +1,6 @@
-"""RequirementsManager: Python pins in requirement files (FORMATS.md section 1; CASES.md C01-C04, C06, C19)."""
+"""RequirementsManager: Python pins in requirement files (FORMATS.md section 1;
+faults of other bots: dependabot/dependabot-core#2689, #5300, #8693, renovatebot/renovate#2720,
+open-telemetry/opentelemetry-python PR #5237, pytorch/executorch PR #7160)."""
 
 from __future__ import annotations
 
@@ -25,15 +27,15 @@ def bump_file(raw: bytes, path: str = "requirements.txt", bump: Bump = BUMP):
     return result, new
 
 
-C01 = (b"executorch==1.4.0 \\\n"
+HASH_PINNED = (b"executorch==1.4.0 \\\n"
        b"    --hash=sha256:1111111111111111111111111111111111111111111111111111111111111111\\\n"
        b"    --hash=sha256:2222222222222222222222222222222222222222222222222222222222222222\n"
        b"torch==2.13.0\n")
 
 
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
-def test_c01_hash_pinned_requirement_that_must_change_is_an_error_naming_its_line(eol):
-    doc = TextDocument.from_bytes("requirements-executorch.txt", C01.replace(b"\n", eol))
+def test_hash_pinned_requirement_that_must_change_is_an_error_naming_its_line(eol):
+    doc = TextDocument.from_bytes("requirements-executorch.txt", HASH_PINNED.replace(b"\n", eol))
     entries = parse(doc)
     assert [(e.line, e.name, e.hashed) for e in entries] == [(1, "executorch", True), (4, "torch", False)]
     with pytest.raises(ManagerError) as info:
@@ -44,7 +46,7 @@ def test_c01_hash_pinned_requirement_that_must_change_is_an_error_naming_its_lin
     assert "offline" in err.message
 
 
-def test_c01_hash_pinned_requirement_that_does_not_change_is_untouched():
+def test_hash_pinned_requirement_that_does_not_change_is_untouched():
     raw = (b"numpy==2.1.0 \\\n    --hash=sha256:3333333333333333333333333333333333333333333333333333333333333333\\\n"
            b"    --hash=sha256:4444444444444444444444444444444444444444444444444444444444444444\n"
            b"torch==2.14.0 --hash=sha256:5555555555555555555555555555555555555555555555555555555555555555\n"
@@ -54,7 +56,7 @@ def test_c01_hash_pinned_requirement_that_does_not_change_is_untouched():
     assert [e.line for e in result.edits] == [5]
 
 
-def test_c02_every_marker_line_gets_the_new_version_markers_byte_for_byte():
+def test_every_marker_line_gets_the_new_version_markers_byte_for_byte():
     raw = (b'torch==2.13.0 ; platform_machine == "x86_64"\n'
            b'torch==2.12.0 ; platform_machine == "aarch64"\n'
            b"executorch==1.4.0\n")
@@ -75,12 +77,12 @@ def test_c02_every_marker_line_gets_the_new_version_markers_byte_for_byte():
     (b"executorch[ethos_u,cortex_m]  ==  1.4.0   # the pack pinned in the csolution",
      b"executorch[ethos_u,cortex_m]  ==  1.5.1   # the pack pinned in the csolution"),
 ])
-def test_c03_extras_and_spacing_kept(line, expected):
+def test_extras_and_spacing_kept(line, expected):
     _, new = bump_file(line + b"\n")
     assert new == expected + b"\n"
 
 
-def test_c04_crlf_kept():
+def test_crlf_kept():
     raw = b"executorch==1.4.0\r\ntorch==2.13.0\r\n"
     _, new = bump_file(raw)
     assert new == b"executorch==1.5.1\r\ntorch==2.14.0\r\n"
@@ -92,7 +94,7 @@ def test_bom_and_no_final_newline():
     assert new == b"\xef\xbb\xbfexecutorch==1.5.1\ntorch==2.14.0"
 
 
-def test_c06_names_compared_in_full_after_pep503_normalisation():
+def test_names_compared_in_full_after_pep503_normalisation():
     raw = b"torch==2.13.0\ntorchao==0.18.0\ntorchvision==0.28.0\nTorchAudio==2.13.0\n"
     result, new = bump_file(raw)
     assert new == b"torch==2.14.0\ntorchao==0.19.0\ntorchvision==0.28.0\nTorchAudio==2.13.0\n"
@@ -105,7 +107,7 @@ def test_pep503_spellings_match():
     assert new == b"Ethos_U.Vela==5.2.0\nTOSA_tools == 2026.8.0\n"
 
 
-def test_c19_upstream_downgrade_is_written():
+def test_upstream_downgrade_is_written():
     bump = dataclasses.replace(BUMP, changes=(PinChange("ethos-u-vela", "4.1.0", "4.0.0",
                                                         "backends/arm/requirements-arm-ethos-u.txt @ v1.5.1"),))
     result, new = bump_file(b"ethos-u-vela==4.1.0\n", "requirements-arm.txt", bump)

@@ -1,4 +1,4 @@
-"""Wording found wrong by the third new-user trial: plurals and the requires-python message."""
+"""Wording: plurals and the requires-python message."""
 
 from __future__ import annotations
 

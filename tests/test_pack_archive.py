@@ -1,4 +1,4 @@
-"""Check 1 (archive safety and streaming) of verify-pack, on packs from tests/packgen.py."""
+"""The ``archive`` check of verify-pack (archive safety and streaming), on packs from tests/packgen.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Checks 7-9 of verify-pack: upstream's validator, cpackget (a fake that lies like the real one), the compile check."""
+"""The external-tool checks of verify-pack: upstream's validator, cpackget (a fake that lies like
+the real one), the compile check."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from packgen import make_pack
 
 V = "1.5.1"
 
-# --- check 7: upstream's validate_pack.py ------------------------------------
+# --- upstream-validator: upstream's validate_pack.py ------------------------------------
 
 def _executorch_root(tmp_path, ok: bool):
     root = tmp_path / "executorch"
@@ -64,7 +65,7 @@ def test_validator_not_run_on_an_unsafe_archive(tmp_path):
     assert res.status == "fail" and "not run" in res.detail
 
 
-# --- check 8: cpackget --------------------------------------------------------
+# --- cpackget --------------------------------------------------------
 
 FAKE_CPACKGET = '''#!{python}
 """Fake cpackget: models FORMATS.md section 4 -- its exit code lies in both directions."""
@@ -142,7 +143,7 @@ def test_listed_matches_the_exact_version():
     assert listed("PyTorch::ExecuTorch@1.0.0-rc1\n", "1.0.0-rc1") and not listed("PyTorch::ExecuTorch@1.0.0-rc1\n", "1.0.0")
 
 
-# --- check 9: compile the Runtime sources ------------------------------------
+# --- compile: the Runtime sources ------------------------------------
 
 ARM_GXX = shutil.which("arm-none-eabi-g++")
 needs_arm = pytest.mark.skipif(ARM_GXX is None, reason="arm-none-eabi-g++ is not installed (.ci/run installs it)")

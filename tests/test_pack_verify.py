@@ -1,4 +1,5 @@
-"""Checks 2-6 of verify-pack, the report renderings and the command's exit codes (CASES.md C14, C15)."""
+"""The manifest, header, file, component, baseline and template checks of verify-pack, the report
+renderings and the command's exit codes (Open-CMSIS-Pack/cpackget#43 and #552)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def test_flatbuffers_dir_without_its_main_header_fails(tmp_path):
     assert res.status == "fail" and "include/flatbuffers/flatbuffers.h" in res.detail
 
 
-def test_c14_file_version_not_the_newest_release(tmp_path):
+def test_file_version_not_the_newest_release(tmp_path):
     pack = make_pack(tmp_path, releases=[("1.5.0", "2026-09-01"), ("1.4.0", "2026-08-06")])
     assert pack.name == "PyTorch.ExecuTorch.1.5.1.pack"
     report = verify_pack(pack, V)
@@ -72,7 +73,7 @@ def test_first_release_not_the_highest_fails_naming_both(tmp_path):
     assert "first <release> is 1.5.1 but 1.6.0" in res.detail
 
 
-def test_c15_pdsc_name_letter_case(tmp_path):
+def test_pdsc_name_letter_case(tmp_path):
     report = verify_pack(make_pack(tmp_path, pdsc_name="Pytorch.ExecuTorch.pdsc"), V)
     res = report.check("pdsc")
     assert res.status == "fail"

@@ -1,4 +1,4 @@
-"""Prose: history sections inside an ordinary Markdown page, and mixed *sentences* (issue 2, new-user trial).
+"""Prose: history sections inside an ordinary Markdown page, and mixed *sentences*.
 
 A Markdown section whose heading holds a date or names history is history
 down to the next heading of the same or a higher level; the mixed-mention

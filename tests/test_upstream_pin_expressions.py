@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.model import Flag, PinChange, PinSet, ResolvedPin
-from bot.upstream.pins import parse_python, plan_changes, resolve_pinset
+from bot.upstream.pinfiles import parse_python
+from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.source import DirectorySource
 
 

@@ -10,7 +10,8 @@ import pytest
 from bot.errors import UpstreamError, UsageError
 from bot.model import PinSet, ResolvedPin
 from bot.sample import UPSTREAM_DIR, build_upstream_repo
-from bot.upstream.pins import parse_requirement_file, plan_changes, resolve_pinset
+from bot.upstream.pinfiles import parse_requirement_file
+from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.git import GitSource
 from bot.upstream.source import DirectorySource
 
@@ -266,8 +267,9 @@ def test_removed_tosa_pin_is_noted(source):
     assert "tosa-tools" in flags[0].message and not flags[0].blocking
 
 
-def test_c19_upstream_vela_downgrade_is_still_a_change(tmp_path):
-    """CASES.md C19: upstream went back from Vela 4.1.0 to 4.0.0; the bot writes 4.0.0 (PyPI never asked)."""
+def test_upstream_vela_downgrade_is_still_a_change(tmp_path):
+    """pytorch/executorch PR #7160: upstream went back from Vela 4.1.0 to 4.0.0; the bot writes 4.0.0
+    (PyPI never asked)."""
     common = {"torch_pin.py": 'TORCH_VERSION = "2.6.0"\n', "install_requirements.py": 'TORCHAO_NIGHTLY_VERSION = "0.8.0"\n'}
     src = write_tag(tmp_path, "v0.5.0", {**common, ETHOS: "ethos-u-vela == 4.1.0\n"})
     write_tag(tmp_path, "v0.5.1", {**common, ETHOS: "ethos-u-vela == 4.0.0\n"})
@@ -282,7 +284,7 @@ def test_torch_version_that_is_not_a_version_is_unresolved(tmp_path):
     src = write_tag(tmp_path, "v2.0.0", {"torch_pin.py": 'TORCH_VERSION = "two.fourteen"\n'})
     torch = pin(resolve_pinset(src, "v2.0.0"), "torch")
     assert torch.version is None
-    # was "... gives no exact version (torch==two.fourteen)": garbled (issue 2, second trial)
+    # was "... gives no exact version (torch==two.fourteen)": garbled
     assert "torch_pin.py TORCH_VERSION @ v2.0.0: 'two.fourteen' is not a version" in torch.reason
 
 

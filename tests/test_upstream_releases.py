@@ -1,4 +1,4 @@
-"""Target-tag selection: stable tags only, compared as versions (CASES.md C09), never a downgrade."""
+"""Target-tag selection: stable tags only, compared as versions (devcontainers/features#1646), never a downgrade."""
 
 from __future__ import annotations
 
@@ -28,26 +28,26 @@ class Tags(UpstreamSource):
         return "test tags"
 
 
-# C09: the release list in created_at order (newest first), which is neither version nor text order.
-C09 = ["v1.4.2", "v1.10.0", "v1.9.0"]
+# The release list in created_at order (newest first), which is neither version nor text order.
+RELEASE_ORDER = ["v1.4.2", "v1.10.0", "v1.9.0"]
 UPSTREAM = ["v1.0.0", "v1.0.1", "v1.2.0-rc1-test-android", "v1.2.0-rc1-test", "v1.4.0", "v1.4.1",
             "v1.5.0-rc1", "v1.5.1-rc1", "v1.5.0", "v1.5.1", "v1.6.0-rc2", "release/1.6", "1.7.0", "v01.8.0"]
 
 
 def test_stable_tags_sorted_by_version_not_text():
-    assert stable_tags(C09) == ["v1.4.2", "v1.9.0", "v1.10.0"]
+    assert stable_tags(RELEASE_ORDER) == ["v1.4.2", "v1.9.0", "v1.10.0"]
     assert stable_tags(UPSTREAM) == ["v1.0.0", "v1.0.1", "v1.4.0", "v1.4.1", "v1.5.0", "v1.5.1"]
     assert stable_tags(UPSTREAM, prereleases={"v1.5.1"})[-1] == "v1.5.0"
 
 
-def test_c09_newest_by_version_from_current_1_9_0():
-    assert select_target(Tags(C09), to=None, current="1.9.0") == "v1.10.0"
+def test_newest_by_version_from_current_1_9_0():
+    assert select_target(Tags(RELEASE_ORDER), to=None, current="1.9.0") == "v1.10.0"
 
 
-def test_c09_never_a_downgrade_nor_the_later_dated_backport():
+def test_never_a_downgrade_nor_the_later_dated_backport():
     # current is newer than anything stable: the answer is "stay", never v1.4.2 or v1.9.0
-    assert select_target(Tags(C09), to=None, current="1.11.0") == "v1.11.0"
-    assert select_target(Tags(C09), to=None, current="1.10.0") == "v1.10.0"
+    assert select_target(Tags(RELEASE_ORDER), to=None, current="1.11.0") == "v1.11.0"
+    assert select_target(Tags(RELEASE_ORDER), to=None, current="1.10.0") == "v1.10.0"
 
 
 def test_newest_stable_ignores_rc_odd_and_github_prerelease_flags():

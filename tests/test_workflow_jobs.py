@@ -51,6 +51,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
+        "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
     }
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["update", "publish"]

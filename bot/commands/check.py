@@ -33,11 +33,47 @@ def add_github_arguments(p: argparse.ArgumentParser, *, write: bool = False) -> 
         p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
 
 
+def add_ignored_argument(p: argparse.ArgumentParser) -> None:
+    """``--respect-ignored`` (and ``--github-repo`` for ``check``): skip versions reviewers ignored."""
+    p.add_argument("--respect-ignored", action="store_true",
+                   help="skip the versions reviewers ignored (/executorch-pack-bot ignore), read from the dashboard "
+                        "issue or the bot's pull requests of --github-repo; the next newer release is chosen")
+
+
+def ignored_versions(args, config, token) -> tuple[str, ...]:
+    """The ignored versions when ``--respect-ignored`` is given (else ``()``); one or two API requests.
+
+    Raises :class:`~bot.errors.UsageError` when the template repository is
+    unknown (no ``--github-repo``, no ``GITHUB_REPOSITORY``).
+    """
+    import os
+    import sys
+
+    from bot.errors import UsageError
+
+    if not getattr(args, "respect_ignored", False):
+        return ()
+    full = getattr(args, "github_repo", None) or os.environ.get("GITHUB_REPOSITORY") or ""
+    if "/" not in full:
+        raise UsageError("--respect-ignored needs the template repository: pass --github-repo OWNER/NAME "
+                         "or set GITHUB_REPOSITORY")
+    from bot.events.ignored import read_ignored
+    from bot.github.client import make_github
+
+    found = tuple(read_ignored(make_github(token), full, config))
+    if found:
+        print(f"# ignored by reviewers: {', '.join(found)}", file=sys.stderr)
+    return found
+
+
 def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.update import add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_github_arguments(p)
+    add_ignored_argument(p)
+    p.add_argument("--github-repo", metavar="OWNER/NAME",
+                   help="the template repository, for --respect-ignored (default: $GITHUB_REPOSITORY)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,13 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
-    load_config(args.repo)
+    config = load_config(args.repo)
     token = token_from(args.token)
     actions.add_mask(token)
+    ignored = ignored_versions(args, config, token)
     if not token and args.upstream.startswith("github:"):
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
     source = open_source(args.upstream, token)
-    state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease)
+    state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
         flow.index_status(source, state)
     outs = state.outputs()

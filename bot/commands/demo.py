@@ -5,14 +5,15 @@ Builds a small upstream ExecuTorch git repository with release tags from
 ``bot/sample/template`` next to it, prints the unified diff and the summary
 of the bump to the newest stable tag, applies it and audits the result
 (``--dry-run``: applies nothing; with ``--keep DIR`` the pristine sample and
-the upstream repository stay in DIR and the follow-up commands are printed).
+the upstream repository stay in DIR and the commands to run next are printed).
 
 Then it writes two invented packs of the target version
 (:func:`bot.sample.packgen.write_demo_packs`): a good
 ``packs/PyTorch.ExecuTorch.V.pack`` and the trap
 ``packs/trap/PyTorch.ExecuTorch.V.pack`` (built without the CMake
 cross-compile: no ``include/flatbuffers/``, no generated headers; FORMATS.md
-section 3), runs ``verify-pack``'s checks 1-6 on both against the sample
+section 3), runs ``verify-pack``'s offline checks (archive, manifest, headers,
+file references, components, template components) on both against the sample
 template and prints one verdict line each: the good pack passes, the trap is
 caught.  With ``--keep`` the packs stay in ``DIR/packs`` and the
 ``verify-pack`` commands to try on them are printed (``--compile-check`` when
@@ -35,7 +36,8 @@ HELP = ("run a complete bump offline on the shipped sample template (prints the 
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample"
 
-# How bot.pack.checks words the cause of checks 3a/3b; said once in a verdict line, not per check.
+# How bot.pack.checks words the cause of the flatbuffers-headers and generated-headers checks; said once
+# in a verdict line, not per check.
 _CAUSE_PAREN = " (the pack was built without the CMake cross-compile)"
 _CAUSE_COLON = ": the pack was built without the CMake cross-compile"
 
@@ -50,7 +52,7 @@ def copy_template(dest: Path) -> Path:
     return dest
 
 
-def follow_up(template: Path, upstream: Path, applied: bool, packs=None, version: str = "1.5.1",
+def next_commands(template: Path, upstream: Path, applied: bool, packs=None, version: str = "1.5.1",
               compile_check: bool = False) -> str:
     """The commands a user can run next on a kept demo folder (``--keep``), one a line.
 
@@ -96,7 +98,7 @@ def verdict(label: str, report, *, expect_failure: bool) -> tuple[str, bool]:
 
 
 def try_packs(work: Path, template: Path, version: str, tag: str) -> tuple[object, list[str], bool]:
-    """Write the demo packs into ``work/packs`` and verify both against ``template`` (checks 1-6, no compile).
+    """Write the demo packs into ``work/packs`` and verify both against ``template`` (the offline checks, no compile).
 
     Returns (:class:`bot.sample.packgen.DemoPacks`, verdict lines, True when
     the good pack passed and the trap failed).
@@ -163,13 +165,13 @@ def run(args: argparse.Namespace) -> int:
         version, tag = (plan.bump.new_pack, plan.bump.new_tag) if plan.bump else ("1.5.1", "v1.5.1")
         packs, lines, packs_ok = try_packs(work, template, version, tag)
         print()
-        print(f"verify-pack on two sample packs of {version} (checks 1-6 against the template):")
+        print(f"verify-pack on two sample packs of {version} (offline checks, against the template):")
         for line in lines:
             print("  " + line)
         if not packs_ok:
             code = 1
         if args.keep is not None:
-            print(follow_up(template, upstream, applied=not args.dry_run, packs=packs, version=version,
+            print(next_commands(template, upstream, applied=not args.dry_run, packs=packs, version=version,
                             compile_check=shutil.which("arm-none-eabi-g++") is not None))
         return code
     finally:

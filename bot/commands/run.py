@@ -21,9 +21,11 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--stop-on-flagged", action="store_true",
                    help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items (issue 4)")
+                        "the bump is proposed as a draft pull request that lists the items")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_ignored_argument
+    add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
@@ -51,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
             sets = engine.parse_sets(args.sets)
+            from bot.commands.check import ignored_versions
+            ignored = ignored_versions(args, config, token)
             source = open_source(args.upstream, token)
             full = (repo_full_name(args.repo, args.github_repo, remote=args.remote) if not args.dry_run
                     else (args.github_repo or ""))
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
                                 remote=args.remote, progress=say)
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged)
+                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
+                           ignored=ignored)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc)}"))
@@ -82,8 +87,11 @@ def run(args: argparse.Namespace) -> int:
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
                                        outcome=inert.markdown(out.outcome, cap=2000), plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
-                                       pack_note=out.pack_note, index_line=out.index_line)
-                           + (f"\n- **not pushed**: {inert.markdown(notice)}\n" if notice else ""))
+                                       pack_note=out.pack_note, index_line=out.index_line,
+                                       evidence=out.evidence)
+                           + (f"
+- **not pushed**: {inert.markdown(notice)}
+" if notice else ""))
     if out.result is not None:
         report_refusals(out.result)
     if args.dry_run and out.title:

@@ -12,8 +12,9 @@ ORDER = 10
 HELP = "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"
 DESCRIPTION = (
     "Plan every edit that moves the template to the target ExecuTorch release and write them "
-    "all-or-nothing. Exit 0 when done or nothing to do, 1 when an item is flagged (nothing is "
-    "written unless --allow-flagged), 2 for bad usage or bad input.")
+    "all-or-nothing. Exit 0 when done or nothing to do, 1 when a blocking item is flagged (nothing "
+    "is written unless --allow-flagged; non-blocking items never change the exit code), 2 for bad "
+    "usage or bad input.")
 
 
 def add_source_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the diff and the summary; write nothing")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
     p.add_argument("--allow-flagged", action="store_true",
-                   help="write even when an item is flagged (the flags stay in the report)")
+                   help="write even when a blocking item is flagged (the flags stay in the report)")
     add_exclude_argument(p)
     p.add_argument("--plan-file", type=Path, metavar="FILE",
                    help="also write the plan as JSON to FILE (for `publish`)")
@@ -56,8 +57,8 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine
-    from bot.textreport import blocked_line, plan_summary, plural
     from bot.sources import open_source
+    from bot.textreport import blocked_line, plan_summary, plural
 
     def progress(msg: str) -> None:
         if not args.json:

@@ -1,4 +1,4 @@
-"""``verify-pack``: every check of issue 3 on a ``PyTorch.ExecuTorch.<V>.pack``.
+"""``verify-pack``: every check of a ``PyTorch.ExecuTorch.<V>.pack`` (the list: :mod:`bot.pack.verify`).
 
 Prints a table of named checks (pass / warn / fail, one line of detail
 each), or the same as JSON with ``--json``; ``--markdown FILE`` writes the
@@ -25,7 +25,7 @@ ORDER = 40
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    """Add the arguments of ``verify-pack`` (see the issue 3 command line)."""
+    """Add the arguments of ``verify-pack``: the pack, its version, and the optional checks' inputs."""
     parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
     parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
                         help="pack version expected (X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")

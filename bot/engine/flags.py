@@ -11,6 +11,7 @@ def sort_flags(flags: list[Flag]) -> list[Flag]:
 
 
 def dedupe(flags: list[Flag]) -> list[Flag]:
+    """``flags`` without exact repeats (two managers flagging the same item), first occurrence kept."""
     seen = set()
     out = []
     for f in flags:

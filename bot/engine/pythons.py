@@ -44,7 +44,8 @@ def stated_pythons(tpl: Template) -> list[tuple[str, int, str]]:
         if is_workflow(doc.path) and "python-version" in doc.text:
             out.extend((doc.path, line, value) for line, value in workflow_pythons(doc))
         elif doc.path.rsplit("/", 1)[-1] == "pyproject.toml" and "requires-python" in doc.text:
-            from bot.template.pyproject import key_position, load as load_toml
+            from bot.template.pyproject import load as load_toml
+            from bot.template.tomltext import key_position
             project = load_toml(doc).get("project")
             spec = project.get("requires-python") if isinstance(project, dict) else None
             if isinstance(spec, str):

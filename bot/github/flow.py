@@ -41,12 +41,15 @@ class CheckState:
                 "index-ready": bool(self.index is not None and self.index.ready)}
 
 
-def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False) -> CheckState:
+def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False,
+          ignored: tuple[str, ...] = ()) -> CheckState:
     """Compare the template's ExecuTorch pin with upstream's releases.
 
     ``source`` is any :class:`~bot.upstream.source.UpstreamSource`; a
     :class:`~bot.github.source.GitHubSource` also gives the release and its
     pack asset.  Costs one API request (the releases listing) for GitHub.
+    ``ignored`` versions are skipped when ``to`` is None (the next newer
+    release is chosen; :func:`bot.upstream.releases.select_target`).
     Raises :class:`~bot.errors.BotError` for disagreeing pins, an unknown or
     prerelease ``to`` (without ``allow_prerelease``), or a failed listing.
     """
@@ -55,7 +58,7 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     from bot.upstream.releases import select_target
 
     current = engine.current_version(engine.read_template(Path(repo)))
-    tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease, ignored=ignored)
     tv = tag_version(tag) or Version(str(current))
     release = source.release(tag) if hasattr(source, "release") else None
     asset = find_pack_asset(release, str(tv)) if release else None
@@ -152,22 +155,24 @@ class RunOutcome:
     pack_report: object = None
     pack_note: Optional[str] = None
     index_line: Optional[str] = None
+    evidence: object = None         # bot.report.evidence.Evidence of the proposed bump
     result: object = None
     errors: list = field(default_factory=list)   # BotError values for annotations
 
 
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
-        exclude: tuple[str, ...] = (), allow_flagged: bool = True) -> RunOutcome:
-    """check -> plan -> package index -> pack asset -> apply -> publish (see issue 4).
+        exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = ()) -> RunOutcome:
+    """check -> plan -> package index -> pack asset -> apply -> publish (the ``run`` command).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
     repository.  With ``dry_run`` nothing is written, pushed or sent: the
     outcome carries the PR title and body that would be proposed.
     ``sets`` (``{package: version}``, from :func:`bot.engine.parse_sets`) and
     ``exclude`` (path globs) go to :func:`bot.engine.plan` as for ``update``;
+    ``ignored`` versions are skipped (:func:`check`);
     a blocking flagged item goes to a draft pull request that lists it
-    (``Config.wants_draft``; issue 4: "draft when ... an item is flagged"),
+    (``Config.wants_draft``: a draft when a blocking item is flagged),
     or, with ``allow_flagged=False`` (``run --stop-on-flagged``), stops the
     run before the package index is asked (exit 1, nothing proposed).
     Exit code: 0 done or nothing to do (also "waiting for the package index"),
@@ -181,7 +186,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
 
     say = progress or (lambda m: None)
     repo = Path(repo)
-    state = check(repo, source, to=to, allow_prerelease=allow_prerelease)
+    state = check(repo, source, to=to, allow_prerelease=allow_prerelease, ignored=ignored)
     say(f"template on ExecuTorch {state.current}; upstream target {state.target_tag}")
     if not state.update_needed:
         closed = [] if dry_run else publisher.close_obsolete(state.current)
@@ -204,9 +209,12 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = index.summary()
         return out
 
+    pdsc = None
     if state.asset is not None:
-        _path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag,
-                                              token=getattr(source, "token", None))
+        with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
+            path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, Path(tmp),
+                                                 token=getattr(source, "token", None))
+            pdsc = None if out.pack_report.failed else pack_pdsc(path)
         if out.pack_report.failed:
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
@@ -216,9 +224,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
+    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
     out.title = pr_title(plan)
     out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
-                       index_line=index.summary())
+                       index_line=index.summary(), evidence=out.evidence)
     if dry_run:
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
@@ -239,6 +248,36 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if r.message:
         out.outcome += f" ({r.message})"
     return out
+
+
+def pack_pdsc(path: Path):
+    """The PDSC of a verified pack (its ``<file>`` lists map components to upstream paths), or None."""
+    from bot.errors import BotError
+    from bot.pack.archive import Limits
+    from bot.pack.verify import _read_baseline   # the hardened PDSC read of a second pack
+
+    try:
+        return _read_baseline(Path(path), Limits())
+    except (BotError, OSError):
+        return None
+
+
+def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, exclude: tuple[str, ...] = (),
+                    pdsc=None, ignored: tuple[str, ...] = ()):
+    """The :class:`bot.report.evidence.Evidence` of a proposed bump: upstream changes, the template's CI
+    (for the publisher's base and bot branch), the pack asset's provenance; ``pdsc`` of the verified pack."""
+    from bot.report.evidence import PackProvenance, asset_provenance, gather
+
+    config = getattr(publisher, "config", None)
+    base = getattr(config, "base", None)
+    if base is None:
+        from bot.github.publish import current_branch
+        base = current_branch(plan.repo)
+    branch = config.branch_for(plan.bump.new_executorch) if config is not None else ""
+    prov = asset_provenance(state.asset) if state.asset is not None else PackProvenance()
+    spec = f"github:{upstream}" if hasattr(source, "full_name") else None
+    return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
+                  pdsc=pdsc, exclude=tuple(exclude), ignored=tuple(ignored))
 
 
 def _where(flag) -> str:

@@ -1,6 +1,7 @@
 """Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
 
-Lifecycle rules (issue 4; CASES.md C10, C11, C13):
+Lifecycle rules (GitHub REST docs "Pulls"; PyGithub/PyGithub#1566 and #2422; a superseded bot
+PR left open, as in dependabot/dependabot-core#1532, is closed):
 
 * The branch is fixed per track (``Config.branch``, default
   ``executorch-pack-bot/executorch``) or per version when it contains
@@ -54,6 +55,8 @@ from typing import Callable, Optional
 from bot import inert
 from bot.config import Config
 from bot.errors import PlatformError, TransientError, UsageError
+from bot.events.ignored import closed_by_ignore
+from bot.events.state import carry as carry_state
 from bot.github import decorations
 from bot.github.client import UNCHANGED, call, mask
 from bot.report import parse_fingerprint
@@ -273,7 +276,8 @@ class Publisher:
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str, draft_reason: str = "") -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
+                draft_reason: str = "") -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         ``draft_reason`` says why ``draft`` is asked for (the PR body says it
@@ -283,6 +287,9 @@ class Publisher:
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
         checkout that cannot be published (detached HEAD, bad repository name).
+        ``recreate`` (a writer's ``/executorch-pack-bot recreate``): the branch is
+        replaced even when it holds commits by others (the push is still
+        leased to the head inspected here).
         """
         branch = self.config.branch_for(version)
         base = self.base_branch()
@@ -299,7 +306,8 @@ class Publisher:
         body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
         if pr is None:
             for old in self.bot_pulls("closed", branch):
-                if not old.merged and parse_fingerprint(old.body) == fingerprint:
+                # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
+                if not old.merged and parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body):
                     return PublishResult("closed-before", old.number, old.html_url,
                                          message=f"#{old.number} proposed the same pins and was closed unmerged; "
                                                  "not proposing them again")
@@ -310,7 +318,9 @@ class Publisher:
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
-            if foreign:
+            if foreign and recreate:
+                self.progress(f"recreate: replacing {len(foreign)} commit(s) by others on {branch}")
+            elif foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
@@ -343,12 +353,13 @@ class Publisher:
                 new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
                 new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
                 if changed:
-                    full = body + new_tail
+                    # the reviewers' ignore list lives in the body (bot.events.state): carried over
+                    full = carry_state(pr.body, body + new_tail)
                     call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
                     action = "updated"
                 else:
                     if new_record != record:
-                        full = decorations.replace_tail(pr.body, _STAMP, new_tail)
+                        full = carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail))
                         call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
                     action = "updated" if pushed else "unchanged"
             else:
@@ -386,6 +397,12 @@ class Publisher:
                                "the run can be repeated")) from None
             raise
         refusals = self._refusals(refused, pr.number)
+        if pushed and action != "created":
+            # An approval covers what the approver saw: a new push turns auto-merge off (bot.events.automerge).
+            from bot.events.automerge import disable_after_push
+            # The listing's JSON as GitHub sent it (``raw_data`` would fetch the PR again).
+            if disable_after_push(self.gh, self.full_name, pr.number, getattr(pr, "_rawData", None) or {}):
+                self.progress(f"auto-merge turned off on #{pr.number} (new push)")
         closed = []
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")

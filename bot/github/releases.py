@@ -2,7 +2,7 @@
 
 Facts (GitHub REST docs, "List releases" and "Conditional requests"): the
 releases list is paginated with ``Link`` headers, newest first by creation
-date (not by version: CASES.md C09); each release has ``tag_name``,
+date (not by version: devcontainers/features#1646); each release has ``tag_name``,
 ``draft``, ``prerelease``, ``html_url`` and ``assets`` (``name``, ``size``,
 ``digest`` = ``"sha256:HEX"`` when GitHub computed one,
 ``browser_download_url``, and ``url``, the API endpoint of the asset).  A request with ``If-None-Match: ETAG`` answers

@@ -123,5 +123,45 @@ class GitHubSource(UpstreamSource):
         except (ValueError, TypeError, AssertionError) as exc:
             raise UpstreamError(f"{path} at {tag} in {self.describe()}: undecodable content ({exc})") from None
 
+    # -- history between tags
+    def _tree(self, tag: str) -> Optional[dict[str, str]]:
+        """``{path: blob sha}`` of every file at ``tag`` (``GET /repos/O/N/git/trees/TAG?recursive=1``,
+        GitHub REST docs "Get a tree"); None when GitHub answers a truncated listing."""
+        if tag not in set(self.tags()):
+            raise UpstreamError(f"tag {tag!r} is not a release of {self.describe()}")
+        from bot.errors import PlatformError
+        from bot.github.client import call
+
+        repo = self.gh.get_repo(self.full_name)
+        try:
+            tree = call(lambda: repo.get_git_tree(tag, recursive=True), f"list the files at {tag} in {self.full_name}")
+        except PlatformError as exc:
+            raise UpstreamError(str(exc)) from None
+        if tree.raw_data.get("truncated"):
+            return None
+        return {e.path: e.sha for e in tree.tree if e.type == "blob"}
+
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str] | None:
+        """Paths whose blob differs between the two tags' trees (two requests; None for a truncated tree)."""
+        a, b = self._tree(old_tag), self._tree(new_tag)
+        if a is None or b is None:
+            return None
+        return sorted(p for p in set(a) | set(b) if a.get(p) != b.get(p))
+
+    def ancestry(self, old_tag: str, new_tag: str) -> tuple[Optional[bool], Optional[int]]:
+        """``GET /repos/O/N/compare/OLD...NEW`` (GitHub REST docs, "Compare two commits"): ``status`` ahead or
+        identical means OLD is an ancestor; ``ahead_by`` counts the commits."""
+        from bot.errors import PlatformError
+        from bot.github.client import call
+
+        repo = self.gh.get_repo(self.full_name)
+        try:
+            cmp = call(lambda: repo.compare(old_tag, new_tag), f"compare {old_tag}...{new_tag} in {self.full_name}")
+        except PlatformError as exc:
+            raise UpstreamError(str(exc)) from None
+        status = cmp.status
+        return (status in ("ahead", "identical") if status in ("ahead", "identical", "diverged", "behind") else None,
+                cmp.ahead_by)
+
     def describe(self) -> str:
         return f"github:{self.full_name}"

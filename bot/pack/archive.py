@@ -1,4 +1,4 @@
-"""Zip safety and bounded streaming reads for a ``.pack`` (check 1 of issue 3).
+"""Zip safety and bounded streaming reads for a ``.pack`` (the ``archive`` check of verify-pack).
 
 A pack is a zip archive (FORMATS.md section 3).  :func:`scan_archive` decides
 whether it is safe to read at all, in two passes:

@@ -1,4 +1,5 @@
-"""Check 6 of issue 3: operator components against an older pack, and the components a template selects.
+"""The ``baseline-operators`` and ``template-components`` checks: operator components against an older
+pack, and the components a template selects.
 
 Facts (FORMATS.md section 1 and 3): the generated AI layer
 (``ai_layer/ai_layer.clayer.yml``) lists ``components:`` such as

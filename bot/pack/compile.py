@@ -1,4 +1,4 @@
-"""Check 9 of issue 3: compile the Runtime component's sources straight from the unpacked pack.
+"""The ``compile`` check: compile the Runtime component's sources straight from the unpacked pack.
 
 This proves what the structural checks cannot: that the pack compiles.  The
 quiet-failure pack of FORMATS.md section 3 fails here with

@@ -1,4 +1,4 @@
-"""Check 8 of issue 3: install the pack with cpackget into a fresh pack root and look for it in the list.
+"""The ``cpackget`` check: install the pack with cpackget into a fresh pack root and look for it in the list.
 
 Fact (FORMATS.md section 4): ``cpackget add --agree-embedded-license FILE.pack``
 can exit 0 without installing (already installed, or it declined) and exit

@@ -1,4 +1,4 @@
-"""Check 7 of issue 3: run upstream's own ``validate_pack.py`` on the pack.
+"""The ``upstream-validator`` check: run upstream's own ``validate_pack.py`` on the pack.
 
 Fact (FORMATS.md section 3): upstream ships
 ``backends/arm/cmsis_pack/test/validate_pack.py PACK``, a structural check

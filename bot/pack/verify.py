@@ -1,14 +1,14 @@
-"""Every check of issue 3 on one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
+"""Every check of one ``PyTorch.ExecuTorch.<V>.pack``, in one call: :func:`verify_pack`.
 
-Order: 1 ``archive`` safety (a bomb or an unreadable zip stops everything;
-other archive failures stop only the external tools); 2 manifest
+Order: ``archive`` safety (a bomb or an unreadable zip stops everything;
+other archive failures stop only the external tools); the manifest
 (``pdsc``, ``pdsc-parse`` when it cannot be parsed, ``vendor-name``, ``release-version``, ``pack-file-name``,
-``url``); 3 the quiet omissions (``flatbuffers-headers``,
-``generated-headers``); 4 ``file-references``, ``no-python``,
-``license-docs``; 5 ``component-versions``, ``component-ids``,
-``registrations``; 6 ``baseline-operators``, ``template-components``;
-7 ``upstream-validator``; 8 ``cpackget``; 9 ``compile``.  The external
-tools (7-9) never run on an archive that failed check 1.
+``url``); the quiet omissions (``flatbuffers-headers``,
+``generated-headers``); ``file-references``, ``no-python``,
+``license-docs``; ``component-versions``, ``component-ids``,
+``registrations``; ``baseline-operators``, ``template-components``;
+then the external tools ``upstream-validator``, ``cpackget`` and ``compile``,
+which never run on an archive that failed the ``archive`` check.
 
 Bad usage (missing files, a tool not on PATH, an invalid version) raises a
 :class:`~bot.errors.BotError` with exit code 2 before any check runs; a
@@ -17,6 +17,7 @@ failed check is a value in the report (exit 1 from the command).
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 from typing import Callable
 
@@ -43,7 +44,7 @@ def pack_version(version: str) -> tuple[str, str]:
 
 
 def expected_url(tag: str) -> str:
-    """The release download location of a tag (issue 3): ``.../releases/download/v1.4.1/``."""
+    """The release download location of a tag (GitHub release assets): ``.../releases/download/v1.4.1/``."""
     return DOWNLOAD_URL.format(tag=tag)
 
 
@@ -81,8 +82,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
     pack = require_file(Path(pack), "pack")
     if baseline is not None:
         require_file(Path(baseline), "--baseline")
-    if template is not None and not Path(template).exists():
-        raise UsageError(f"--template: {template} does not exist")
+    if template is not None:
+        _require_template(Path(template))
     if executorch_root is not None:
         from bot.pack.validator import validator_script
         validator_script(Path(executorch_root))
@@ -208,12 +209,12 @@ def _read_baseline(path: Path, limits: Limits) -> Pdsc:
     try:
         zf = open_zip(path)
     except UnsafeArchive as exc:
-        raise PackError(f"--baseline: {exc}", path=str(path)) from exc
+        raise PackError(f"--baseline: {_detail(exc, path)}", path=str(path)) from exc
     with zf:
         try:
             scan = scan_archive(zf, limits, verify_crc=False)
         except UnsafeArchive as exc:
-            raise PackError(f"--baseline: {exc}", path=str(path)) from exc
+            raise PackError(f"--baseline: {_detail(exc, path)}", path=str(path)) from exc
         res, entry = checks.root_pdsc(scan.index, path.name)
         if entry is None:
             raise PackError(f"--baseline: {res.detail}", path=str(path))
@@ -221,3 +222,27 @@ def _read_baseline(path: Path, limits: Limits) -> Pdsc:
             return parse_pdsc(read_member(zf, entry, MAX_PDSC_BYTES), entry)
         except (PdscError, UnsafeArchive) as exc:
             raise PackError(f"--baseline {path.name}: {exc}") from exc
+
+
+def _detail(exc: PackError, path: Path) -> str:
+    """The message of ``exc`` without its location when that location is ``path`` itself (named once)."""
+    return exc.message if exc.path in (path.name, str(path)) and exc.line is None else str(exc)
+
+
+def _require_template(template: Path) -> None:
+    """Refuse a ``--template`` that is neither a folder (a template checkout) nor one layer/project file.
+
+    A ``*.clayer.yml`` or ``*.cproject.yml`` file is read alone
+    (:func:`bot.pack.baseline.selected_components`); any other file would select
+    nothing and pass the check by accident.  Raises :class:`UsageError` (exit 2),
+    as ``update --repo FILE`` does.
+    """
+    from bot.pack.baseline import PATTERNS
+
+    if not template.exists():
+        raise UsageError(f"--template: {template} does not exist")
+    if template.is_dir():
+        return
+    if not template.is_file() or not any(fnmatch.fnmatchcase(template.name, p) for p in PATTERNS):
+        raise UsageError(f"--template {template}: not a directory (the template checkout) nor a "
+                         + " or ".join(PATTERNS) + " file")

@@ -8,7 +8,7 @@ Facts: a template may state its Python side as a project (PEP 621
 
 The file is parsed with :mod:`tomllib` to know which strings are
 dependencies; each string is then located in the text by a small TOML string
-scanner (comments skipped) inside its own array (found after its ``key =``),
+scanner (:mod:`bot.template.tomltext`; comments skipped) inside its own array (found after its ``key =``),
 and only the version characters inside the string are replaced, so every
 other byte stays.  A dependency string that uses escapes or spans lines, or
 whose array cannot be located while its text also appears elsewhere in the
@@ -41,6 +41,7 @@ from packaging.version import InvalidVersion, Version
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator, specifier_empty_operator
+from bot.template.tomltext import array_tokens, key_position, string_tokens, token_value
 from bot.textfile import TextDocument
 from bot.versions import nightly_base
 
@@ -166,23 +167,6 @@ def _poetry_pin(where: str, name: str, spec: str) -> OtherPin:
         return OtherPin(where, name, spec, None, None, None)
 
 
-def key_position(text: str, table: list[str], key: str) -> Optional[int]:
-    """Offset of ``key =`` in the TOML text, looked for after the ``[table]`` header when there is
-    one (else from the start, which also finds dotted keys); None when not found."""
-    def name(part: str) -> str:
-        return r"[\"']?" + re.escape(part) + r"[\"']?"
-
-    start = 0
-    for n in range(len(table), 0, -1):
-        header = re.search(r"(?m)^[ \t]*\[\[?[ \t]*" + r"[ \t]*\.[ \t]*".join(name(x) for x in table[:n])
-                           + r"[ \t]*\]", text)
-        if header:
-            start = header.end()
-            break
-    m = re.compile(r"(?m)^[ \t]*(?:[\w\"'.-]+\.)?" + name(key) + r"[ \t]*=").search(text, start)
-    return m.start() if m else None
-
-
 def _managed_lists_with_keys(data: dict) -> list[tuple[tuple[str, ...], str, list]]:
     """``[(table, key, list)]`` for the arrays :func:`dependency_strings` reads, in that order."""
     out = []
@@ -196,58 +180,6 @@ def _managed_lists_with_keys(data: dict) -> list[tuple[tuple[str, ...], str, lis
     return out
 
 
-def _array_tokens(text: str, tokens: list, table: tuple[str, ...], key: str, items: list) -> Optional[list]:
-    """The string token of each item of the array ``table.key`` (None for a non-string item), or None.
-
-    The array is found after its ``key =`` (:func:`key_position`), its extent
-    by bracket matching outside strings and comments; the string items must
-    then match the tokens inside it in order, value for value.  None when
-    the array cannot be located so (an inline table, another layout).
-    """
-    at = key_position(text, list(table), key)
-    if at is None:
-        return None
-    eq = text.find("=", at)
-    lb = eq + 1
-    while lb < len(text) and text[lb] in " \t":
-        lb += 1
-    if eq == -1 or not text.startswith("[", lb):
-        return None
-    starts = {t[0] - len(t[4]): t for t in tokens}
-    depth, i, inside = 0, lb, []
-    while i < len(text):
-        c = text[i]
-        if i in starts:
-            tok = starts[i]
-            inside.append(tok)
-            i = tok[1] + len(tok[4])
-            continue
-        if c == "#":
-            j = text.find("\n", i)
-            i = len(text) if j == -1 else j
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                break
-        i += 1
-    out: list = []
-    j = 0
-    for item in items:
-        if not isinstance(item, str):
-            out.append(None)
-            continue
-        while j < len(inside) and (inside[j][2] if inside[j][3] else token_value(inside[j])) != item:
-            j += 1
-        if j == len(inside):
-            return None
-        out.append(inside[j])
-        j += 1
-    return out
-
-
 def _managed_lists(data: dict) -> list:
     """The list objects :func:`dependency_strings` reads."""
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
@@ -256,62 +188,6 @@ def _managed_lists(data: dict) -> list:
         if isinstance(table, dict):
             lists.extend(table.values())
     return [x for x in lists if isinstance(x, list)]
-
-
-def string_tokens(text: str) -> list[tuple[int, int, str, bool]]:
-    """Every TOML string literal: ``(start, end, raw, plain)``; ``start``/``end`` exclude the quotes,
-    ``raw`` is the text between them, ``plain`` is True when that text equals the value (no
-    escapes, one line).  :func:`token_value` gives the value of any token."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "#":
-            j = text.find("\n", i)
-            i = n if j == -1 else j
-            continue
-        if c in "\"'":
-            q3 = text.startswith(c * 3, i)
-            quote = c * 3 if q3 else c
-            s = i + len(quote)
-            j = s
-            while True:
-                j = text.find(quote, j)
-                if j == -1:
-                    return out  # unterminated: tomllib has already refused such a file
-                if c == '"' and _escaped(text, s, j):
-                    j += 1
-                    continue
-                break
-            raw = text[s:j]
-            plain = "\\" not in raw if c == '"' else True
-            plain = plain and not q3 and "\n" not in raw
-            out.append((s, j, raw, plain, quote))
-            i = j + len(quote)
-            continue
-        i += 1
-    return out
-
-
-def token_value(tok) -> Optional[str]:
-    """The value of a :func:`string_tokens` token (escapes decoded with tomllib); None if it does not parse."""
-    if tok[3]:
-        return tok[2]
-    quote = tok[4]
-    try:
-        value = tomllib.loads(f"v = {quote}{tok[2]}{quote}").get("v")
-    except tomllib.TOMLDecodeError:
-        return None
-    return value if isinstance(value, str) else None
-
-
-def _escaped(text: str, start: int, j: int) -> bool:
-    k = j - 1
-    count = 0
-    while k >= start and text[k] == "\\":
-        count += 1
-        k -= 1
-    return count % 2 == 1
 
 
 def _same(a: str, b: str) -> bool:
@@ -343,7 +219,7 @@ class PyprojectManager(Manager):
     def _entries(self, doc: TextDocument):
         """``[(requirement, string, token or None, line)]`` for every dependency string with a version clause.
 
-        Each string is located in its own array (:func:`_array_tokens`), so
+        Each string is located in its own array (:func:`bot.template.tomltext.array_tokens`), so
         the same pin written again elsewhere (a uv constraint) does not make
         it ambiguous; when an array cannot be located, a string is located
         only when its value occurs exactly as often in the file as in the
@@ -363,7 +239,7 @@ class PyprojectManager(Manager):
         out = []
         counts: dict[str, int] = {}
         for table, key, items in lists:
-            aligned = _array_tokens(doc.text, all_tokens, table, key, items)
+            aligned = array_tokens(doc.text, all_tokens, table, key, items)
             for i, dep in enumerate(items):
                 if not isinstance(dep, str):
                     continue
@@ -531,7 +407,7 @@ class PyprojectManager(Manager):
         placed = set()
         for (table, key, items), (_, _, mine) in zip(_managed_lists_with_keys(data),
                                                      _managed_lists_with_keys(expected)):
-            aligned = _array_tokens(before.text, toks, table, key, items)
+            aligned = array_tokens(before.text, toks, table, key, items)
             for i, tok in enumerate(aligned or ()):
                 if tok is not None and tok[0] in changed:
                     mine[i] = changed[tok[0]]

@@ -15,19 +15,20 @@ a requirement is the text before its first option token (``--hash=...``).
 Each requirement is parsed with ``packaging.requirements.Requirement``.
 
 Rewriting: for every package of ``bump.changes`` (PEP 503 names compared in
-full, so ``torch`` never matches ``torchao`` or ``torchvision``, CASES.md C06)
+full, so ``torch`` never matches ``torchao`` or ``torchvision``, the wrong-place
+match of open-telemetry/opentelemetry-python PR #5237)
 the version of EVERY exact pin (``==``/``===``) on EVERY line naming it is
 replaced, so a package pinned on several lines with different environment
 markers gets the new version on each of them, the markers kept byte for byte
-(CASES.md C02: deterministic, never one line only).  Only the version
-characters change, so extras (C03), spaces around the operator, markers and
+(dependabot/dependabot-core#5300: deterministic, never one line only).  Only the
+version characters change, so extras (renovatebot/renovate#2720), spaces around the operator, markers and
 inline comments stay; a local label is kept (``2.13.0+cpu`` ->
 ``2.14.0+cpu``); a nightly pin (``executorch==1.4.0.dev20260728``, FORMATS.md
 section 1) becomes the release version with a non-blocking ``nightly-pin`` flag.  A range
 (``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
 requirement carrying ``--hash`` options that must change raises
 :class:`ManagerError` naming its line: hashes cannot be recomputed offline
-(CASES.md C01); one that does not change is left untouched.  An ``-e``/``--editable``
+(dependabot/dependabot-core#2689); one that does not change is left untouched.  An ``-e``/``--editable``
 option line installing one of those packages (``#egg=executorch``, or a VCS URL
 ending in ``/executorch``) is a non-blocking ``url-requirement`` flag: the bot
 does not rewrite URLs.

@@ -202,7 +202,7 @@ def _skip_dir(name: str, rel: str) -> bool:
 def _check_link(root: Path, rel: str, entry: os.DirEntry, mgrs: list[Manager], scan: Scan) -> None:
     """A link is never followed.
 
-    Flags (issue 2, second trial): a link to a *pin* file (a name a
+    Flags: a link to a *pin* file (a name a
     :data:`PIN_MANAGERS` manager handles: csolution, cproject, clayer,
     cbuild-pack, requirements, pyproject) whose target is outside the
     repository is a blocking ``symlink-outside-repo``; a linked prose or

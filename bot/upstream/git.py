@@ -151,6 +151,31 @@ class GitSource(UpstreamSource):
     def describe(self) -> str:
         return f"git {self.path}"
 
+    def _commit(self, tag: str) -> str:
+        if tag not in self.tags():
+            raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
+        return f"refs/tags/{tag}^{{commit}}"
+
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str]:
+        """``git diff --name-only -z --no-renames OLD NEW``: every added, modified or deleted path, sorted.
+
+        Raises:
+            UpstreamError: an unknown tag, or git failing.
+        """
+        out = self._run("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                        self._commit(old_tag), self._commit(new_tag)).stdout
+        return sorted(p.decode("utf-8", "replace") for p in out.split(b"\0") if p)
+
+    def ancestry(self, old_tag: str, new_tag: str) -> tuple[bool, int]:
+        """``git merge-base --is-ancestor`` (exit 0 yes, 1 no) and ``git rev-list --count OLD..NEW``."""
+        old, new = self._commit(old_tag), self._commit(new_tag)
+        probe = self._run("merge-base", "--is-ancestor", old, new, check=False)
+        if probe.returncode not in (0, 1):
+            raise UpstreamError(f"git merge-base failed in {self.path}: "
+                                + probe.stderr.decode("utf-8", "replace").strip())
+        count = self._run("rev-list", "--count", f"{old}..{new}").stdout.decode().strip()
+        return probe.returncode == 0, int(count or 0)
+
     # -- lifecycle --------------------------------------------------------------------
     def close(self) -> None:
         """Stop the ``git cat-file`` process (if any).  The source stays usable: a later read restarts it."""

@@ -5,7 +5,7 @@ the tag list also holds ``vX.Y.Z-rcN`` and odd tags such as
 ``v1.2.0-rc1-test-android``, which never count.  A GitHub release may also be
 flagged "prerelease" (:meth:`UpstreamSource.prereleases`); such a tag never
 counts as stable either.  Tags are always compared as
-``packaging.version.Version``, never as text and never by date (CASES.md C09:
+``packaging.version.Version``, never as text and never by date (devcontainers/features#1646:
 ``v1.10.0`` is newer than ``v1.9.0``; a later-dated backport ``v1.4.2`` is
 not newer), and the bot never proposes a downgrade.
 """
@@ -47,7 +47,7 @@ def _parse_current(current: str | None) -> Version | None:
 
 
 def select_target(source: UpstreamSource, *, to: str | None, current: str | None,
-                  allow_prerelease: bool = False) -> str:
+                  allow_prerelease: bool = False, ignored: Iterable[str] = ()) -> str:
     """The upstream tag a bump moves to.
 
     Args:
@@ -58,6 +58,8 @@ def select_target(source: UpstreamSource, *, to: str | None, current: str | None
         current: the template's current ExecuTorch version (PEP 440, e.g.
             ``"1.4.0"``), or None when unknown.
         allow_prerelease: accept an rc ``to`` (``--allow-prerelease``).
+        ignored: ``X.Y.Z`` versions reviewers asked to skip (``/executorch-pack-bot
+            ignore``); without ``to`` the newest stable tag that is not ignored is chosen.
 
     Returns:
         the tag, e.g. ``"v1.5.1"``.  Without ``to``, the newest stable tag; but
@@ -81,7 +83,11 @@ def select_target(source: UpstreamSource, *, to: str | None, current: str | None
     if to is None:
         if not stable:
             raise UpstreamError(f"no stable release tag (vX.Y.Z) in {source.describe()}")
-        newest = stable[-1]
+        skip = {str(v).lstrip("v") for v in ignored}
+        wanted = [t for t in stable if str(stable_version(t)) not in skip]
+        if not wanted:   # every release is ignored: stay where the template is
+            return version_to_tag(cur) if cur is not None else stable[0]
+        newest = wanted[-1]
         if cur is not None and stable_version(newest) < cur:
             return version_to_tag(cur)
         return newest

@@ -39,6 +39,22 @@ class UpstreamSource(abc.ABC):
         """Tags the source knows to be prereleases (GitHub release flag); empty by default."""
         return set()
 
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str] | None:
+        """Every path (POSIX, repository-relative) added, modified or deleted between two tags, sorted.
+
+        None when the source cannot tell (the default).  Raises
+        :class:`~bot.errors.UpstreamError` for an unknown tag.
+        """
+        return None
+
+    def ancestry(self, old_tag: str, new_tag: str) -> tuple[bool | None, int | None]:
+        """``(old is an ancestor of new, commits in new not in old)``; ``(None, None)`` when unknown (the default).
+
+        A patch release cut from a release branch (``release/X.Y``) is not a
+        descendant of the previous minor's tag (FORMATS.md section 2).
+        """
+        return None, None
+
     @abc.abstractmethod
     def describe(self) -> str:
         """A short human name of the source for messages."""
@@ -80,6 +96,31 @@ class DirectorySource(UpstreamSource):
 
     def describe(self) -> str:
         return f"directory {self.path}"
+
+    def _files(self, tag: str) -> dict[str, Path]:
+        root = self.path / tag
+        if "/" in tag or tag.startswith(".") or not root.is_dir():
+            raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
+        out = {}
+        for dirpath, dirnames, filenames in os.walk(root):     # os.walk does not follow folder symlinks
+            for name in filenames:
+                p = Path(dirpath) / name
+                if p.is_file() and not p.is_symlink():
+                    out[p.relative_to(root).as_posix()] = p
+        return out
+
+    def changed_paths(self, old_tag: str, new_tag: str) -> list[str]:
+        """Paths whose bytes differ between the two tag folders (added, removed or edited); symlinks are skipped."""
+        old, new = self._files(old_tag), self._files(new_tag)
+        out = []
+        for rel in sorted(set(old) | set(new)):
+            a, b = old.get(rel), new.get(rel)
+            try:
+                if a is None or b is None or a.read_bytes() != b.read_bytes():
+                    out.append(rel)
+            except OSError as exc:
+                raise UpstreamError(f"cannot read {rel} in {self.describe()}: {exc.strerror}") from exc
+        return out
 
 
 def _clean_path(path: str) -> str:

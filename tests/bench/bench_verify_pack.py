@@ -1,8 +1,8 @@
-"""Benchmark of verify-pack (issue 3): time per pack and per 1,000 entries, peak memory, start-up.
+"""Benchmark of verify-pack: time per pack and per 1,000 entries, peak memory, start-up.
 
 Run: ``python tests/bench/bench_verify_pack.py`` (prints figures, asserts nothing).
 
-* checks 1-6 on generated packs at real scale (about 1,000 entries and 200
+* the offline checks (archive to template components) on generated packs at real scale (about 1,000 entries and 200
   components, FORMATS.md section 3) and at 10x and 100x: growth must be linear;
 * peak RSS of a whole ``verify-pack`` process on the real-scale pack and on a
   pack of at least 200 MB (incompressible members): memory must not grow with size;
@@ -61,7 +61,7 @@ def peak_kib(pack: Path) -> tuple[int, int, int]:
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-verify-pack-"))
     try:
-        print("verify-pack benchmark (checks 1-6, in process, best of runs)")
+        print("verify-pack benchmark (offline checks, in process, best of runs)")
         print(f"{'scale':>6} {'entries':>8} {'components':>10} {'MB zip':>7} {'gen s':>6} {'verify s':>9} {'s/1k entries':>12}")
         small = None
         for scale in (1, 10, 100):
@@ -100,7 +100,7 @@ def main() -> None:
         heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
         print(f"\nstart-up: bare `python -c pass` {bare:.3f} s; `verify-pack --help` as a process {help_s:.3f} s; "
               f"heavy modules at start-up: {heavy}")
-        print(f"whole process, real-scale pack (checks 1-6): {whole:.3f} s (upstream validate_pack.py: about 0.2 s)")
+        print(f"whole process, real-scale pack (offline checks): {whole:.3f} s (upstream validate_pack.py: about 0.2 s)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

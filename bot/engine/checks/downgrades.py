@@ -1,8 +1,8 @@
 """The downgrades check: a Python pin the bump moves DOWN because upstream pins an older version.
 
-Upstream can pin an older tool than the template has (CASES.md C19: vela
-4.1.0 -> 4.0.0 between two ExecuTorch tags); the bump follows upstream and
-says so.
+Upstream can pin an older tool than the template has (pytorch/executorch
+PR #7160 went back from ethos-u-vela 4.1.0 to 4.0.0, the newest being
+broken); the bump follows upstream and says so.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from bot.model import Bump, Flag
 
 
 def downgrades(tpl: Template, bump: Bump) -> list[Flag]:
-    """Informational flags for pins that go down because upstream pins an older version (CASES.md C19)."""
+    """Non-blocking ``downgrade`` flags for pins that go down because upstream pins an older version."""
     out = []
     for c in bump.changes:
         for have in template_values(tpl, c.name):

@@ -48,7 +48,7 @@ it names the current version: it is flagged, never edited.  So is a test
 claim ("tested with", "verified on", "validated against"): nobody ran the
 new versions.
 
-History text is never rewritten (second new-user trial, issue 2):
+History text is never rewritten:
 
 * a file whose name says it is history (:func:`is_history_file`:
   ``CHANGELOG*``, ``CHANGES*``, ``HISTORY*``, ``NEWS*``, ``RELEASE*NOTES*``,

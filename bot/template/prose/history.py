@@ -79,7 +79,7 @@ def history_sections(text: str) -> list[tuple[int, int, str]]:
     Release notes, What changed, What's new, Changes; any case) runs from its
     heading line down to the next heading of the same or a higher level (or the
     end of the text); nested sections are inside it.  Headings inside fenced
-    code blocks are code, not headings.  Source: issue 2 (new-user trial).
+    code blocks are code, not headings (CommonMark sections 4.2 and 4.5).
     """
     headings, _ = markdown_structure(text)
     out: list[tuple[int, int, str]] = []

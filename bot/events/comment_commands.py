@@ -1,0 +1,117 @@
+"""Comment commands on the bot's pull request: ``/executorch-pack-bot VERB [ARGS]``.
+
+The verbs (:mod:`bot.events.verbs`): ``recheck``, ``rebuild``, ``recreate``
+(the workflow's later jobs act, told by the step outputs), ``ignore``
+[X.Y.Z] and ``unignore`` X.Y.Z (done here: :mod:`bot.events.ignored`), and
+``help``.  Reactions on the comment acknowledge it: ``+1`` obeyed,
+``confused`` an unknown verb or a bad argument (with the help or the
+reason in a reply), ``-1`` not allowed.
+"""
+
+from __future__ import annotations
+
+from bot import inert
+from bot.events import ignored as ign
+from bot.events import verbs
+from bot.events.event import is_bot
+from bot.events.router import router
+
+RUNS = {
+    "recheck": "verifying the pack and auditing the template again; this pull request is refreshed when the run ends.",
+    "rebuild": "building the pack on the Arm runner; this pull request is refreshed when the run ends.",
+    "recreate": ("regenerating the bump on the current base branch. The branch is replaced: commits on it that are "
+                 "not the bot's are discarded."),
+}
+NOT_ALLOWED = ("Only people with write, maintain or admin permission on this repository can give executorch-pack-bot "
+               "commands; nothing was done.")
+
+
+@router.register("issue_comment", action="created")
+def comment_command(event, ctx) -> None:
+    """A new comment whose first line is ``/executorch-pack-bot VERB [ARGS]``, on the bot's own pull request
+    (head branch on the bot's track, in this repository, body carrying the bot's fingerprint), is a command.
+
+    It is obeyed only when its author has write, maintain or admin
+    permission (asked from the API; ``author_association`` is never
+    trusted); anyone else gets ``-1`` and one short reply.  Comments by
+    bots, comments on issues and on other pull requests, and comments
+    without the prefix cost no write request.
+    """
+    p = event.payload
+    issue, comment = p.get("issue") or {}, p.get("comment") or {}
+    if "pull_request" not in issue or not isinstance(comment.get("id"), int):
+        return
+    cmd = verbs.parse(comment.get("body"))
+    if cmd is None or is_bot(comment.get("user")) or is_bot(event.sender):
+        return
+    number = int(issue["number"])
+    pr = ctx.bot_pull(number)
+    if pr is None:
+        ctx.say(f"#{number} is not the bot's pull request: comment ignored")
+        return
+    login = str((comment.get("user") or {}).get("login") or "")
+    if not ctx.is_writer(login):
+        ctx.react(comment["id"], "-1")
+        ctx.reply(number, NOT_ALLOWED)
+        ctx.say(f"{inert.line(login)} may not command the bot ({ctx.permission(login)} permission)")
+        return
+    _obey(ctx, cmd, pr, comment["id"])
+
+
+def _obey(ctx, cmd, pr, comment_id: int) -> None:
+    number, verb = pr.number, cmd.verb
+    is_open = pr.data.get("state", "open") == "open"
+    if verb == "help":
+        ctx.react(comment_id, "+1")
+        ctx.reply(number, verbs.HELP)
+    elif verb in RUNS:
+        if not is_open:
+            ctx.react(comment_id, "confused")
+            ctx.reply(number, f"`{verb}`: this pull request is closed; nothing was done.")
+            return
+        ctx.react(comment_id, "+1")
+        ctx.decide(verb, version=pr.version or "", pr=number)
+        ctx.reply(number, f"`{verb}`: {RUNS[verb]}")
+    elif verb in ("ignore", "unignore"):
+        _ignore(ctx, cmd, pr, comment_id, is_open)
+    else:
+        ctx.react(comment_id, "confused")
+        ctx.reply(number, f"Unknown command {inert.code(verb or '(none)')}.\n\n{verbs.HELP}")
+        ctx.say(f"unknown verb {inert.line(verb)}")
+        return
+    ctx.say(f"obeyed {verb} on #{number}")
+
+
+def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> None:
+    """``ignore [X.Y.Z]`` (default: this PR's version) and ``unignore X.Y.Z``."""
+    number, verb = pr.number, cmd.verb
+    if cmd.args:
+        version = verbs.version_arg(cmd.args[0])
+    else:
+        version = pr.version if verb == "ignore" else None
+    if version is None:
+        ctx.react(comment_id, "confused")
+        shown = inert.code(cmd.args[0]) if cmd.args else "no version"
+        ctx.reply(number, f"`{verb}` needs an ExecuTorch version X.Y.Z (got {shown}); nothing was done.\n\n"
+                          f"Usage: `{verbs.PREFIX} {verb} X.Y.Z`")
+        return
+    store = ign.open_store(ctx.api, ctx.config)
+    entries = store.read()
+    present = version in ign.versions(entries)
+    undo = f"To undo, comment `{verbs.PREFIX} unignore {version}`."
+    if verb == "ignore":
+        close = is_open and version == pr.version
+        store.write(entries + [{"version": version, "pr": number}], pr.data, close=close)
+        ctx.react(comment_id, "+1")
+        ctx.decide("ignore", version=version, pr=number)
+        text = f"Ignoring ExecuTorch {version}: the scheduled run skips it and proposes the next newer release."
+        ctx.reply(number, text + (" Closing this pull request." if close else "") + f" {undo}")
+        return
+    if not present:
+        ctx.react(comment_id, "+1")
+        ctx.reply(number, f"ExecuTorch {version} is not ignored; nothing to do.")
+        return
+    store.write([e for e in entries if e["version"] != version], pr.data)
+    ctx.react(comment_id, "+1")
+    ctx.decide("unignore", version=version, pr=number)
+    ctx.reply(number, f"ExecuTorch {version} is no longer ignored: the next run may propose it again.")

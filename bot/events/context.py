@@ -1,0 +1,158 @@
+"""What an event handler may ask GitHub and do: who may command the bot, which PR is the bot's, reply, react.
+
+Every request goes through PyGithub's requester (the token in one
+``Authorization`` header, never in a URL) and :func:`bot.github.client.call`
+(bounded retries of transient faults, the token masked from every message).
+
+Facts (GitHub REST docs):
+
+- "Get repository permissions for a user"
+  (``GET /repos/{owner}/{repo}/collaborators/{username}/permission``):
+  ``permission`` is ``admin``, ``write``, ``read`` or ``none`` (maintain
+  reads as ``write``), ``role_name`` the role itself (``maintain``,
+  ``triage``, ...).  ``author_association`` in a payload only says how the
+  user relates to the repository (a ``CONTRIBUTOR`` may have no write access
+  at all), so it is never trusted for a decision.
+- "Create reaction for an issue comment"
+  (``POST /repos/{owner}/{repo}/issues/comments/{id}/reactions``, content
+  ``+1``, ``-1``, ``confused``, ...); "Create an issue comment"
+  (``POST /repos/{owner}/{repo}/issues/{number}/comments``) also comments on a PR.
+- "Get a pull request": ``head.ref``, ``head.repo.full_name`` (another
+  repository for a fork), ``node_id`` (for GraphQL), ``auto_merge``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+from urllib.parse import quote
+
+from bot.config import Config
+from bot.errors import PlatformError
+from bot.github.client import call
+from bot.report import parse_fingerprint
+
+WRITERS = ("admin", "maintain", "write")
+_TITLE_VERSION = re.compile(r"\bBump ExecuTorch to v?(\d+\.\d+\.\d+(?:-?rc\d+)?)\b")
+
+
+class Api:
+    """REST and GraphQL calls for one repository through a ``github.Github``'s requester.
+
+    ``writes`` lists ``"METHOD path"`` of every write request made (for the
+    job log: what a handler did).
+    """
+
+    def __init__(self, gh, full_name: str):
+        self.gh = gh
+        self.full_name = full_name
+        self.writes: list[str] = []
+
+    def _req(self, method: str, path: str, what: str, *, params: Optional[dict] = None, body: Any = None):
+        url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
+        if method != "GET":
+            self.writes.append(f"{method} {url}")
+        return call(lambda: self.gh.requester.requestJsonAndCheck(method, url, parameters=params, input=body)[1],
+                    what)
+
+    def get(self, path: str, what: str, **params) -> Any:
+        """GET ``/repos/OWNER/NAME/{path}`` (or an absolute API path) and return the JSON."""
+        return self._req("GET", path, what, params=params or None)
+
+    def post(self, path: str, body: Any, what: str) -> Any:
+        return self._req("POST", path, what, body=body)
+
+    def patch(self, path: str, body: Any, what: str) -> Any:
+        return self._req("PATCH", path, what, body=body)
+
+    def graphql(self, query: str, variables: dict, what: str) -> dict:
+        """POST a GraphQL document (GitHub GraphQL API; ``/graphql`` beside the REST base) and return ``data``."""
+        self.writes.append("POST /graphql")
+        out = call(lambda: self.gh.requester.graphql_query(query, variables)[1], what)
+        return (out or {}).get("data") or {}
+
+
+@dataclass
+class BotPull:
+    """The bot's open pull request: number, head branch, target version (from the title), node id, JSON."""
+
+    number: int
+    head: str
+    version: Optional[str]
+    node_id: str
+    data: dict
+
+
+@dataclass
+class Context:
+    """What handlers share for one event: the API, the template's config, and the decision so far.
+
+    ``outputs`` are the step outputs (``action``, ``version``, ``pr``);
+    ``log`` one line per decision, printed by the ``command`` subcommand.
+    """
+
+    api: Api
+    config: Config
+    outputs: dict = field(default_factory=lambda: {"action": "none", "version": "", "pr": ""})
+    log: list = field(default_factory=list)
+    _perms: dict = field(default_factory=dict)
+
+    @property
+    def full_name(self) -> str:
+        return self.api.full_name
+
+    def say(self, text: str) -> None:
+        """Record one line for the job log (the bot's own words; quote foreign text with :mod:`bot.inert`)."""
+        self.log.append(text)
+
+    def decide(self, action: str, *, version: str = "", pr: Optional[int] = None) -> None:
+        """Set the step outputs: what the workflow's later jobs do."""
+        self.outputs = {"action": action, "version": version or "", "pr": "" if pr is None else str(pr)}
+
+    # --------------------------------------------------------------- people
+    def permission(self, login: str) -> str:
+        """The user's role on the repository (``admin``, ``maintain``, ``write``, ``triage``, ``read``, ``none``).
+
+        One request per user per event.  A user GitHub does not know (404) is ``none``.
+        """
+        if login not in self._perms:
+            try:
+                data = self.api.get(f"collaborators/{quote(login, safe='')}/permission",
+                                    f"read the permission of {login}")
+            except PlatformError as exc:
+                if "HTTP 404" not in str(exc):
+                    raise
+                data = {}
+            role = str(data.get("role_name") or "").lower()
+            perm = str(data.get("permission") or "none").lower()
+            self._perms[login] = role if role in WRITERS or role in ("triage", "read") else perm
+        return self._perms[login]
+
+    def is_writer(self, login: str) -> bool:
+        """True when ``login`` has write, maintain or admin permission (asked from the API, never the payload)."""
+        return bool(login) and self.permission(login) in WRITERS
+
+    # ---------------------------------------------------------------- pulls
+    def bot_pull(self, number: int, *, data: Optional[dict] = None) -> Optional[BotPull]:
+        """The PR ``number`` when it is the bot's: head branch on the bot's track, in this repository (not a
+        fork), body carrying the bot's fingerprint; else None.  ``data``: the PR JSON when the event has it."""
+        pr = data if data is not None else self.api.get(f"pulls/{number}", f"read pull request #{number}")
+        head = pr.get("head") or {}
+        head_repo = (head.get("repo") or {}).get("full_name") or ""
+        ref = str(head.get("ref") or "")
+        if (not self.config.branch_pattern().fullmatch(ref) or head_repo.lower() != self.full_name.lower()
+                or parse_fingerprint(pr.get("body")) is None):
+            return None
+        m = _TITLE_VERSION.search(str(pr.get("title") or ""))
+        return BotPull(int(pr["number"]), ref, m.group(1) if m else None, str(pr.get("node_id") or ""), pr)
+
+    # ------------------------------------------------------------- writing
+    def reply(self, number: int, text: str) -> None:
+        """Comment ``text`` (the bot's Markdown; foreign parts already made inert) on issue or PR ``number``."""
+        self.api.post(f"issues/{number}/comments", {"body": text}, f"comment on #{number}")
+
+    def react(self, comment_id: int, content: str) -> None:
+        """Add reaction ``content`` (``+1``, ``-1``, ``confused``) to issue comment ``comment_id``."""
+        self.api.post(f"issues/comments/{comment_id}/reactions", {"content": content},
+                      f"react to comment {comment_id}")

@@ -1,0 +1,158 @@
+"""The PR body and the job summary, assembled from the section renderers in a fixed order, within GitHub's limit.
+
+Order: what is bumped and why this version; the CI warning (when nothing
+runs); blocking items (unticked tasks); items for the reviewer; the
+maintenance procedure; upstream changes; package index; pins; files
+changed; regenerated files; pack verification; template CI; hardware test
+plan; reproduce locally; the footer with the hidden fingerprint.
+
+GitHub refuses a PR body over 65,536 characters (HTTP 422).  The body stays
+under :data:`MAX_BODY`: the head (intro, CI warning, blocking items) and the
+footer are never cut; every other section is capped on its own
+(:data:`CAPS`) and then to what room is left, cut at a line with any open
+code fence or ``<details>`` closed and a ``✂`` note.  When anything is cut,
+a note under the intro says where the whole report is: the job summary of
+the run, which :func:`job_summary` fills with the uncut sections (GitHub
+allows 1 MiB of summary per step: "Adding a job summary").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from bot.plan import Plan
+from bot.report import sections as s
+from bot.report.pack import pack_section, used_and_gone
+from bot.report.procedure import procedure_section
+from bot.report.review import ci_notice, ci_section, reproduce_section, test_plan_section
+from bot.report.upstream import schema_blocking, upstream_section
+
+MAX_BODY = 60_000       # below GitHub's 65,536 (HTTP 422 above); room is left for the body stamp
+MAX_SUMMARY = 900_000   # below the 1 MiB a step's job summary may hold
+HEAD_SHARE = 40_000     # the most the never-cut head may take before the blocking list itself is counted
+CAPS = {"reviewer": 10_000, "procedure": 6_000, "upstream": 10_000, "index": 600, "pins": 8_000,
+        "files": 8_000, "included": 5_000, "pack": 14_000, "ci": 4_000, "testplan": 5_000, "reproduce": 1_500}
+CUT_MARK = "✂"
+_FENCE = re.compile(r"^ {0,3}(`{3,})(.*)$")
+
+
+@dataclass
+class Report:
+    """A rendered report: ``body`` (for the PR, within :data:`MAX_BODY`), ``full`` (uncut, for the job
+    summary), ``cut`` (names of the sections shortened in ``body``)."""
+
+    body: str
+    full: str
+    cut: tuple[str, ...] = ()
+
+
+def _close_open(text: str) -> str:
+    """Close a code fence or ``<details>`` left open by a cut."""
+    closers = []
+    fence = ""       # the open fence (GFM: closed by a line of at least as many backticks and nothing else)
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if not m:
+            continue
+        if not fence:
+            fence = m.group(1)
+        elif len(m.group(1)) >= len(fence) and not m.group(2).strip():
+            fence = ""
+    if fence:
+        closers.append(fence)
+    opened = text.count("<details>") - text.count("</details>")
+    closers += ["</details>"] * max(opened, 0)
+    return text + ("\n" + "\n".join(closers) if closers else "")
+
+
+def cut_section(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` within ``limit`` characters, cut at a line end with a ``✂`` note; (text, whether it was cut)."""
+    if len(text) <= limit:
+        return text, False
+    note_room = 160
+    at = text.rfind("\n", 0, max(limit - note_room, 0))
+    kept = _close_open(text[:max(at, 0)])
+    return (kept + f"\n\n_{CUT_MARK} {len(text) - at:,} more characters of this section are in the job summary._",
+            True)
+
+
+def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, included, evidence,
+              full: bool) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(head sections never cut, capped sections) as ``(name, Markdown)`` pairs, in body order."""
+    big = 10 ** 6
+    changes = getattr(evidence, "changes", None)
+    selected = tuple(getattr(evidence, "selected", ()) or ())
+    extra = schema_blocking(changes)
+    if pack_report is not None:
+        gone = used_and_gone(pack_report, selected)
+        if gone:
+            extra.append(f"- [ ] `operator-gone`: the new pack has no {', '.join(s.code(x) for x in gone[:10])}, "
+                         "which the template selects: choose a replacement before merging.")
+    head = [("intro", s.intro(plan, upstream, evidence)),
+            ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
+            ("blocking", s.blocking_section(plan, extra))]
+    rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40)),
+            ("procedure", procedure_section(plan, evidence, pack_report, pack_note, tuple(included or ())))
+            if evidence is not None else ("procedure", ""),
+            ("upstream", upstream_section(changes, upstream, s.server(), selected, pack_report)),
+            ("index", f"Package index: {s.markdown(index_line)}." if index_line else ""),
+            ("pins", s.pins_section(plan, evidence) if full is False else
+             "### Pins\n\n" + s.pin_table(plan, evidence, limit=big)),
+            ("files", s.files_section(plan, limit=big if full else 100)),
+            ("included", s.included_section(list(included or ()))),
+            ("pack", pack_section(pack_report, pack_note, selected, full=full)),
+            ("ci", ci_section(getattr(evidence, "ci", None))),
+            ("testplan", test_plan_section(plan, evidence)),
+            ("reproduce", reproduce_section(plan, evidence))]
+    return [(n, t) for n, t in head if t], [(n, t) for n, t in rest if t]
+
+
+def render(plan: Plan, *, upstream: str, pack_report=None, pack_note: Optional[str] = None,
+           index_line: Optional[str] = None, included: Optional[list[str]] = None, evidence=None) -> Report:
+    """The :class:`Report` of ``plan``: the capped PR body and the uncut job-summary text.
+
+    ``evidence``: a :class:`bot.report.evidence.Evidence` (None: the
+    sections that need it are left out).  ``pack_note`` is the bot's own
+    sentence; everything else foreign is neutralised by the section renderers.
+    """
+    tail = s.footer(plan)
+    head, rest = _sections(plan, upstream=upstream, pack_report=pack_report, pack_note=pack_note,
+                           index_line=index_line, included=included, evidence=evidence, full=False)
+    fhead, frest = _sections(plan, upstream=upstream, pack_report=pack_report, pack_note=pack_note,
+                             index_line=index_line, included=included, evidence=evidence, full=True)
+    full = "\n\n".join(t for _n, t in fhead + frest) + "\n"
+    if len(full) > MAX_SUMMARY:
+        full, _ = cut_section(full, MAX_SUMMARY)
+
+    run = getattr(evidence, "run_url", None)
+    where = f"the job summary of [this run]({run})" if run else "the job summary of the run that opened it"
+    note = (f"> [!NOTE]\n> {CUT_MARK} Some sections below were shortened to fit GitHub's limit on a pull request "
+            f"body; the full report is in {where}.")
+    budget = MAX_BODY - len(tail) - len(note) - 8
+    head_text = [t for _n, t in head]
+    used = sum(len(t) + 2 for t in head_text)
+    cut: list[str] = []
+    if used > budget:   # a pathological number of blocking items: keep as many whole items as fit, count the rest
+        blocking = dict(head).get("blocking", "")
+        others = used - len(blocking) - 2
+        kept, _ = cut_section(blocking, max(budget - others - 200, 1000))
+        head_text = [kept if t == blocking else t for t in head_text]
+        used = sum(len(t) + 2 for t in head_text)
+        cut.append("blocking")
+    parts = list(head_text)
+    for name, text in rest:
+        room = min(CAPS.get(name, 5_000), budget - used - 2)
+        if room < 200:
+            cut.append(name)
+            continue
+        text, was_cut = cut_section(text, room)
+        if was_cut:
+            cut.append(name)
+        parts.append(text)
+        used += len(text) + 2
+    if cut:
+        parts.insert(1, note)
+    body = "\n\n".join(parts) + "\n\n" + tail
+    return Report(body=body, full=full, cut=tuple(cut))

@@ -1,0 +1,187 @@
+"""The facts a PR body needs beyond the plan: gathered once, each part optional.
+
+:func:`gather` reads them from the upstream source (changes between the
+tags, ``version.txt``, newer tags skipped), the template checkout (its CI,
+boards, measured numbers, stated Pythons) and the run (pack provenance, run
+link).  Every field may stay None: the renderers say "not known" rather than
+fail, so a body can always be written.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from bot.errors import BotError
+
+
+@dataclass
+class PackProvenance:
+    """How the pack of the target version was obtained and verified.
+
+    ``how``: ``"asset"`` (the release asset), ``"built"`` (``build-pack`` on
+    a runner), ``"reported"`` (another job of the workflow verified it and
+    handed over its report: ``publish --pack-report``), or None (no pack in
+    this run); ``url``/``sha256`` of the
+    asset; ``run_url`` of the build run; ``on_index``: whether
+    ``PyTorch::ExecuTorch@V`` is on the public CMSIS pack index that
+    ``cbuild setup --packs`` reads (None: not checked).
+    """
+
+    how: Optional[str] = None
+    url: Optional[str] = None
+    sha256: Optional[str] = None
+    run_url: Optional[str] = None
+    on_index: Optional[bool] = None
+
+
+@dataclass
+class Evidence:
+    """Everything optional the body shows (see the module docstring)."""
+
+    changes: object = None                  # bot.upstream.changes.UpstreamChanges
+    selected: tuple[str, ...] = ()          # operator Csubs the template selects ("Portable add")
+    ci: object = None                       # bot.template.ci.TemplateCI
+    boards: list = field(default_factory=list)          # bot.template.hardware.Board
+    measurements: list = field(default_factory=list)    # bot.template.hardware.Measurement
+    stated_pythons: Optional[list] = None   # [(path, line, text)] the template states
+    requires_python: Optional[tuple[Optional[str], Optional[str]]] = None   # upstream (old, new)
+    version_txt: Optional[str] = None       # upstream version.txt at the new tag
+    skipped: list = field(default_factory=list)          # [(tag, why)] newer tags not chosen
+    pack: PackProvenance = field(default_factory=PackProvenance)
+    rebuild_run_url: Optional[str] = None   # the run that rebuilt the venv, AI layer and project
+    run_url: Optional[str] = None           # this run (the job summary lives there)
+    command: Optional[str] = None           # the `update` command that reproduces the plan
+    upstream: str = "pytorch/executorch"
+    old_vela: Optional[str] = None
+
+
+#: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.
+DEFAULT_TOKEN_ENV = "EXECUTORCH_PACK_BOT_DEFAULT_TOKEN"
+
+
+def asset_provenance(asset) -> PackProvenance:
+    """The :class:`PackProvenance` of a release asset (``bot.github.releases.Asset``; ``digest`` ``sha256:HEX``)."""
+    digest = getattr(asset, "digest", None) or ""
+    return PackProvenance(how="asset", url=getattr(asset, "download_url", None),
+                          sha256=digest.split(":", 1)[1] if digest.startswith("sha256:") else None)
+
+
+def run_url(env=os.environ) -> Optional[str]:
+    """``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`` (GitHub docs, "Variables"), or None."""
+    repo, run = env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    if not repo or not run:
+        return None
+    return f"{(env.get('GITHUB_SERVER_URL') or 'https://github.com').rstrip('/')}/{repo}/actions/runs/{run}"
+
+
+def reproduce_command(plan, upstream_spec: str, exclude: tuple[str, ...] = ()) -> str:
+    """The ``executorch-pack-bot update`` command that plans the same bump on a checkout of the base branch."""
+    parts = ["executorch-pack-bot", "update", "--repo", ".", "--upstream", upstream_spec]
+    if plan.bump:
+        parts += ["--to", plan.bump.new_executorch]
+    for r in plan.rows:
+        if r.source == "--set" and r.new:
+            parts += ["--set", f"{r.name}={r.new}"]
+    for e in exclude:
+        parts += ["--exclude", e]
+    return " ".join(shlex.quote(p) for p in parts) + " --dry-run"
+
+
+def skipped_tags(source, target_tag: str, ignored=()) -> list[tuple[str, str]]:
+    """Tags newer than the target that the bot did not choose, each with why (prerelease, GitHub-flagged,
+    ignored by a reviewer's ``/executorch-pack-bot ignore``, or ``--to``)."""
+    from packaging.version import InvalidVersion, Version
+
+    from bot.versions import stable_version, tag_version
+
+    target = tag_version(target_tag)
+    if target is None:
+        return []
+    skip = set()
+    for v in ignored or ():
+        try:
+            skip.add(Version(str(v)))
+        except InvalidVersion:
+            continue
+    pre = set(source.prereleases())
+    out = []
+    for t in source.tags():
+        v = tag_version(t)
+        if v is None or v <= target:
+            continue
+        if v in skip and stable_version(t) is not None:
+            out.append((v, t, "ignored by a reviewer (`/executorch-pack-bot ignore`)"))
+        elif t in pre:
+            out.append((v, t, "flagged as a prerelease on GitHub"))
+        elif stable_version(t) is None:
+            out.append((v, t, "a release candidate (prerelease)"))
+        else:
+            out.append((v, t, "newer stable release not chosen: the run named the version to target"))
+    return [(t, why) for _v, t, why in sorted(out)]
+
+
+def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec: Optional[str] = None,
+           base: Optional[str] = None, branch: str = "", default_token: Optional[bool] = None,
+           pack: Optional[PackProvenance] = None, pdsc=None, exclude: tuple[str, ...] = (),
+           ignored: tuple[str, ...] = (), env=os.environ) -> Evidence:
+    """The :class:`Evidence` for ``plan`` (a :class:`bot.plan.Plan`) from ``source`` and the checkout.
+
+    Each part that fails (a :class:`BotError` from upstream or the template)
+    is left empty; the failure is kept in ``changes.error`` for the upstream
+    part.  ``pdsc``: the verified pack's :class:`bot.pack.pdsc.Pdsc`, whose
+    ``<file>`` lists map the selected components to upstream paths.
+    ``ignored``: versions reviewers asked to skip (named among the skipped tags).
+    ``source`` None: the upstream parts are left out (a job without upstream access).
+    ``default_token`` None: read from :data:`DEFAULT_TOKEN_ENV`.
+    """
+    from bot.template import ci as ci_mod
+    from bot.template import hardware
+
+    ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env))
+    ev.command = reproduce_command(plan, upstream_spec or f"github:{upstream}", exclude)
+    if default_token is None:
+        default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))
+    b = plan.bump if source is not None else None
+    repo = Path(plan.repo)
+    try:
+        from bot.pack.baseline import selected_components
+        selected = selected_components(repo)
+    except (BotError, OSError):
+        selected = []
+    ev.selected = tuple(sorted({s.csub for s in selected if s.csub and s.cgroup == "ExecuTorch Operators"}))
+    if b is not None:
+        from bot.upstream.changes import component_paths, upstream_changes
+        ev.changes = upstream_changes(source, b.old_tag, b.new_tag, component_paths(selected, pdsc))
+        try:
+            raw = source.read(b.new_tag, "version.txt")
+            ev.version_txt = raw.decode("utf-8", "replace").strip() if raw is not None else None
+        except BotError:
+            ev.version_txt = None
+        try:
+            ev.skipped = skipped_tags(source, b.new_tag, ignored)
+        except BotError:
+            ev.skipped = []
+        try:
+            from bot.upstream.pins import resolve_pinset
+            old = resolve_pinset(source, b.old_tag).requires_python if b.old_tag in source.tags() else None
+            new = resolve_pinset(source, b.new_tag).requires_python
+            ev.requires_python = (old, new)
+        except BotError:
+            ev.requires_python = None
+        vela = next((r for r in plan.rows if r.name == "ethos-u-vela"), None)
+        ev.old_vela = vela.old if vela else None
+    ev.ci = ci_mod.template_ci(repo, base=base, branch=branch, default_token=default_token)
+    ev.boards = hardware.boards(repo)
+    olds = (b.old_executorch,) if b else ()
+    ev.measurements = hardware.measurements(repo, olds + ((ev.old_vela,) if ev.old_vela else ()))
+    try:
+        from bot.engine import read_template
+        from bot.engine.pythons import stated_pythons
+        ev.stated_pythons = stated_pythons(read_template(repo, exclude=exclude))
+    except (BotError, OSError):
+        ev.stated_pythons = None
+    return ev

@@ -1,0 +1,134 @@
+"""``### Maintenance procedure``: the four steps of bumping a template, each ticked when the bot did it.
+
+1. the pack: obtained how (release asset URL and sha256, or built on a
+   runner with the run link), verified how, and whether
+   ``PyTorch::ExecuTorch@V`` is on the public CMSIS pack index that
+   ``cbuild setup --packs`` reads;
+2. the csolution/cproject/clayer pins and the ``cbuild-pack.yml`` lock;
+3. the Python requirements (which upstream sources, TOSA carried over or not);
+4. rebuild the virtual environment, the AI layer and the project: done by a
+   workflow (with its run link) or left to the reviewer with the exact
+   commands (FORMATS.md section 4).
+
+A step the bot did is ``- [x]``; one it could not do is an unticked task.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from bot.inert import code, line
+from bot.textreport import plural
+
+TOSA_FILE = "requirements-arm-tosa.txt"
+
+
+def q(text: str) -> str:
+    """A shell word (``shlex.quote``)."""
+    return shlex.quote(text)
+
+
+def _tick(done: bool) -> str:
+    return "- [x]" if done else "- [ ]"
+
+
+def pack_step(plan, evidence, pack_report, pack_note) -> list[str]:
+    b = plan.bump
+    prov = getattr(evidence, "pack", None)
+    how = getattr(prov, "how", None)
+    failed = bool(getattr(pack_report, "failed", False))
+    if hasattr(pack_report, "checks"):
+        from bot.report.pack import verdict
+        failed = verdict(pack_report)[1]
+    verified = pack_report is not None and not failed
+    if how == "asset":
+        got = f"the release asset {code(prov.url or '', cap=300)}" + \
+              (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else " (no sha256 published with the asset)")
+    elif how == "reported":
+        got = ("obtained and verified by an earlier job of this workflow" +
+               (f" ([run]({prov.run_url}))" if prov.run_url else "") + ", whose report is below")
+    elif how == "built":
+        got = "built on a runner with `build-pack`" + (f" ([run]({prov.run_url}))" if prov.run_url else "")
+    else:
+        got = "not obtained by this run" + (f" ({pack_note.rstrip('.')})" if pack_note else "")
+    lines = [f"{_tick(verified and how is not None)} **1. The pack** {code(f'PyTorch::ExecuTorch@{b.new_pack}')}: "
+             f"{got}; verification: "
+             + ("passed (`verify-pack`, section below)" if verified else "**failed** (section below)" if pack_report
+                is not None else "not run")]
+    idx = getattr(prov, "on_index", None)
+    if idx is True:
+        lines.append("  - [x] on the public pack index (`cbuild setup --packs` finds it)")
+    else:
+        state = "not on it yet" if idx is False else "not checked by this run"
+        lines.append(f"  - [ ] on the public pack index that `cbuild setup --packs` reads: {state}; "
+                     f"`cpackget add PyTorch::ExecuTorch@{b.new_pack}` tells")
+    return lines
+
+
+def pins_step(plan) -> list[str]:
+    pack_files = sorted({e.path for e in plan.edits if e.kind == "pack-pin"})
+    lock_files = sorted({e.path for e in plan.edits if e.kind == "lock"})
+    done = bool(pack_files)
+    files = ", ".join(code(p) for p in pack_files[:6]) + (" …" if len(pack_files) > 6 else "")
+    line = (f"{_tick(done)} **2. csolution/cproject pins**: "
+            + (f"{plural(len(pack_files), 'file')} ({files})" if done else "no pack pin was rewritten"))
+    line += (f"; lock {', '.join(code(p) for p in lock_files[:3])} updated" if lock_files
+             else "; no `cbuild-pack.yml` lock entry to update")
+    return [line]
+
+
+def python_step(plan) -> list[str]:
+    b = plan.bump
+    req = sorted({e.path for e in plan.edits if e.kind == "requirement"})
+    sources = sorted({c.source.split(" @ ")[0] for c in b.changes if c.source})
+    tosa = [c for c in b.changes if TOSA_FILE in (c.source or "")]
+    line = (f"{_tick(bool(req))} **3. Python requirements**: "
+            + (f"{plural(len(req), 'file')} ({', '.join(code(p) for p in req[:6])})" if req else "no requirement rewritten")
+            + (f"; upstream sources: {', '.join(code(s, cap=120) for s in sources[:6])}" if sources else ""))
+    if tosa:
+        line += f"; TOSA pins carried over: {', '.join(code(f'{c.name}=={c.new}') for c in tosa[:8])}"
+    else:
+        line += "; TOSA: upstream's `requirements-arm-tosa.txt` pins did not change between the tags (nothing to carry)"
+    return [line]
+
+
+def rebuild_commands(plan, evidence) -> list[str]:
+    """The commands that rebuild the venv, the AI layer and the project (FORMATS.md section 4)."""
+    b = plan.bump
+    reqs = sorted({e.path for e in plan.edits if e.kind == "requirement" and e.path.endswith(".txt")})
+    boards = list(getattr(evidence, "boards", None) or [])
+    sol = boards[0].path if boards else "SOLUTION.csolution.yml"
+    target = q(boards[0].type) if boards else "TARGET"
+    stem = sol[:-len(".csolution.yml")] if sol.endswith(".csolution.yml") else sol
+    cmds = ["python3 -m venv .venv && . .venv/bin/activate"]
+    for r in reqs:
+        cmds.append(f"pip install {'--no-deps ' if TOSA_FILE in r else ''}-r {q(r)}")
+    cmds += [f"cpackget add {q(f'PyTorch::ExecuTorch@{b.new_pack}')}",
+             f"cbuild setup {q(sol)} --active {target} --packs",
+             f"python3 create_ai_layer.py {q(stem + '.cbuild-mlops.yml')}",
+             f"cbuild {q(sol)} --active {target}"]
+    return [line(c, cap=400) for c in cmds]
+
+
+def rebuild_step(plan, evidence, included=()) -> list[str]:
+    url = getattr(evidence, "rebuild_run_url", None)
+    if url:
+        return [f"- [x] **4. Rebuild** the venv, the AI layer and the project: done by the workflow ([run]({url}))"
+                + (f"; {plural(len(included), 'regenerated file')} committed" if included else "")]
+    cmds = rebuild_commands(plan, evidence)
+    text = "\n".join(cmds)
+    fence = "```"
+    if "`" in text or "\n" + fence in text:
+        return ["- [ ] **4. Rebuild** the venv, the AI layer and the project: not done by this run "
+                "(the template's paths hold backticks: see the README)."]
+    return ["- [ ] **4. Rebuild** the venv, the AI layer and the project: not done by this run; on a checkout of "
+            "this branch:", "", "  " + fence + "sh"] + [f"  {c}" for c in cmds] + ["  " + fence]
+
+
+def procedure_section(plan, evidence=None, pack_report=None, pack_note=None, included=()) -> str:
+    """The four steps as a checklist; empty text without a bump."""
+    if plan.bump is None:
+        return ""
+    return "\n".join(["### Maintenance procedure", ""]
+                     + pack_step(plan, evidence, pack_report, pack_note) + pins_step(plan)
+                     + python_step(plan) + rebuild_step(plan, evidence, included))

@@ -1,0 +1,232 @@
+"""The plan's own sections of the PR body: intro, blocking items, reviewer notes, pins, files, footer.
+
+Every string that came from the template, upstream or a pack is rendered
+through :mod:`bot.inert` (``code()`` for values, ``markdown()`` for text in
+a sentence).  Long lists are cut with a count (:func:`capped`); blocking
+items are never cut.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Optional
+from urllib.parse import quote
+
+from bot.inert import code, markdown
+from bot.plan import Plan
+from bot.textreport import plural
+
+MARKER = "executorch-pack-bot:fingerprint="
+PACK = "PyTorch::ExecuTorch"
+COMMANDS_HELP = "/executorch-pack-bot help"
+
+
+def fingerprint_marker(fp: str) -> str:
+    """The hidden HTML comment carrying the fingerprint (``<!-- executorch-pack-bot:fingerprint=HEX -->``)."""
+    return f"<!-- {MARKER}{fp} -->"
+
+
+def capped(items: list[str], limit: int, what: str = "more") -> list[str]:
+    """The first ``limit`` list lines, then ``- … and N more`` counting the rest."""
+    if len(items) <= limit:
+        return list(items)
+    return items[:limit] + [f"- … and {len(items) - limit} {what}"]
+
+
+def server(env=os.environ) -> str:
+    """``$GITHUB_SERVER_URL`` without a trailing slash (``https://github.com`` by default)."""
+    return (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+
+
+def where(path: Optional[str], line: Optional[int] = None) -> str:
+    """``path:line`` of a template or upstream file as an inert code span ("" without a path)."""
+    if not path:
+        return ""
+    return code(f"{path}:{line}" if line else path)
+
+
+def intro(plan: Plan, upstream: str, evidence=None) -> str:
+    """The first lines: what is bumped, release notes and compare links, and why this version."""
+    b = plan.bump
+    if not b:
+        return "No ExecuTorch version change."
+    base = f"{server()}/{upstream}"
+    old_t, new_t = quote(b.old_tag, safe=""), quote(b.new_tag, safe="")
+    out = [f"Bumps the template from ExecuTorch {code(b.old_executorch)} to {code(b.new_executorch)} "
+           f"(pack {code(f'{PACK}@{b.new_pack}')}).", "",
+           f"Release notes: [{markdown(b.new_tag, cap=80)}]({base}/releases/tag/{new_t}) · "
+           f"Changes: [{markdown(b.old_tag, cap=80)}...{markdown(b.new_tag, cap=80)}]"
+           f"({base}/compare/{old_t}...{new_t})"]
+    why = why_this_version(plan, evidence)
+    if why:
+        out += ["", why]
+    return "\n".join(out)
+
+
+def why_this_version(plan: Plan, evidence=None) -> str:
+    """"Why this version": the newest stable tag, or which newer tags were skipped and why."""
+    b = plan.bump
+    if not b or evidence is None:
+        return ""
+    skipped = list(getattr(evidence, "skipped", None) or [])
+    if not skipped:
+        return f"Why {code(b.new_tag)}: it is the newest stable release tag upstream."
+    shown = "; ".join(f"{code(t, cap=60)} ({why})" for t, why in skipped[:8])   # the reasons are the bot's own
+    more = f"; and {len(skipped) - 8} more" if len(skipped) > 8 else ""
+    return (f"Why {code(b.new_tag)}: the newest stable release the bot may propose. Newer tags skipped: "
+            f"{shown}{more}.")
+
+
+def flag_line(f, *, box: bool) -> str:
+    """One flagged item: ``- [ ] `code` (`path:line`): message`` (a task box only for blocking items)."""
+    loc = where(f.path, f.line)
+    return (f"- {'[ ] ' if box else ''}{code(f.code, cap=60)}{' (' + loc + ')' if loc else ''}: "
+            f"{markdown(f.message, cap=400)}")
+
+
+def blocking_section(plan: Plan, extra: list[str] = ()) -> str:
+    """``### Blocking items``: unticked tasks for every blocking flag and each ``extra`` task line; never cut."""
+    items = [flag_line(f, box=True) for f in plan.flags if f.blocking] + list(extra)
+    if not items:
+        return ""
+    return "\n".join([f"### Blocking items ({len(items)})", "",
+                      "Each must be resolved (or consciously accepted) before merging.", ""] + items)
+
+
+def answer(f, evidence=None) -> str:
+    """The bot's answer to an informational item, where it can give one ("" otherwise)."""
+    if f.code == "requires-python" and not f.path and evidence is not None:
+        return python_answer(evidence)
+    return _ANSWERS.get(f.code, "")
+
+
+_ANSWERS = {
+    "downgrade": "upstream pins the lower version at the new tag; keep it unless the template needs the newer one.",
+    "history-mention": "left as written: it records history.",
+    "mixed-mention": "left as written: the line mixes the current version with history; edit it by hand if needed.",
+    "python-lock": "regenerate that lock file after merging (the bot does not resolve Python locks).",
+    "companion-pin": "check the companion's release notes for the torch version it needs.",
+    "leftover": "a mention of the old version the bot did not rewrite; edit or keep it.",
+}
+
+
+def python_answer(evidence) -> str:
+    """Compare a changed upstream ``requires-python`` with the Pythons the template states."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    rp = getattr(evidence, "requires_python", None)
+    stated = getattr(evidence, "stated_pythons", None)
+    if not rp or not rp[1] or stated is None:
+        return ""
+    try:
+        allowed = SpecifierSet(rp[1])
+    except InvalidSpecifier:
+        return ""
+    if not stated:
+        return (f"the template states no Python version (no `.python-version`, workflow `python-version:` or "
+                f"`requires-python`): make sure the venv's Python is in {code(rp[1])}.")
+    inside, outside = [], []
+    for path, line, text in stated:
+        try:
+            ok = allowed.contains(Version(text), prereleases=True)
+        except InvalidVersion:
+            try:
+                ok = all(allowed.contains(Version(f"3.{m}"), prereleases=True)
+                         for m in range(0, 40) if SpecifierSet(text).contains(Version(f"3.{m}"), prereleases=True))
+            except InvalidSpecifier:
+                continue
+        (inside if ok else outside).append(f"{code(text, cap=40)} ({where(path, line)})")
+    if outside:
+        return f"outside {code(rp[1])}: {', '.join(outside[:5])}: change them (listed as items too)."
+    return (f"every Python the template states ({', '.join(inside[:5])}{' …' if len(inside) > 5 else ''}) is "
+            f"inside {code(rp[1])}: nothing to change.")
+
+
+def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
+    """``### For the reviewer``: informational items as a plain list, each answered where the bot can."""
+    items = []
+    for f in plan.flags:
+        if f.blocking:
+            continue
+        a = answer(f, evidence)
+        items.append(flag_line(f, box=False) + (f" — {a}" if a else ""))
+    if not items:
+        return ""
+    return "\n".join([f"### For the reviewer ({len(items)})", "", "Informational; nothing here blocks the merge.", ""]
+                     + capped(items, limit, "more items (all in the job summary)"))
+
+
+def pin_source(r, evidence=None, new_tag: str = "") -> str:
+    """The source of a pin row: for the release version, the tag *and* upstream's ``version.txt`` at it."""
+    src = r.source or ""
+    vt = getattr(evidence, "version_txt", None) if evidence is not None else None
+    if src.startswith("release tag") and new_tag:
+        txt = f" and `version.txt` @ {code(new_tag, in_table=True)}"
+        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if evidence is not None else ""
+        return code(src, in_table=True) + txt
+    return code(src, in_table=True) if src else "—"
+
+
+def pin_table(plan: Plan, evidence=None, limit: int = 200) -> str:
+    """The Markdown pin table: ``| pin | old | new | source |``."""
+    tag = plan.bump.new_tag if plan.bump else ""
+    rows = [f"| {code(r.name, in_table=True, cap=80)} | {code(r.old, in_table=True, cap=80) or '—'} | "
+            f"{code(r.new, in_table=True, cap=80) or '—'} | {pin_source(r, evidence, tag)} |" for r in plan.rows]
+    out = ["| pin | old | new | source |", "|---|---|---|---|"] + rows[:limit]
+    if len(rows) > limit:
+        out.append(f"\n… and {len(rows) - limit} more pins (all in the job summary)")
+    return "\n".join(out)
+
+
+def pins_section(plan: Plan, evidence=None) -> str:
+    return "### Pins\n\n" + pin_table(plan, evidence)
+
+
+_KIND = {"pack-pin": "pin", "pack-id-case": "pin", "requirement": "pin", "script": "pin", "prose": "prose", "lock": "lock"}
+
+
+def files_section(plan: Plan, limit: int = 100) -> str:
+    """``### Files changed``: "N pin edits, M prose edits, K lock entries", per-file counts in a ``<details>``."""
+    if not plan.edits and not plan.contents:
+        return ""
+    totals = Counter(_KIND.get(e.kind, "other") for e in plan.edits)
+    per_file: dict[str, Counter] = {}
+    for e in plan.edits:
+        per_file.setdefault(e.path, Counter())[_KIND.get(e.kind, "other")] += 1
+    for p in plan.contents:
+        per_file.setdefault(p, Counter())
+    locks = f"{totals['lock']} lock {'entry' if totals['lock'] == 1 else 'entries'}"
+    head = (f"{plural(totals['pin'], 'pin edit')}, {plural(totals['prose'], 'prose edit')}, {locks}"
+            + (f", {plural(totals['other'], 'other edit')}" if totals["other"] else "")
+            + f" in {plural(len(per_file), 'file')}.")
+    rows = []
+    for path in sorted(per_file):
+        c = per_file[path]
+        rows.append(f"| {code(path, in_table=True)} | {c['pin']} | {c['prose']} | {c['lock']} |")
+    table = ["| file | pin | prose | lock |", "|---|---|---|---|"] + rows[:limit]
+    if len(rows) > limit:
+        table.append(f"\n… and {len(rows) - limit} more files (the Files tab lists them all)")
+    return "\n".join(["### Files changed", "", head, "", "<details><summary>Edits per file</summary>", ""]
+                     + table + ["", "</details>"])
+
+
+MAX_LISTED = 50   # included files named one by one in the PR body; the rest are counted
+
+
+def included_section(paths: list[str]) -> str:
+    """The files committed by ``publish --include`` (the ai-layer job's output); empty text when none."""
+    if not paths:
+        return ""
+    out = ["### Regenerated files", "", f"{plural(len(paths), 'file')} regenerated by the ai-layer job "
+           "(`publish --include`), committed as the job left them:", ""]
+    out += capped([f"- {code(p)}" for p in paths], MAX_LISTED)
+    return "\n".join(out)
+
+
+def footer(plan: Plan) -> str:
+    """How a reviewer gets a fix in, then the hidden fingerprint (always last)."""
+    return ("---\n_Opened by executorch-pack-bot._ To change this pull request, push to its branch (the bot then "
+            "leaves the branch alone) or comment a command: " + f"`{COMMANDS_HELP}` lists them.\n\n"
+            + fingerprint_marker(plan.fingerprint()) + "\n")

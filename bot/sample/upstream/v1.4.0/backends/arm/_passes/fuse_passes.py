@@ -1,0 +1,5 @@
+"""Invented sample passes."""
+
+
+class FuseConstantsPass:
+    pass

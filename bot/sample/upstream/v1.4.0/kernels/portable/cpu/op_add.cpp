@@ -1,0 +1,2 @@
+// Invented sample kernel.
+int op_add(int a, int b) { return a + b; }

@@ -1,0 +1,9 @@
+"""Invented sample passes."""
+
+
+class FuseConstantsPass:
+    pass
+
+
+class FuseQuantizedActivationPass:
+    pass

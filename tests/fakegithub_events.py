@@ -1,0 +1,127 @@
+"""The fake GitHub of tests/fakegithub.py, extended with what event handling uses (GitHub REST/GraphQL docs).
+
+Served on top of the base fake: a user's permission on a repository
+(``role_name``/``permission``), reactions on issue comments, issues with
+labels (create, list with ``labels=``, edit), the repository's
+``allow_auto_merge``, branch protection and ruleset rules of a branch, and
+``POST /graphql`` for ``enablePullRequestAutoMerge`` /
+``disablePullRequestAutoMerge`` (which set or clear the PR's
+``auto_merge``, as "Get a pull request" shows it).  Pull requests carry a
+``node_id`` and ``auto_merge``.  No route merges a pull request.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from fakegithub import FakeGitHub
+
+
+class FakeGitHubEvents(FakeGitHub):
+    """``roles``: login -> role (``admin``, ``maintain``, ``write``, ``triage``, ``read``; others read ``read``).
+
+    ``reactions``: comment id -> list of reaction contents.  ``settings``:
+    extra fields of "Get a repository" (``allow_auto_merge``).
+    ``protection``: branch -> list of required status check names (branch
+    protection); ``rules``: branch -> list of ruleset-required check names.
+    ``graphql``: every GraphQL request body.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.roles: dict[str, str] = {}
+        self.reactions: dict[int, list[str]] = {}
+        self.settings: dict = {"allow_auto_merge": True}
+        self.protection: dict[str, list[str]] = {}
+        self.rules: dict[str, list[str]] = {}
+        self.graphql: list[dict] = []
+        self.issues: dict[str, dict[int, dict]] = {}
+
+    def _pull_json(self, r, n, *args):
+        pr = super()._pull_json(r, n, *args)
+        pr.update({"node_id": f"PR_node{n}", "auto_merge": None})
+        return pr
+
+    def add_issue(self, full_name: str, *, title: str, body: str, labels=(), user: Optional[str] = None) -> dict:
+        r = self.repo(full_name)
+        n = r.next_number
+        r.next_number += 1
+        issue = {"number": n, "id": n * 10, "node_id": f"I_node{n}", "title": title, "body": body, "state": "open",
+                 "labels": [{"name": x} for x in labels], "user": {"login": user or self.bot_login},
+                 "html_url": f"https://github.com/{full_name}/issues/{n}",
+                 "url": f"{self.url}/repos/{full_name}/issues/{n}"}
+        self.issues.setdefault(full_name, {})[n] = issue
+        return issue
+
+    def writes(self) -> list:
+        """Every request that is not a GET."""
+        return [s for s in self.requests if s.method != "GET"]
+
+    def _route(self, req, body):  # noqa: C901 - a router
+        p, m = req.path, req.method
+        if p == "/graphql" and m == "POST":
+            return self._graphql(body or {})
+        mm = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", p)
+        if not mm or mm.group(1) not in self.repos:
+            return super()._route(req, body)
+        full, rest = mm.group(1), mm.group(2) or ""
+        if m == "GET" and rest == "":
+            r = self.repos[full]
+            return self._json({"full_name": full, "name": r.name, "owner": {"login": r.owner},
+                               "url": f"{self.url}/repos/{full}", "default_branch": "main", **self.settings})
+        if m == "GET" and (mm := re.fullmatch(r"/collaborators/([^/]+)/permission", rest)):
+            role = self.roles.get(mm.group(1), "read")
+            perm = {"maintain": "write", "triage": "read"}.get(role, role)
+            return self._json({"permission": perm, "role_name": role, "user": {"login": mm.group(1)}})
+        if m == "POST" and (mm := re.fullmatch(r"/issues/comments/(\d+)/reactions", rest)):
+            self.reactions.setdefault(int(mm.group(1)), []).append(body["content"])
+            return self._json({"id": self._id(), "content": body["content"]}, 201)
+        if m == "GET" and (mm := re.fullmatch(r"/branches/([^/]+)", rest)):
+            checks = self.protection.get(mm.group(1))
+            data = {"name": mm.group(1), "protected": checks is not None}
+            if checks is not None:
+                data["protection"] = {"enabled": True, "required_status_checks": {
+                    "enforcement_level": "non_admins", "contexts": list(checks),
+                    "checks": [{"context": c, "app_id": None} for c in checks]}}
+            return self._json(data)
+        if m == "GET" and (mm := re.fullmatch(r"/rules/branches/([^/]+)", rest)):
+            checks = self.rules.get(mm.group(1))
+            rules = [] if not checks else [{"type": "required_status_checks", "parameters": {
+                "strict_required_status_checks_policy": False,
+                "required_status_checks": [{"context": c} for c in checks]}}]
+            return self._json(rules)
+        issues = self.issues.setdefault(full, {})
+        if rest == "/issues" and m == "GET":
+            want = [x for x in (req.args.get("labels") or "").split(",") if x]
+            state = req.args.get("state", "open")
+            found = [i for i in issues.values() if (state == "all" or i["state"] == state)
+                     and all(w in [lab["name"] for lab in i["labels"]] for w in want)]
+            return self._paginate(req, sorted(found, key=lambda i: -i["number"]))
+        if rest == "/issues" and m == "POST":
+            i = self.add_issue(full, title=body["title"], body=body.get("body", ""), labels=body.get("labels", []))
+            return self._json(i, 201)
+        if (mm := re.fullmatch(r"/issues/(\d+)", rest)) and int(mm.group(1)) in issues:
+            i = issues[int(mm.group(1))]
+            if m == "PATCH":
+                for k in ("title", "body", "state"):
+                    if k in body:
+                        i[k] = body[k]
+            return self._json(i)
+        return super()._route(req, body)
+
+    def _graphql(self, body: dict):
+        self.graphql.append(body)
+        query, var = body.get("query", ""), body.get("variables") or {}
+        pr = next((x for r in self.repos.values() for x in r.pulls.values() if x.get("node_id") == var.get("id")), None)
+        if pr is None:
+            return self._json({"data": None, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]})
+        if "enablePullRequestAutoMerge" in query:
+            if not self.settings.get("allow_auto_merge"):
+                return self._json({"data": None, "errors": [{"message": "Auto merge is not allowed for this repository"}]})
+            pr["auto_merge"] = {"merge_method": var["method"].lower(), "enabled_by": {"login": self.bot_login}}
+        elif "disablePullRequestAutoMerge" in query:
+            pr["auto_merge"] = None
+        else:
+            return self._json({"errors": [{"message": "unknown query"}]})
+        return self._json({"data": {"x": {"pullRequest": {"number": pr["number"]}}}})

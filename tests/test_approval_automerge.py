@@ -1,0 +1,217 @@
+"""Approval that merges (``automerge: on-approval``): a writer's approval of the bot's PR enables auto-merge.
+
+``pull_request_review`` payloads are GitHub's examples adapted to the bot's
+PR; GitHub (REST and GraphQL) is the fake server.  The bot never merges:
+no request to the merge endpoint is ever made.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from bot.cli import main
+from bot.config import load_config
+from bot.errors import UsageError
+from eventworld import World, read_outputs
+from fakegithub import TEMPLATE, UPSTREAM, add_sample_release, fresh_checkout, make_template_remote, pypi_json
+from fakegithub_events import FakeGitHubEvents
+from webhook_payloads import review_event
+
+NONE = {"action": "none", "version": "", "pr": ""}
+
+
+@pytest.fixture
+def w(tmp_path, monkeypatch, capsys):
+    world = World(tmp_path, monkeypatch, capsys)
+    world.config("automerge: on-approval\n")
+    world.fake.protection["main"] = ["ci/build"]
+    yield world
+    world.fake.stop()
+
+
+def approve(w, login="alice", state="approved", pull=None, **kw):
+    return w.command("pull_request_review", review_event(TEMPLATE, pull or w.pr, state=state, login=login, **kw))
+
+
+def no_merge(w):
+    return not any(s.path.endswith("/merge") for s in w.fake.requests)
+
+
+def test_a_writers_approval_enables_auto_merge(w):
+    code, out, err, outputs = approve(w)
+    n = w.pr["number"]
+    assert (code, outputs) == (0, NONE)
+    assert w.pr["auto_merge"] == {"merge_method": "squash", "enabled_by": {"login": w.fake.bot_login}}
+    assert [g["variables"] for g in w.fake.graphql] == [{"id": w.pr["node_id"], "method": "SQUASH"}]
+    assert "enablePullRequestAutoMerge" in w.fake.graphql[0]["query"]
+    assert w.writes() == [("POST", "/graphql"), ("POST", f"/repos/{TEMPLATE}/issues/{n}/comments")]
+    assert w.comments(n)[0].startswith("Approved: auto-merge is on (squash)")
+    assert no_merge(w)
+
+
+def test_merge_method_is_configurable(w):
+    w.config("automerge: on-approval\nmerge-method: rebase\n")
+    approve(w, login="mia")
+    assert w.fake.graphql[0]["variables"]["method"] == "REBASE" and w.pr["auto_merge"]["merge_method"] == "rebase"
+
+
+def test_required_checks_from_a_ruleset_count(w):
+    w.fake.protection.clear()
+    w.fake.rules["main"] = ["test (3.12)"]
+    approve(w)
+    assert w.pr["auto_merge"] is not None
+
+
+def test_without_automerge_in_the_config_an_approval_does_nothing(w):
+    w.config("labels: [dependencies]\n")
+    code, out, err, outputs = approve(w)
+    assert (code, outputs, w.fake.requests) == (0, NONE, [])
+
+
+def test_repository_without_auto_merge_gets_the_reason_and_nothing_else(w):
+    w.fake.settings["allow_auto_merge"] = False
+    code, out, err, outputs = approve(w)
+    n = w.pr["number"]
+    assert (code, outputs, w.fake.graphql) == (0, NONE, [])
+    assert w.writes() == [("POST", f"/repos/{TEMPLATE}/issues/{n}/comments")]
+    assert w.comments(n) == ["Auto-merge was not enabled: auto-merge is not allowed in this repository (Settings > "
+                             "General > Pull Requests > Allow auto-merge). Merge this pull request by hand when it "
+                             "is ready."]
+    assert w.pr["auto_merge"] is None and no_merge(w)
+
+
+def test_no_required_check_gets_the_reason_and_nothing_else(w):
+    w.fake.protection.clear()
+    approve(w)
+    n = w.pr["number"]
+    assert w.fake.graphql == [] and w.pr["auto_merge"] is None
+    assert w.comments(n) == ["Auto-merge was not enabled: no status check is required on `main` (branch protection "
+                             "or a ruleset), so GitHub would merge at once whether the checks pass or not. Merge this "
+                             "pull request by hand when it is ready."]
+
+
+def test_graphql_refusal_is_replied_not_raised(w):
+    """The REST answer does not say (the field is missing without admin rights); GraphQL refuses: the reply says so."""
+    w.fake.settings.pop("allow_auto_merge")
+
+    def refuse(body):
+        w.fake.graphql.append(body)
+        return w.fake._json({"data": None, "errors": [{"message": "Auto merge is not allowed for this repository"}]})
+    w.fake._graphql = refuse
+    code, out, err, outputs = approve(w)
+    assert code == 0 and w.pr["auto_merge"] is None
+    [reply] = w.comments(w.pr["number"])
+    assert reply.startswith("Auto-merge was not enabled: GitHub refused to enable auto\\-merge on \\#&#8203;")
+    assert "Auto merge is not allowed for this repository" in reply
+
+
+@pytest.mark.parametrize("login", ["rita", "tom", "stranger"])
+def test_an_approval_without_write_permission_changes_nothing(w, login):
+    code, out, err, outputs = approve(w, login=login)
+    assert (code, outputs, w.writes()) == (0, NONE, [])
+
+
+def test_an_approval_by_a_bot_costs_no_request(w):
+    code, out, err, outputs = approve(w, login="some-app[bot]", kind="Bot")
+    assert (code, outputs, w.fake.requests) == (0, NONE, [])
+
+
+@pytest.mark.parametrize("state", ["commented", "changes_requested"])
+def test_other_reviews_cost_no_request(w, state):
+    code, out, err, outputs = approve(w, state=state)
+    assert (code, outputs, w.fake.requests) == (0, NONE, [])
+
+
+def test_a_dismissed_review_costs_no_request(w):
+    code, out, err, outputs = approve(w, state="dismissed", action="dismissed")
+    assert (code, outputs, w.fake.requests) == (0, NONE, [])
+
+
+def test_an_approval_of_another_pr_changes_nothing(w):
+    code, out, err, outputs = approve(w, pull=w.other)
+    assert (code, outputs, w.writes()) == (0, NONE, [])
+
+
+def test_an_approval_of_a_closed_bot_pr_changes_nothing(w):
+    w.pr["state"] = "closed"
+    assert approve(w)[3] == NONE and w.writes() == []
+
+
+@pytest.mark.parametrize("text,line,msg", [
+    ("automerge: always\n", 1, "automerge: 'always' is not one of off, on-approval"),
+    ("automerge: on-approval\nmerge-method: fast-forward\n", 2, "merge-method: 'fast-forward' is not one of squash"),
+    ("dashboard: yes please\n", 1, "dashboard: expected true or false")])
+def test_bad_settings_name_file_and_line(tmp_path, text, line, msg):
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github/executorch-pack-bot.yml").write_text(text)
+    with pytest.raises(UsageError) as e:
+        load_config(tmp_path)
+    assert (e.value.path, e.value.line) == (".github/executorch-pack-bot.yml", line)
+    assert msg in e.value.message
+
+
+def test_settings_are_read(tmp_path):
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github/executorch-pack-bot.yml").write_text(
+        "automerge: on-approval\nmerge-method: merge\ndashboard: true\n")
+    c = load_config(tmp_path)
+    assert (c.automerge, c.merge_method, c.dashboard) == ("on-approval", "merge", True)
+
+
+# ------------------------------------------------------------------ a new push turns auto-merge off
+def test_a_new_push_by_the_bot_turns_auto_merge_off_until_a_new_approval(tmp_path, monkeypatch, capsys):
+    fake = FakeGitHubEvents()
+    url = fake.start()
+    try:
+        add_sample_release(fake, "v1.4.0", created_at="2026-06-01T00:00:00Z")
+        add_sample_release(fake, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+        fake.repo(TEMPLATE)
+        fake.roles["alice"] = "write"
+        fake.protection["main"] = ["ci/build"]
+        for v in ("1.5.1", "1.5.2"):
+            fake.pypi[("executorch", v)] = pypi_json("executorch", v, requires_dist=["torch>=2.14.0a0"])
+        remote = make_template_remote(tmp_path)
+        for k, v in {"GITHUB_API_URL": url, "EXECUTORCH_PACK_BOT_INDEX_URL": url, "EXECUTORCH_PACK_BOT_MAX_WAIT": "0",
+                     "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0", "GITHUB_REPOSITORY": TEMPLATE,
+                     "GITHUB_TOKEN": "ghs_PUSHSECRET", "GITHUB_OUTPUT": str(tmp_path / "out")}.items():
+            monkeypatch.setenv(k, v)
+        for k in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "EXECUTORCH_PACK_BOT_CACHE"):
+            monkeypatch.delenv(k, raising=False)
+        cfg = tmp_path / "cfg"
+        (cfg / ".github").mkdir(parents=True)
+        (cfg / ".github/executorch-pack-bot.yml").write_text("automerge: on-approval\n")
+        counter = itertools.count()
+
+        def run():
+            co = fresh_checkout(remote, tmp_path / f"run{next(counter)}")
+            return main(["run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}"])
+
+        def event(name, payload):
+            p = tmp_path / f"e{next(counter)}.json"
+            p.write_text(json.dumps(payload))
+            return main(["command", "--event-name", name, "--event-path", str(p), "--repo", str(cfg)])
+
+        assert run() == 0
+        [pr] = fake.open_pulls(TEMPLATE)
+        assert event("pull_request_review", review_event(TEMPLATE, pr)) == 0
+        assert pr["auto_merge"] is not None
+
+        assert run() == 0                    # nothing new: no push, auto-merge stays on
+        assert pr["auto_merge"] is not None and len(fake.graphql) == 1
+
+        add_sample_release(fake, "v1.5.2", source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
+        assert run() == 0                    # the bot pushes 1.5.2 to the same branch and PR
+        assert pr["title"] == "Bump ExecuTorch to 1.5.2"
+        assert pr["auto_merge"] is None
+        assert "disablePullRequestAutoMerge" in fake.graphql[-1]["query"]
+        assert fake.repo(TEMPLATE).comments[pr["number"]][-1]["body"].startswith("The bot pushed a new commit")
+
+        assert event("pull_request_review", review_event(TEMPLATE, pr)) == 0   # a new approval turns it on again
+        assert pr["auto_merge"] is not None
+        assert not any(s.path.endswith("/merge") for s in fake.requests)
+        assert read_outputs(tmp_path / "out")["action"] == "none"
+    finally:
+        fake.stop()

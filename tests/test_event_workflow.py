@@ -1,0 +1,102 @@
+"""The workflow side of comment commands, approval and the dashboard (reusable workflow and caller example).
+
+The rules: the jobs reading an event check out only the template's default
+branch and the pinned bot (never the PR's branch or a ``refs/pull`` ref),
+each with only the permissions it needs; the bump jobs run on the schedule,
+a dispatch, or a command asking for a run, with the command's version and
+the same pinned bot; the caller example wires the three events.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from test_workflows import ACTION, CALLER, REUSABLE, _load
+
+EVENT_JOBS = ("command", "approval", "dashboard")
+
+
+def _jobs():
+    return _load(REUSABLE)["jobs"]
+
+
+def test_event_jobs_check_out_only_the_default_branch_and_the_pinned_bot():
+    text = REUSABLE.read_text()
+    for job_id in EVENT_JOBS:
+        job = _jobs()[job_id]
+        dumped = yaml.safe_dump(job)
+        assert not re.search(r"head\.(ref|sha)|refs/pull|github\.head_ref|pull_request\.head", dumped), job_id
+        checkouts = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+        assert len(checkouts) == 2, job_id
+        for s in checkouts:
+            w = s["with"]
+            assert w["persist-credentials"] is False
+            if "repository" in w:
+                assert (w["repository"], w["ref"]) == ("${{ inputs.bot-repository }}", "${{ inputs.bot-ref }}")
+            else:
+                assert w["ref"] == "${{ github.event.repository.default_branch }}", job_id
+        bots = [s for s in job["steps"] if s.get("uses") == "./.executorch-pack-bot"]
+        assert [s["with"]["command"] for s in bots] == (["dashboard"] if job_id == "dashboard" else ["command"])
+    assert "pull_request_target" not in text and "workflow_run" not in text
+
+
+def test_event_jobs_have_only_the_permissions_they_need():
+    jobs = _jobs()
+    assert jobs["command"]["permissions"] == {"issues": "write", "pull-requests": "write"}
+    assert jobs["approval"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert jobs["dashboard"]["permissions"] == {"contents": "read", "issues": "write", "pull-requests": "read"}
+    assert jobs["watch"]["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read"}
+
+
+def test_event_jobs_run_only_for_their_events():
+    jobs = _jobs()
+    assert "github.event_name == 'issue_comment'" in jobs["command"]["if"]
+    assert "startsWith(github.event.comment.body, '/executorch-pack-bot')" in jobs["command"]["if"]
+    assert "github.event_name == 'issues'" in jobs["command"]["if"]
+    assert "github.event.review.state == 'approved'" in jobs["approval"]["if"]
+    assert "pull_request_review" not in jobs["command"]["if"]
+
+
+def test_the_bump_runs_only_when_the_schedule_a_dispatch_or_a_command_asks():
+    jobs = _jobs()
+    watch = jobs["watch"]
+    assert watch["needs"] == "command"
+    cond = " ".join(watch["if"].split())
+    assert "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'" in cond
+    assert """contains(fromJSON('["recheck", "rebuild", "recreate"]'), needs.command.outputs.action)""" in cond
+    check = next(s for s in watch["steps"] if s.get("uses") == "./.executorch-pack-bot")
+    assert check["with"]["version"] == "${{ needs.command.outputs.version || inputs.version }}"
+    assert check["with"]["args"] == "--respect-ignored"
+    assert watch["outputs"]["force-build"] == "${{ inputs.force-build || needs.command.outputs.action == 'rebuild' }}"
+    assert "needs.watch.outputs.force-build" in jobs["build-pack"]["if"]
+    assert "needs.watch.outputs.force-build" in jobs["fetch-pack"]["if"]
+    publish = next(s for s in jobs["pull-request"]["steps"] if s.get("with", {}).get("command") == "publish")
+    assert "needs.watch.outputs.recreate == 'true' && '--recreate'" in publish["with"]["args"]
+
+
+def test_every_bot_checkout_is_the_same_pinned_bot():
+    for job_id, job in _jobs().items():
+        for s in job.get("steps", []):
+            w = s.get("with") or {}
+            if str(s.get("uses", "")).startswith("actions/checkout@") and "repository" in w:
+                assert (w["repository"], w["ref"]) == ("${{ inputs.bot-repository }}", "${{ inputs.bot-ref }}"), job_id
+
+
+def test_the_caller_example_wires_the_events():
+    doc = _load(CALLER)
+    assert doc["on"]["issue_comment"] == {"types": ["created"]}
+    assert doc["on"]["pull_request_review"] == {"types": ["submitted"]}
+    assert doc["on"]["issues"] == {"types": ["edited"]}
+    assert doc["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
+    line = next(ln for ln in CALLER.read_text().splitlines() if ln.strip().startswith("issue_comment:"))
+    assert "# zizmor: ignore[dangerous-triggers]" in line   # the reasoning is in the comment above it
+
+
+def test_the_action_runs_command_and_dashboard():
+    doc = _load(ACTION)
+    script = doc["runs"]["steps"][-1]["run"]
+    assert 'command) cmd=(command --repo "$BOT_REPO_PATH") ;;' in script
+    assert 'dashboard) cmd=(dashboard --repo "$BOT_REPO_PATH" --upstream "$BOT_UPSTREAM") ;;' in script
+    assert {"action", "command-version", "command-pr"} <= set(doc["outputs"])

