@@ -89,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line,
                                        evidence=out.evidence)
-                           + (f"
-- **not pushed**: {inert.markdown(notice)}
-" if notice else ""))
+                           + (f"\n- **not pushed**: {inert.markdown(notice)}\n" if notice else ""))
     if out.result is not None:
         report_refusals(out.result)
     if args.dry_run and out.title:
