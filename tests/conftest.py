@@ -92,3 +92,21 @@ def github_contract(request):
     if problems:
         pytest.fail("the fake GitHub or the bot departs from GitHub's REST description:\n"
                     + "\n".join(problems[:20]), pytrace=False)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With $EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE, write the REST operations the whole session used (JSON
+    list of [method, path template]) for ``python tests/openapi_contract.py --suite FILE``."""
+    import json
+    import os
+
+    out = os.environ.get("EXECUTORCH_PACK_BOT_RECORD_OPERATIONS")
+    if not out:
+        return
+    import fakegithub
+    import openapi_contract
+    if openapi_contract.missing_reason():
+        return
+    ops = openapi_contract.operations_used(fakegithub.EXCHANGES, openapi_contract.contract())
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump([[o.method, o.path] for o in ops], fh)

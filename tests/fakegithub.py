@@ -281,6 +281,17 @@ class FakeGitHub:
             out[key] = a + tail
         return out
 
+    def _commit_json(self, full: str, ref: str) -> dict:
+        """``commit`` (the shape of a comparison's ``base_commit``), with a stable SHA for ``ref``."""
+        sha = hashlib.sha1(f"{full}@{ref}".encode()).hexdigest()
+        a = f"{self.url}/repos/{full}"
+        who = {"name": "ExecuTorch", "email": "executorch@example.invalid", "date": STAMP}
+        return {"url": f"{a}/commits/{sha}", "sha": sha, "node_id": f"C_{sha[:12]}",
+                "html_url": f"https://github.com/{full}/commit/{sha}", "comments_url": f"{a}/commits/{sha}/comments",
+                "commit": {"url": f"{a}/git/commits/{sha}", "author": who, "committer": who, "message": ref,
+                           "comment_count": 0, "tree": {"sha": sha, "url": f"{a}/git/trees/{sha}"}},
+                "author": None, "committer": None, "parents": []}
+
     def _team(self, slug: str) -> dict:
         """``team``."""
         tid = _num("team/" + slug)
@@ -330,7 +341,8 @@ class FakeGitHub:
                                   {k: v for k, v in req.headers.items()}, body))
         fault = self._fault(req)
         resp = fault or self._route(req, body)
-        if not req.path.startswith(("/pypi/", "/download/")):   # PyPI and the download host are not the REST API
+        # PyPI, the download host and GraphQL (POST /graphql) are not the REST API its description covers
+        if not req.path.startswith(("/pypi/", "/download/", "/graphql")):
             EXCHANGES.append(Exchange(req.method, req.path, req.query_string.decode("latin-1"), dict(req.headers),
                                       req.get_data(cache=True), resp.status_code, dict(resp.headers),
                                       b"" if resp.direct_passthrough else resp.get_data(),
@@ -451,9 +463,12 @@ class FakeGitHub:
         if m == "GET" and (mm := re.fullmatch(r"/compare/(.+)\.\.\.(.+)", rest)):
             # GitHub REST docs, "Compare two commits": status ahead/behind/diverged/identical, ahead_by
             status, ahead = r.compare.get((mm.group(1), mm.group(2)), ("ahead", 1))
+            html = f"https://github.com/{full}/compare/{mm.group(1)}...{mm.group(2)}"
+            base = self._commit_json(full, mm.group(1))
             return self._json({"status": status, "ahead_by": ahead, "behind_by": 0, "total_commits": ahead,
-                               "url": f"{self.url}{p}", "html_url": f"https://github.com/{full}/compare",
-                               "commits": [], "files": []})
+                               "url": f"{self.url}{p}", "html_url": html, "permalink_url": html,
+                               "diff_url": f"{html}.diff", "patch_url": f"{html}.patch", "base_commit": base,
+                               "merge_base_commit": base, "commits": [], "files": []})
         if m == "GET" and rest == "/pulls":
             state = req.args.get("state", "open")
             pulls = sorted(r.pulls.values(), key=lambda x: -x["number"])

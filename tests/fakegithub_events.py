@@ -47,10 +47,16 @@ class FakeGitHubEvents(FakeGitHub):
         r = self.repo(full_name)
         n = r.next_number
         r.next_number += 1
+        i = f"{self.url}/repos/{full_name}/issues/{n}"
         issue = {"number": n, "id": n * 10, "node_id": f"I_node{n}", "title": title, "body": body, "state": "open",
-                 "labels": [{"name": x} for x in labels], "user": {"login": user or self.bot_login},
-                 "html_url": f"https://github.com/{full_name}/issues/{n}",
-                 "url": f"{self.url}/repos/{full_name}/issues/{n}"}
+                 "labels": [self._label(x, full_name) for x in labels],
+                 "user": self._user(user or self.bot_login, "Bot" if (user or self.bot_login).endswith("[bot]")
+                                    else "User"),
+                 "html_url": f"https://github.com/{full_name}/issues/{n}", "url": i, "locked": False,
+                 "assignee": None, "assignees": [], "milestone": None, "comments": 0, "closed_at": None,
+                 "labels_url": f"{i}/labels{{/name}}", "comments_url": f"{i}/comments", "events_url": f"{i}/events",
+                 "repository_url": f"{self.url}/repos/{full_name}", "author_association": "NONE",
+                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
         self.issues.setdefault(full_name, {})[n] = issue
         return issue
 

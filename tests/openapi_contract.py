@@ -23,7 +23,9 @@ What the description cannot say, and is therefore exempt (each named):
 :data:`PERMISSIONS` gives the fine-grained token permission each operation needs (GitHub docs,
 "Permissions required for fine-grained personal access tokens" and each endpoint's "Fine-grained access
 tokens for ..." section; the description does not carry them).  :func:`operations_table` renders the
-operations the bot uses into docs/github.md (``python tests/openapi_contract.py`` rewrites it).
+operations the bot uses into docs/github.md: ``python tests/openapi_contract.py`` rewrites it from the flow
+below; ``--suite FILE`` adds the operations a whole test session used (recorded with
+``EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE python -m pytest``: the event handling's too).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ PERMISSIONS = {
     "repos/get-release-by-tag": "Contents: read",
     "repos/get-release-asset": "Contents: read",
     "repos/get-content": "Contents: read",
+    "repos/compare-commits": "Contents: read",
+    "git/get-tree": "Contents: read",
     "pulls/list": "Pull requests: read",
     "pulls/get": "Pull requests: read",
     "pulls/create": "Pull requests: write",
@@ -66,6 +70,13 @@ PERMISSIONS = {
     "issues/list-comments": "Issues or Pull requests: read",
     "issues/create-comment": "Issues or Pull requests: write",
     "issues/update-comment": "Issues or Pull requests: write",
+    "issues/create": "Issues: write",
+    "issues/list-for-repo": "Issues: read",
+    "issues/get": "Issues: read",
+    "reactions/create-for-issue-comment": "Issues or Pull requests: write",
+    "repos/get-collaborator-permission-level": "Metadata: read",
+    "repos/get-branch": "Contents: read",
+    "repos/get-branch-rules": "Metadata: read",
 }
 
 
@@ -318,15 +329,37 @@ def flow_exchanges(tmp: Path) -> list:
                 os.environ[k] = v
 
 
-if __name__ == "__main__":   # python tests/openapi_contract.py: regenerate the table in docs/github.md
+def operations_of(pairs, c: Contract) -> list[Operation]:
+    """:class:`Operation` items for ``[(method, path template)]`` (a suite recording), sorted as the table."""
+    ops = []
+    for method, path in pairs:
+        op = c.data["paths"][path][method.lower()]
+        xg = op.get("x-github") or {}
+        ops.append(Operation(method, path, op["operationId"], str(xg.get("category", "")),
+                             bool(xg.get("enabledForGitHubApps"))))
+    return ops
+
+
+def merged(*lists: list[Operation]) -> list[Operation]:
+    """The union of operation lists, sorted by category then path."""
+    found = {(o.method, o.path): o for ops in lists for o in ops}
+    return sorted(found.values(), key=lambda o: (o.category, o.path, o.method))
+
+
+if __name__ == "__main__":
+    # python tests/openapi_contract.py [--suite FILE]: regenerate the table in docs/github.md from the flow and,
+    # with --suite, the operations a whole test session recorded (EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE).
     import tempfile
 
     sys.path.insert(0, str(ROOT))
     reason = missing_reason()
     if reason:
         sys.exit(reason)
+    suite = []
+    if sys.argv[1:2] == ["--suite"]:
+        suite = operations_of(json.loads(Path(sys.argv[2]).read_text()), contract())
     with tempfile.TemporaryDirectory() as d:
-        write_docs(operations_used(flow_exchanges(Path(d)), contract()))
+        write_docs(merged(operations_used(flow_exchanges(Path(d)), contract()), suite))
     print(f"wrote the operations table in {DOCS}")
 
 

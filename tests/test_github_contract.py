@@ -30,8 +30,11 @@ def test_every_request_and_answer_of_the_flow_matches_the_description(flow, name
     assert all(c.operation(ex.method, ex.path) is not None for ex in flow)
 
 
-def test_the_docs_list_is_the_operations_of_the_flow_generated_from_the_description(flow):
-    assert oc.documented_table() == oc.operations_table(oc.operations_used(flow, oc.contract()))
+def test_the_docs_list_is_generated_from_the_description_and_holds_the_flow(flow):
+    c = oc.contract()
+    listed = oc.operations_of(sorted(oc.documented_operations()), c)
+    assert oc.documented_table() == oc.operations_table(oc.merged(listed))      # each row as the description says
+    assert {(o.method, o.path) for o in oc.operations_used(flow, c)} <= oc.documented_operations()
 
 
 def test_every_listed_operation_has_its_fine_grained_permission(flow):
