@@ -290,7 +290,7 @@ class FakeGitHub:
                 "html_url": f"https://github.com/{full}/commit/{sha}", "comments_url": f"{a}/commits/{sha}/comments",
                 "commit": {"url": f"{a}/git/commits/{sha}", "author": who, "committer": who, "message": ref,
                            "comment_count": 0, "tree": {"sha": sha, "url": f"{a}/git/trees/{sha}"}},
-                "author": None, "committer": None, "parents": []}
+                "author": self._user(full.split("/")[0]), "committer": self._user(full.split("/")[0]), "parents": []}
 
     def _team(self, slug: str) -> dict:
         """``team``."""
