@@ -8,7 +8,9 @@ download URL, the contents API (base64), pulls with ``head=OWNER:BRANCH``
 filtering exactly like GitHub (a bare branch name is ignored, so every PR
 is returned: PyGithub#1566), issue comments, labels, reviewers, and
 scripted faults (5xx, 429, the secondary-rate-limit 403 with Retry-After,
-a truncated download).  Every request is recorded in ``requests``.
+a truncated download).  Every request is recorded in ``requests``.  It
+also serves a public CMSIS pack index at ``/pack/index.pidx`` (the
+``<pdsc>`` entries of ``pack_index``) and PDSCs at ``/pack/NAME.pdsc``.
 """
 
 from __future__ import annotations
@@ -108,6 +110,8 @@ class FakeGitHub:
         self.assets: dict[int, bytes] = {}
         self.asset_truncate: dict[int, int] = {}   # asset id -> serve only this many bytes, once per entry
         self.pypi: dict[tuple[str, str], dict] = {}
+        self.pack_index: list[tuple[str, str, str]] = []   # (vendor, name, version) <pdsc> entries of index.pidx
+        self.pack_pdscs: dict[str, bytes] = {}               # file name -> PDSC served under /pack/
         self.faults: list[Fault] = []
         self.requests: list[Seen] = []
         self.bot_login = "github-actions[bot]"
@@ -389,6 +393,11 @@ class FakeGitHub:
         if m == "GET" and (mm := re.fullmatch(r"/pypi/([^/]+)/([^/]+)/json", p)):
             d = self.pypi.get((mm.group(1).lower(), mm.group(2)))
             return self._json(d) if d else self._not_found()
+        if m == "GET" and p == "/pack/index.pidx":
+            return Response(pack_index_xml(self.url + "/pack/", self.pack_index), mimetype="application/xml")
+        if m == "GET" and (mm := re.fullmatch(r"/pack/([^/]+\.pdsc)", p)):
+            d = self.pack_pdscs.get(mm.group(1))
+            return Response(d, mimetype="application/xml") if d is not None else self._not_found()
         if m == "GET" and (mm := re.fullmatch(r"/download/([^/]+/[^/]+)/([^/]+)/([^/]+)", p)):
             if mm.group(1) in self.repos and self.repos[mm.group(1)].private and "sig" not in req.args:
                 return self._not_found()   # a private repository's browser_download_url needs a web session
@@ -594,6 +603,14 @@ def pypi_json(name: str, version: str, *, wheels: bool = True, requires_dist: Op
     if wheels:
         urls.append({"packagetype": "bdist_wheel", "filename": f"{name}-{version}-cp311-cp311-linux_x86_64.whl"})
     return {"info": {"name": name, "version": version, "requires_dist": requires_dist or []}, "urls": urls}
+
+
+def pack_index_xml(url: str, entries) -> bytes:
+    """An ``index.pidx`` (Open-CMSIS-Pack spec, "Pack Index Files") with ``(vendor, name, version)`` entries at ``url``."""
+    rows = "".join(f'    <pdsc url="{url}" vendor="{v}" name="{n}" version="{ver}"/>\n' for v, n, ver in entries)
+    return ('<?xml version="1.0" encoding="UTF-8" ?>\n<index schemaVersion="1.1.0">\n  <vendor>Keil</vendor>\n'
+            f'  <url>{url}</url>\n  <timestamp>2026-11-30T08:00:00+00:00</timestamp>\n  <pindex>\n{rows}'
+            '  </pindex>\n</index>\n').encode()
 
 
 # ---------------------------------------------------------------- test worlds

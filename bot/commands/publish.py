@@ -22,6 +22,16 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
     p.add_argument("--pack-report", type=Path, help="Markdown from `verify-pack --markdown FILE` for the PR body")
+    p.add_argument("--pack", type=Path, metavar="FILE|DIR",
+                   help="the verified pack the report is about (or the folder holding PyTorch.ExecuTorch.V.pack): "
+                        "its sha256 goes to the PR body")
+    origin = p.add_mutually_exclusive_group()
+    origin.add_argument("--pack-built", action="store_true",
+                        help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
+                             "so, with the tag, the run link ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/"
+                             "$GITHUB_RUN_ID) and the sha256 of --pack")
+    origin.add_argument("--pack-url", metavar="URL",
+                        help="the release asset URL the pack was downloaded from (fetch-pack), for the PR body")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -35,6 +45,40 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="replace the bot branch even when it holds commits by others (a writer's "
                         "'/executorch-pack-bot recreate' comment)")
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
+
+
+def pack_sha256(path: Path, version: str) -> str:
+    """The sha256 (hex) of ``--pack``: the file, or ``PyTorch.ExecuTorch.VERSION.pack`` in the folder.
+
+    Raises :class:`UsageError` naming the option when there is no such file or it cannot be read.
+    """
+    import hashlib
+
+    from bot.errors import UsageError
+
+    f = Path(path) / f"PyTorch.ExecuTorch.{version}.pack" if Path(path).is_dir() else Path(path)
+    h = hashlib.sha256()
+    try:
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        raise UsageError(f"--pack {path}: cannot read {f}: {exc.strerror or exc}") from None
+    return h.hexdigest()
+
+
+def pack_provenance(args, plan, evidence, report) -> None:
+    """Fill ``evidence.pack`` from ``--pack-built``/``--pack-url``/``--pack-report``/``--pack`` (how, run link, tag, sha256)."""
+    pack = evidence.pack
+    sha = pack_sha256(args.pack, plan.bump.new_pack) if args.pack is not None else None
+    if args.pack_built:
+        pack.how, pack.run_url, pack.tag, pack.sha256 = "built", evidence.run_url, plan.bump.new_tag, sha
+    elif args.pack_url:
+        pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
+    elif report is not None:
+        pack.how, pack.run_url = "reported", evidence.run_url
 
 
 def include_paths(values) -> tuple[str, ...]:
@@ -224,6 +268,8 @@ def run(args: argparse.Namespace) -> int:
         print("nothing to publish: the plan changes no file")
         return 0
     config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
+    from bot.pack.public_index import pack_index_url
+    index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
     report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
@@ -233,8 +279,12 @@ def run(args: argparse.Namespace) -> int:
                       branch=config.branch_for(plan.bump.new_executorch))
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         evidence.rebuild_run_url = evidence.run_url
-    if report is not None:
-        evidence.pack.how, evidence.pack.run_url = "reported", evidence.run_url
+    pack_provenance(args, plan, evidence, report)
+    from bot.commands.check import report_pack_index
+    from bot.pack.public_index import check_pack_index
+    answer = check_pack_index(plan.bump.new_pack, url=index_url)
+    evidence.pack.record_index(answer)
+    report_pack_index(answer)
     pack_note = None if report else "No pack report was given to `publish --pack-report`."
     rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
                       evidence=evidence)

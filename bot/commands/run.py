@@ -29,6 +29,8 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with actions.group("executorch-pack-bot run"):
             config = load_config(args.repo)
+            from bot.pack.public_index import pack_index_url
+            index_url = pack_index_url(args.pack_index_url)
             sets = engine.parse_sets(args.sets)
             from bot.commands.check import ignored_versions
             ignored = ignored_versions(args, config, token)
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
                            sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
-                           ignored=ignored)
+                           ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc)}"))
@@ -75,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
             raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
         actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
         return exc.exit_code
+    from bot.commands.check import report_pack_index
+    report_pack_index(out.pack_index)
     st = out.state
     outs = st.outputs() if st else {}
     if out.result is not None and getattr(out.result, "number", None):
