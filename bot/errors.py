@@ -99,9 +99,15 @@ class TransientError(PlatformError):
     """GitHub, the network or the package index kept failing (5xx, 429, a rate limit, a broken connection)
     after every retry allowed (exit 3).
 
-    The message ends with "nothing was changed; the run can be repeated":
-    the operations that raise it undo what the run did (the branch it
-    pushed, the files it wrote) before the error reaches the command line.
+    ``str(error)`` ends with :attr:`advice`, "nothing was changed; the run can
+    be repeated" (``message`` is the failure alone, for callers that report it
+    their own way): the operations that raise it undo what the run did (the
+    branch it created, the files it wrote) before the error reaches the
+    command line; one that cannot sets ``advice`` to say what changed.
     """
 
     exit_code = EXIT_TRANSIENT
+    advice = "nothing was changed; the run can be repeated"   # an instance may say what did change
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; {self.advice}"

@@ -345,8 +345,8 @@ class FakeGitHub:
                                   {k: v for k, v in req.headers.items()}, body))
         fault = self._fault(req)
         resp = fault or self._route(req, body)
-        # PyPI, the download host and GraphQL (POST /graphql) are not the REST API its description covers
-        if not req.path.startswith(("/pypi/", "/download/", "/graphql")):
+        # PyPI, the download host, GraphQL and the public pack index are not the REST API its description covers
+        if not req.path.startswith(("/pypi/", "/download/", "/graphql", "/pack/")):   # /pack/: the public pack index
             EXCHANGES.append(Exchange(req.method, req.path, req.query_string.decode("latin-1"), dict(req.headers),
                                       req.get_data(cache=True), resp.status_code, dict(resp.headers),
                                       b"" if resp.direct_passthrough else resp.get_data(),

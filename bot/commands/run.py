@@ -77,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"# {summary_exc}", file=sys.stderr)
         if not actions.in_actions():
             raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
-        actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
+        advice = getattr(exc, "advice", "")   # a transient failure (exit 3) says whether anything changed
+        actions.error(exc.message + (f"; {advice}" if advice else ""), file=exc.path,
+                      line=exc.line)   # in Actions: the annotation is the one line
         return exc.exit_code
     from bot.commands.check import report_pack_index
     report_pack_index(out.pack_index)

@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 from typing import Callable, Optional
 
-from bot.errors import CheckFailed, PackError, TransientError
+from bot.errors import CheckFailed, PackError
 from bot.github.client import RetryPolicy, http_get, session
 from bot.github.releases import Asset, Release
 from bot.versions import to_semver
@@ -112,7 +112,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
             _remove(part)
             if not policy.again(attempt):   # a broken body: no library retries it (test_truncated_download_is_retried)
-                raise TransientError(policy.gave_up(f"download {asset.name}", attempt + 1, last))
+                raise policy.transient(f"download {asset.name}", attempt + 1, last)
             continue
         except OSError as exc:   # disk full, no permission, a folder in the way: not worth retrying
             _remove(part)
@@ -127,7 +127,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             _remove(part)
             raise PackError(f"cannot move the download into place: {exc.strerror or exc}", path=str(final)) from None
         return final
-    raise TransientError(policy.gave_up(f"download {asset.name}", 0, "no attempt was allowed"))
+    raise policy.transient(f"download {asset.name}", 0, "no attempt was allowed")
 
 
 _REDIRECTS = (301, 302, 303, 307, 308)

@@ -37,7 +37,6 @@ from bot.errors import PlatformError, TransientError, UsageError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0
-UNCHANGED = "nothing was changed; the run can be repeated"   # ends every transient failure (exit 3)
 TOTAL_WAITS = 3   # one operation's waits add up to at most this many times the cap
 T = TypeVar("T")
 
@@ -198,7 +197,12 @@ class RetryPolicy:
         """The message of an operation that failed for good after ``tries`` attempts (token masked)."""
         spent = sum(self.waits)
         budget = f"; waited {spent:g} s in all, the limit" if spent and spent >= self.max_total else ""
-        return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}; {UNCHANGED}")
+        return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}")
+
+    def transient(self, what: str, tries: int, last: str) -> TransientError:
+        """The :class:`TransientError` (exit 3) of an operation that failed for good, with :meth:`gave_up`'s
+        message (printed with "nothing was changed; the run can be repeated": TransientError.advice)."""
+        return TransientError(self.gave_up(what, tries, last))
 
 
 # The policy of the operation under way (set by call() and http_get()); the retries spend its budget.
@@ -282,7 +286,7 @@ def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
         details = [str(d) for d in details if d]
         if details:   # a 422 "Validation Failed" says why only here (GitHub REST docs, "Client errors")
             message += " (" + "; ".join(details) + ")"
-    elif data:
+    elif data and not isinstance(data, (bytes, bytearray)):   # GithubRetry passes a body it could not read as bytes
         message = str(data)
     headers = dict(getattr(exc, "headers", None) or {})
     return status, message, headers
@@ -335,7 +339,7 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
                 status, message, headers = _exc_details(exc)
                 last = f"HTTP {status}: {message or 'no message'}"
                 if policy.is_transient(status, message, headers):
-                    raise TransientError(policy.gave_up(what, _tries(policy), last)) from None
+                    raise policy.transient(what, _tries(policy), last) from None
                 err = PlatformError(mask(f"GitHub refused to {what}: {last}"))
                 err.reason = mask(last)   # GitHub's answer alone, for a decoration's warning
                 raise err from None
@@ -344,11 +348,11 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
                 if isinstance(exc, _broken_body_errors()):
                     if policy.again(attempt):
                         continue
-                    raise TransientError(policy.gave_up(what, attempt + 1, last)) from None
+                    raise policy.transient(what, attempt + 1, last) from None
                 if isinstance(exc, _used_up_errors()):
-                    raise TransientError(policy.gave_up(what, _tries(policy), last)) from None
+                    raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
-        raise TransientError(policy.gave_up(what, 0, "no attempt was allowed"))
+        raise policy.transient(what, 0, "no attempt was allowed")
     finally:
         _CURRENT.reset(token)
 
@@ -390,6 +394,11 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
 
     policy = policy or RetryPolicy.from_env()
     token = _CURRENT.set(policy)
+    # The session's adapter retries with make_retry(); for this call, with this policy's attempts and caps.
+    adapter = session.get_adapter(url) if hasattr(session, "get_adapter") else None
+    saved = getattr(adapter, "max_retries", None)
+    if isinstance(saved, _bot_retry_class()):
+        adapter.max_retries = make_retry(policy)
     try:
         for attempt in range(policy.attempts):
             try:
@@ -399,16 +408,16 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
                 status, message, hdrs = _exc_details(exc)
                 last = f"HTTP {status}{': ' + message if message else ''}"
                 if policy.is_transient(status, message, hdrs):
-                    raise TransientError(policy.gave_up(what, _tries(policy), last)) from None
+                    raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {last}")) from None
             except requests.RequestException as exc:
                 last = type(exc).__name__
                 if isinstance(exc, _broken_body_errors()):
                     if policy.again(attempt):
                         continue
-                    raise TransientError(policy.gave_up(what, attempt + 1, last)) from None
+                    raise policy.transient(what, attempt + 1, last) from None
                 if isinstance(exc, _used_up_errors()):
-                    raise TransientError(policy.gave_up(what, _tries(policy), last)) from None
+                    raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
             if r.status_code in ok:
                 return r
@@ -420,11 +429,13 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
             r.close()
             last = f"HTTP {r.status_code}{': ' + msg if msg else ''}"
             if policy.is_transient(r.status_code, msg, r.headers):
-                raise TransientError(policy.gave_up(what, _tries(policy), last))
+                raise policy.transient(what, _tries(policy), last)
             raise PlatformError(mask(f"cannot {what}: {last}"))
-        raise TransientError(policy.gave_up(what, 0, "no attempt was allowed"))
+        raise policy.transient(what, 0, "no attempt was allowed")
     finally:
         _CURRENT.reset(token)
+        if isinstance(saved, _bot_retry_class()):
+            adapter.max_retries = saved
 
 
 def session(token: Optional[str] = None):

@@ -58,7 +58,7 @@ from bot.errors import PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.events.state import carry as carry_state
 from bot.github import decorations
-from bot.github.client import UNCHANGED, call, mask
+from bot.github.client import call, mask
 from bot.report import parse_fingerprint
 
 DRAFT_KEY = decorations.DRAFT
@@ -392,9 +392,8 @@ class Publisher:
                 action = "created"
         except TransientError as exc:
             if pushed and not created_branch:   # the branch moved: say so rather than "nothing was changed"
-                raise TransientError(exc.message.replace(
-                    UNCHANGED, f"branch {branch} was pushed but its pull request was not brought up to date; "
-                               "the run can be repeated")) from None
+                exc.advice = (f"branch {branch} was pushed but its pull request was not brought up to date; "
+                              "the run can be repeated")
             raise
         refusals = self._refusals(refused, pr.number)
         if pushed and action != "created":
