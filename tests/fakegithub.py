@@ -100,6 +100,13 @@ class FakeRepo:
         self.milestones: dict[int, dict] = {}
         self.compare: dict[tuple[str, str], tuple[str, int]] = {}   # (base, head) -> (status, ahead_by)
         self.truncated_trees: set[str] = set()                      # refs whose tree listing is "truncated"
+        # Git Data API and issue events (tests/fakegitdata.py): the bare repository behind the API, the
+        # repository's rules ("signed-commits"), commits made through the API, ref updates, events per PR.
+        self.git_dir = None
+        self.rules: set[str] = set()
+        self.api_commits: dict[str, dict] = {}
+        self.ref_updates: list[tuple[str, str]] = []
+        self.events: dict[int, list[dict]] = {}
 
 
 class FakeGitHub:
@@ -176,6 +183,11 @@ class FakeGitHub:
                "html_url": f"https://github.com/{full_name}/releases/tag/{tag}", "assets": out}
         r.releases.append(rel)
         return rel
+
+    def link_git(self, full_name: str, git_dir) -> None:
+        """Serve the Git Data API of ``full_name`` from the bare git repository ``git_dir`` (tests/fakegitdata.py)."""
+        from pathlib import Path
+        self.repo(full_name).git_dir = Path(git_dir)
 
     def add_file(self, full_name: str, ref: str, path: str, data: bytes) -> None:
         self.repo(full_name).files[(ref, path)] = data
@@ -419,6 +431,9 @@ class FakeGitHub:
         r = self.repos[full]
         if r.private and not req.headers.get("Authorization"):
             return self._not_found()   # GitHub hides a private repository from anonymous requests
+        from fakegitdata import route as git_route
+        if (resp := git_route(self, r, req, m, rest, body)) is not None:
+            return resp
         if m == "GET" and (mm := re.fullmatch(r"/releases/assets/(\d+)", rest)):
             # GitHub REST docs, "Get a release asset": Accept: application/octet-stream answers 302 to a
             # signed URL on another host (which must not get the token); otherwise the asset's JSON.

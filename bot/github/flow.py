@@ -292,18 +292,24 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     check_failed = bool(getattr(out.pack_report, "failed", False))
     draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed)
     draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed) or ""
-    msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    from bot.github.commitmsg import commit_message
+
+    msg = commit_message(out.title, plan.rows)
     try:
+        replan = replanner(publisher, source, to=state.target_tag, sets=sets, allow_prerelease=allow_prerelease,
+                           exclude=tuple(exclude), progress=say)
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
-                                       commit_message=msg, draft_reason=draft_reason)
+                                       commit_message=msg, originals=dict(plan.originals), replan=replan,
+                                       draft_reason=draft_reason)
     except BaseException:
         restore_checkout(plan, say)
         raise
     r = out.result
-    out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
-    if r.message:
-        out.outcome += f" ({r.message})"
+    if r.number:
+        out.outcome = f"pull request #{r.number}: {r.action}" + (f" ({r.message})" if r.message else "")
+    else:      # no pull request to name: the action and why (the message was printed twice)
+        out.outcome = f"{r.action}: {r.message}" if r.message else r.action
     return out
 
 
@@ -329,6 +335,33 @@ def gone_flags(report) -> list:
                         f"{report.pack}: choose its replacement or remove it",
                         path=path or None, line=int(line) if line.isdigit() else None, blocking=True))
     return out
+
+
+def replanner(publisher, source, *, to: str, sets, allow_prerelease: bool, exclude: tuple[str, ...],
+              progress: Optional[Progress] = None) -> Callable[[str], dict[str, bytes]]:
+    """``replan(base_sha) -> {path: new bytes}``: the same bump planned on commit ``base_sha`` of the checkout.
+
+    The commit is checked out into a temporary ``git worktree`` (line-ending
+    rules applied as in any checkout; hooks off) that is removed afterwards,
+    so the user's checkout is not touched.  Used by
+    :meth:`bot.github.publish.Publisher.onto_base` when the base branch moved
+    between the clone and the push.  Raises what :func:`bot.engine.plan` raises.
+    """
+    from bot import engine
+
+    def replan(base_sha: str) -> dict[str, bytes]:
+        git = publisher.git
+        with tempfile.TemporaryDirectory(prefix="epb-base-") as tmp:
+            wt = Path(tmp) / "base"
+            git("-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(wt), base_sha)
+            try:
+                again = engine.plan(wt, source, to=to, sets=sets, allow_prerelease=allow_prerelease,
+                                    progress=progress, exclude=exclude)
+                return dict(again.contents)
+            finally:
+                git("worktree", "remove", "--force", str(wt), check=False)
+                git("worktree", "prune", check=False)
+    return replan
 
 
 def pack_pdsc(path: Path):
