@@ -77,6 +77,16 @@ PERMISSIONS = {
     "repos/get-collaborator-permission-level": "Metadata: read",
     "repos/get-branch": "Contents: read",
     "repos/get-branch-rules": "Metadata: read",
+    "git/create-blob": "Contents: write",
+    "git/create-tree": "Contents: write",
+    "git/create-commit": "Contents: write",
+    "git/get-commit": "Contents: read",
+    "git/get-ref": "Contents: read",
+    "git/create-ref": "Contents: write",
+    "git/update-ref": "Contents: write",
+    "git/delete-ref": "Contents: write",
+    "git/get-blob": "Contents: read",
+    "issues/list-events": "Issues or Pull requests: read",
 }
 
 
