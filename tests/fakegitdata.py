@@ -120,7 +120,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
         n = int(rest.split("/")[2])
         api_issue = f"{fake.url}/repos/{r.full_name}/issues"
         events = [{"node_id": f"E_{e.get('id', 0)}", "url": f"{api_issue}/events/{e.get('id', 0)}",
-                   "commit_url": None, "commit_id": None, **e,
+                   "commit_url": None, "commit_id": None, "performed_via_github_app": None, **e,
                    "actor": fake._user((e.get("actor") or {}).get("login", "ghost"))}   # GitHub's issue-event shape
                   for e in r.events.get(n, [])]
         return fake._paginate(req, events)

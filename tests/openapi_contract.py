@@ -17,8 +17,8 @@ What the description cannot say, and is therefore exempt (each named):
 * a scripted answer is checked as a request only: a :class:`fakegithub.Fault` (a 5xx, 429, or the
   secondary-rate-limit 403: GitHub docs, "Rate limits for the REST API", apply to every operation, though
   operations do not document them), or the broken answers of a test that replaced the fake's router;
-* the ``{path}`` parameter of ``repos/get-content`` spans slashes (GitHub docs, "Get repository content":
-  the file's path); for matching, its slashes are percent-encoded.
+* the ``{path}`` parameter of ``repos/get-content`` and the ``{ref}`` of the git-refs operations span
+  slashes (GitHub docs, "Get repository content", "Git references"); for matching, they are percent-encoded.
 
 :data:`PERMISSIONS` gives the fine-grained token permission each operation needs (GitHub docs,
 "Permissions required for fine-grained personal access tokens" and each endpoint's "Fine-grained access
@@ -201,7 +201,7 @@ def _Request(request):  # noqa: N802 - a class factory (openapi-core is imported
 
 def _match_path(path: str) -> str:
     """``path`` with the slashes inside a contents path percent-encoded (one ``{path}`` parameter)."""
-    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/contents/)(.+)", path)
+    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/(?:contents|git/refs?/heads)/)(.+)", path)
     return m.group(1) + m.group(2).replace("/", "%2F") if m else path
 
 
