@@ -201,7 +201,7 @@ def _Request(request):  # noqa: N802 - a class factory (openapi-core is imported
 
 def _match_path(path: str) -> str:
     """``path`` with the slashes inside a contents path percent-encoded (one ``{path}`` parameter)."""
-    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/(?:contents|git/refs?/heads)/)(.+)", path)
+    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/(?:contents|git/refs?)/)(.+)", path)
     return m.group(1) + m.group(2).replace("/", "%2F") if m else path
 
 
