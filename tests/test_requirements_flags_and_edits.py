@@ -108,6 +108,7 @@ def test_a_hash_pinned_requirement_that_must_change_is_a_whole_error():
     ("2.13.0+cpu", "2.14.0", "2.14.0+cpu"),
     ("2.13.0+cpu", "2.14.0+cu126", "2.14.0+cu126"),   # the new version's own label wins
     ("2.13.0", "2.14.0", "2.14.0"),
+    ("2.13.0+a+b", "2.14.0", "2.14.0+a+b"),          # an arbitrary-equality text: all after the first "+"
 ])
 def test_new_version_text_keeps_a_local_label_only_when_the_new_version_has_none(old, new, want):
     assert new_version_text(old, new) == want
