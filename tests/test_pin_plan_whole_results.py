@@ -134,3 +134,15 @@ def test_a_bad_set_is_a_whole_usage_error(sets, message):
     with pytest.raises(UsageError) as info:
         plan_changes(OLD, pinset("v1.5.1", tosa=OLD.tosa), sets)
     assert (info.value.message, info.value.path, info.value.line, info.value.exit_code) == (message, None, None, 2)
+
+
+def test_a_main_pin_the_target_does_not_list_is_unresolved_with_a_reason():
+    target = PinSet(tag="v1.5.1", executorch="1.5.1", pack="1.5.1",
+                    pins=(ResolvedPin("torchao", "0.19.0", "s"), ResolvedPin("ethos-u-vela", None, None)))
+    changes, flags = plan_changes(pinset("v1.4.0"), target)
+    assert [c.name for c in changes] == ["executorch", "torchao"]
+    assert_flags(flags,
+                 Flag("unresolved-pin", "torch: cannot resolve the pin at v1.5.1: no source names it; "
+                      "pass --set torch=VERSION", blocking=True),
+                 Flag("unresolved-pin", "ethos-u-vela: cannot resolve the pin at v1.5.1: no source names it; "
+                      "pass --set ethos-u-vela=VERSION", blocking=True))
