@@ -28,14 +28,14 @@ def test_every_logical_line_is_an_entry_with_its_line_kind_and_text():
            b"-r base.txt\n"
            b"\n"
            b"git+https://example.invalid/org/numpy.git@v2 --hash=sha256:aa\n"
-           b"pkg @ https://example.invalid/pkg.whl\n"
+           b"pkg @ https://example.invalid/pkg.whl --hash=sha256:cc\n"
            b"torch==2.13.0 \\\n"
            b"    --hash=sha256:bb  # pinned\n")
     entries = parse(TextDocument.from_bytes(PATH, raw))
     assert [(e.line, e.kind, e.text, e.hashed, e.name) for e in entries] == [
         (2, "option", "-r base.txt", False, None),
         (4, "url", "git+https://example.invalid/org/numpy.git@v2 --hash=sha256:aa", True, None),
-        (5, "url", "pkg @ https://example.invalid/pkg.whl", False, "pkg"),
+        (5, "url", "pkg @ https://example.invalid/pkg.whl --hash=sha256:cc", True, "pkg"),
         (6, "requirement", "torch==2.13.0     --hash=sha256:bb", True, "torch"),
     ]
 
