@@ -146,3 +146,12 @@ def test_a_main_pin_the_target_does_not_list_is_unresolved_with_a_reason():
                       "pass --set torch=VERSION", blocking=True),
                  Flag("unresolved-pin", "ethos-u-vela: cannot resolve the pin at v1.5.1: no source names it; "
                       "pass --set ethos-u-vela=VERSION", blocking=True))
+
+
+def test_a_tosa_pin_resolved_before_and_unresolved_now_with_the_same_spec_is_flagged():
+    old = pinset("v1.4.0", tosa=[tosa_pin("v1.4.0", "tosa-tools", "2026.5.0")])
+    new = pinset("v1.5.1", tosa=[ResolvedPin("tosa-tools", None, f"{TOSA} @ v1.5.1", spec="==2026.5.0",
+                                             reason="pinned differently on several lines")])
+    _, flags = plan_changes(old, new)
+    assert_flags(flags, Flag("unresolved-pin", "tosa-tools: cannot resolve the pin at v1.5.1: pinned differently "
+                             "on several lines; pass --set tosa-tools=VERSION", blocking=True))
