@@ -112,3 +112,9 @@ def test_a_hash_pinned_requirement_that_must_change_is_a_whole_error():
 ])
 def test_new_version_text_keeps_a_local_label_only_when_the_new_version_has_none(old, new, want):
     assert new_version_text(old, new) == want
+
+
+def test_an_arbitrary_equality_pin_with_two_plus_signs_compares_its_public_version():
+    # "2.13.0+a+b" is upstream's 2.13.0 with a label: no pin-was-different flag
+    result, new = run(b"torch===2.13.0+a+b\n")
+    assert (result.flags, new) == ((), b"torch===2.14.0+a+b\n")
