@@ -165,3 +165,10 @@ def test_a_pyproject_dependency_that_is_not_a_requirement_is_a_whole_error():
     assert (err.path, err.line) == ("pyproject.toml", None)
     assert err.message.startswith("[project.optional-dependencies] arm entry 'ethos-u-vela>=>5' is not a "
                                   "requirement @ v1.5.1 (")
+
+
+@pytest.mark.parametrize("parse, path", [(parse_pyproject, "pyproject.toml"), (parse_python, "torch_pin.py")])
+def test_a_pyproject_or_python_file_that_is_not_utf8_is_a_whole_error(parse, path):
+    with pytest.raises(UpstreamError) as info:
+        parse(b"\xff\xfe", path, "v1.5.1")
+    assert (info.value.path, info.value.line, info.value.message) == (path, None, "not UTF-8 text @ v1.5.1")
