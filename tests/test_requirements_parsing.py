@@ -93,3 +93,19 @@ def test_an_unparsable_requirement_before_its_options_is_named_without_trailing_
 ])
 def test_a_file_in_a_requirements_folder_at_any_depth_is_a_requirement_file(relpath, matched):
     assert M.matches(relpath) is matched
+
+
+def test_a_backslash_followed_by_a_space_does_not_continue_the_line():
+    # pip continues a line only when its last character is the backslash
+    doc = TextDocument.from_bytes(PATH, b"torch==2.13.0 \\ \nexecutorch==1.4.0\n")
+    with pytest.raises(ManagerError) as info:
+        M.update(doc, SAMPLE_BUMP)
+    assert (info.value.path, info.value.line) == (PATH, 1)
+    assert info.value.message.startswith("cannot parse requirement 'torch==2.13.0 \\\\': ")
+
+
+def test_a_continued_line_starting_with_a_backslash_keeps_the_version_span():
+    raw = b"torch \\\n\\==2.13.0 \\\n\nnumpy\n"
+    result, new = run(raw)
+    assert [(e.line, e.start, e.end, e.old) for e in result.edits] == [(2, 11, 17, "2.13.0")]
+    assert new == b"torch \\\n\\==2.14.0 \\\n\nnumpy\n"
