@@ -131,3 +131,50 @@ def test_each_pin_file_is_read_once_per_tag(tmp_path):
     assert sorted(reads) == sorted(set(reads))
     assert {p for _, p in reads} == {"torch_pin.py", "install_requirements.py", "pyproject.toml",
                                      ETHOS, TOSA}
+
+
+def test_an_exact_torch_requirement_wins_over_a_range_before_it(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {"install_requirements.py": 'R = ["torch>=2", "torch==2.14.0"]\n'})
+    ps = resolve_pinset(src, "v1.5.1")
+    assert ps.get("torch") == ResolvedPin("torch", "2.14.0", "install_requirements.py @ v1.5.1", spec="==2.14.0")
+    assert ps.flags == ()
+
+
+def test_only_the_first_of_several_ranges_is_the_unusable_source(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {"install_requirements.py": 'R = ["torch>=2", "torch<3"]\n',
+                                   "pyproject.toml": '[project]\ndependencies = ["torch==2.14.0", "torch==2.13.0"]\n'})
+    ps = resolve_pinset(src, "v1.5.1")
+    assert ps.get("torch") == ResolvedPin("torch", "2.14.0", "pyproject.toml [project.dependencies] @ v1.5.1",
+                                          spec="==2.14.0")
+    assert_flags(ps.flags, Flag("source-unusable", "torch: install_requirements.py @ v1.5.1: only a range (torch>=2); "
+                                "using 2.14.0 from pyproject.toml [project.dependencies] @ v1.5.1",
+                                path="install_requirements.py", blocking=False))
+
+
+def test_only_the_first_vela_of_the_extra_is_read(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {"pyproject.toml": '[project.optional-dependencies]\nethos-u = '
+                                                     '["ethos-u-vela==5.1.0", "ethos-u-vela==5.0.0"]\n'})
+    ps = resolve_pinset(src, "v1.5.1")
+    assert ps.get("ethos-u-vela").version == "5.1.0"
+    assert ps.flags == ()
+
+
+def test_vela_pinned_differently_on_two_lines_is_unresolved_naming_both(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {ETHOS: "ethos-u-vela==5.2.0 ; python_version < '3.12'\n"
+                                          "ethos-u-vela==5.1.0 ; python_version >= '3.12'\n"})
+    ps = resolve_pinset(src, "v1.5.1")
+    assert ps.get("ethos-u-vela") == ResolvedPin(
+        "ethos-u-vela", None, reason=f"no exact pin at v1.5.1: {ETHOS} @ v1.5.1: pinned differently on several "
+        f"lines @ v1.5.1 ({ETHOS}:1 ==5.2.0, {ETHOS}:2 ==5.1.0)")
+
+
+def test_the_unresolved_line_of_a_package_pinned_twice_is_its_first_line():
+    from bot.upstream.pinfiles import ReqLine
+    from bot.upstream.pins import _single
+    reqs = [ReqLine("numpy", "2", "==2", line=1), ReqLine("tosa-tools", "1", "==1", line=2),
+            ReqLine("tosa-tools", None, "git+https://h/t", url="git+https://h/t", line=3)]
+    assert _single(reqs, "tosa-tools", "req.txt", "v1") == ReqLine(
+        "tosa-tools", None, "==1", line=2,
+        problem="pinned differently on several lines @ v1 (req.txt:2 ==1, req.txt:3 git+https://h/t)")
+    assert _single(reqs, "numpy", "req.txt", "v1") == reqs[0]
+    assert _single(reqs, "torch", "req.txt", "v1") is None
