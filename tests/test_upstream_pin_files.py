@@ -172,3 +172,23 @@ def test_a_pyproject_or_python_file_that_is_not_utf8_is_a_whole_error(parse, pat
     with pytest.raises(UpstreamError) as info:
         parse(b"\xff\xfe", path, "v1.5.1")
     assert (info.value.path, info.value.line, info.value.message) == (path, None, "not UTF-8 text @ v1.5.1")
+
+
+def test_a_backslash_right_after_the_operator_continues_the_line():
+    [r] = parse_requirement_file(b"tosa-tools==\\\n2026.8.0\n", TOSA, "v1.5.1")
+    assert (r.name, r.version, r.spec, r.line) == ("tosa-tools", "2026.8.0", "== 2026.8.0", 1)
+
+
+def test_python_requirements_are_in_line_order_whatever_their_nesting():
+    src = (b'X = dict(a=[("torch==2.14.0", 1)])\n'
+           b'Y = "torchao==0.19.0"\n'
+           b'Z = ["bad==1 ;", "ethos-u-vela==5.2.0"]\n')
+    facts = parse_python(src, "install_requirements.py", "v1.5.1")
+    assert [(r.name, r.line) for r in facts.requirements] == [("torch", 1), ("torchao", 2), ("ethos-u-vela", 3)]
+
+
+def test_a_pyproject_dependency_that_is_not_a_requirement_names_the_table():
+    with pytest.raises(UpstreamError) as info:
+        parse_pyproject(b'[project]\ndependencies = ["torch>=>1"]\n', "pyproject.toml", "v1.5.1")
+    assert (info.value.path, info.value.line) == ("pyproject.toml", None)
+    assert info.value.message.startswith("[project.dependencies] entry 'torch>=>1' is not a requirement @ v1.5.1 (")
