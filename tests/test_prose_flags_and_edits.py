@@ -1,0 +1,100 @@
+"""What the prose manager reports for each mention, asserted whole: every edit's span, text, line,
+kind and reason, and every flag's code, message, path, line and blocking (the rules:
+bot/template/prose/__init__.py)."""
+
+from __future__ import annotations
+
+from bot.model import Edit, Finding, Flag
+from bot.template.prose.manager import ProseManager
+from bot.textfile import TextDocument
+from helpers import SAMPLE_BUMP, assert_flags
+
+M = ProseManager()
+
+
+def update(path: str, text: str):
+    return M.update(TextDocument.from_bytes(path, text.encode()), SAMPLE_BUMP)
+
+
+GUIDE = ("# Demo\n\n"
+         "This template uses ExecuTorch 1.4.0.\n\n"
+         "On ExecuTorch 1.4.0 inference takes 12 ms.\n\n"
+         "ExecuTorch 1.2.0 was the first.\n\n"
+         "ExecuTorch 1.4.0 and ExecuTorch 1.3.0 both work.\n\n"
+         "Checkout release/1.4 of ExecuTorch; release/1.3 of ExecuTorch is old.\n\n"
+         "ExecuTorch 1.4 boards take 3 ms.\n")
+
+
+def test_each_kind_of_mention_in_a_guide_gives_a_whole_edit_or_flag():
+    result = update("docs/guide.md", GUIDE)
+    assert result.edits == (Edit("docs/guide.md", 38, 43, "1.4.0", "1.5.1", 3, "prose",
+                                 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
+    p = "docs/guide.md"
+    assert_flags(
+        result.flags,
+        Flag("history-mention", "reads as a measurement and names the current ExecuTorch 1.4.0; measurements are "
+             "history, left as written: On ExecuTorch 1.4.0 inference takes 12 ms.", path=p, line=5, blocking=False),
+        Flag("history-mention", 'names ExecuTorch 1.2.0 ("ExecuTorch X" in text), not the current 1.4.0; left as '
+             "history: ExecuTorch 1.2.0 was the first.", path=p, line=7, blocking=False),
+        Flag("mixed-mention", "left as written: this sentence also names ExecuTorch 1.3.0 (history), so moving it to "
+             "1.5.1 would rewrite history or a claim the bump does not check; edit it by hand if it should move: "
+             "ExecuTorch 1.4.0 and ExecuTorch 1.3.0 both work", path=p, line=9, blocking=False),
+        Flag("mixed-mention", "left as written: this sentence also names ExecuTorch 1.3 (history), so moving it to "
+             "1.5.1 would rewrite history or a claim the bump does not check; edit it by hand if it should move: "
+             "Checkout release/1.4 of ExecuTorch; release/1.3 of ExecuTorch is old", path=p, line=11, blocking=False),
+        Flag("history-mention", "reads as a measurement and names the current ExecuTorch 1.4; measurements are "
+             "history, left as written: ExecuTorch 1.4 boards take 3 ms.", path=p, line=13, blocking=False),
+    )
+
+
+def test_a_version_change_statement_is_one_whole_history_flag():
+    result = update("docs/guide.md", "# Demo\n\nExecuTorch 1.4.0 changed the quantizer API; ExecuTorch 1.3.0 did "
+                                     "not.\n\nExecuTorch 1.4.0 removed the old flag.\n")
+    assert result.edits == ()
+    assert_flags(
+        result.flags,
+        Flag("history-mention", "left as written: this sentence states what ExecuTorch 1.4.0 changed (it also names "
+             "ExecuTorch 1.3.0); a version-change statement is history: ExecuTorch 1.4.0 changed the quantizer API; "
+             "ExecuTorch 1.3.0 did not", path="docs/guide.md", line=3, blocking=False),
+        Flag("history-mention", "left as written: this sentence states what ExecuTorch 1.4.0 removed; a "
+             "version-change statement is history: ExecuTorch 1.4.0 removed the old flag",
+             path="docs/guide.md", line=5, blocking=False),
+    )
+
+
+def test_a_mention_in_a_history_file_is_a_whole_flag_and_no_edit():
+    result = update("CHANGELOG.md", "# Changes\n\nMoved to ExecuTorch 1.4.0 in May.\n")
+    assert result.edits == ()
+    assert_flags(result.flags, Flag(
+        "history-mention", "names ExecuTorch 1.4.0 in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
+        "RELEASE*NOTES*); history files are never edited, left as written: Moved to ExecuTorch 1.4.0 in May.",
+        path="CHANGELOG.md", line=3, blocking=False))
+
+
+def test_a_mention_in_a_dated_section_is_a_whole_flag_and_no_edit():
+    result = update("README.md", "# Demo\n\nThis template uses ExecuTorch 1.4.0 with torch==2.13.0.\n\n"
+                                 "## 2025-05-01\n\nUpgraded to ExecuTorch 1.4.0.\n")
+    assert result.edits == (
+        Edit("README.md", 38, 43, "1.4.0", "1.5.1", 3, "prose",
+             'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        Edit("README.md", 56, 62, "2.13.0", "2.14.0", 3, "prose",
+             "prose: torch== restates the torch pin of ExecuTorch 1.4.0"),
+    )
+    assert_flags(result.flags, Flag(
+        "history-mention", 'names ExecuTorch 1.4.0 in the history section "2025-05-01" (a dated or changelog '
+        "heading); history sections are never edited, left as written: Upgraded to ExecuTorch 1.4.0.",
+        path="README.md", line=7, blocking=False))
+
+
+def test_a_comment_mention_in_a_build_file_is_a_whole_edit():
+    result = update("CMakeLists.txt", "# Build\n# ExecuTorch 1.4.0\nset(ET_VERSION 1.4.0)\n")
+    assert result == type(result)((Edit("CMakeLists.txt", 21, 26, "1.4.0", "1.5.1", 2, "prose",
+                                        'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),), ())
+
+
+def test_extract_gives_whole_findings():
+    doc = TextDocument.from_bytes("docs/guide.md", b"# Demo\n\nUses ExecuTorch 1.4.0 and PyTorch::ExecuTorch@^1.4.0.\n")
+    assert M.extract(doc) == [
+        Finding("docs/guide.md", 3, "prose", "ExecuTorch", "1.4.0", True, "ExecuTorch 1.4.0"),
+        Finding("docs/guide.md", 3, "prose", "PyTorch::ExecuTorch@", "1.4.0", False, "PyTorch::ExecuTorch@^1.4.0"),
+    ]
