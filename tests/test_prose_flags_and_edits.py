@@ -98,3 +98,19 @@ def test_extract_gives_whole_findings():
         Finding("docs/guide.md", 3, "prose", "ExecuTorch", "1.4.0", True, "ExecuTorch 1.4.0"),
         Finding("docs/guide.md", 3, "prose", "PyTorch::ExecuTorch@", "1.4.0", False, "PyTorch::ExecuTorch@^1.4.0"),
     ]
+
+
+def test_a_mixed_sentence_in_a_comment_ends_with_the_comment():
+    result = update("build.py", "# ExecuTorch 1.4.0 and ExecuTorch 1.3.0 work\nimport os\nprint(os.sep)\n")
+    assert result.edits == ()
+    assert_flags(result.flags, Flag(
+        "mixed-mention", "left as written: this sentence also names ExecuTorch 1.3.0 (history), so moving it to "
+        "1.5.1 would rewrite history or a claim the bump does not check; edit it by hand if it should move: "
+        "# ExecuTorch 1.4.0 and ExecuTorch 1.3.0 work", path="build.py", line=1, blocking=False))
+
+
+def test_a_comment_sentence_followed_by_code_naming_another_version_is_edited():
+    result = update("run.sh", "#!/bin/sh\necho hi # for ExecuTorch 1.4.0 and\necho ExecuTorch 1.3.0 done\n")
+    assert result.edits == (Edit("run.sh", 35, 40, "1.4.0", "1.5.1", 2, "prose",
+                                 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
+    assert result.flags == ()
