@@ -114,3 +114,47 @@ def test_a_comment_sentence_followed_by_code_naming_another_version_is_edited():
     assert result.edits == (Edit("run.sh", 35, 40, "1.4.0", "1.5.1", 2, "prose",
                                  'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
     assert result.flags == ()
+
+
+def restated(path: str, text: str, bump=SAMPLE_BUMP):
+    result = M.update(TextDocument.from_bytes(path, text.encode()), bump)
+    return [(e.start, e.end, e.old, e.new, e.line, e.why) for e in result.edits], result.flags
+
+
+def test_restated_pins_in_the_sentence_of_executorch_move_with_the_reason_of_their_form():
+    edits, flags = restated("docs/a.md", "# A\n\nExecuTorch 1.4.0 targets torch 2.13.0 and torchao 0.18.0.\n\n"
+                                         "Tested with torch==2.13.0.\n")
+    assert edits == [
+        (16, 21, "1.4.0", "1.5.1", 3, 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        (36, 42, "2.13.0", "2.14.0", 3, 'prose: "torch Y" restates the torch pin of ExecuTorch 1.4.0'),
+        (55, 61, "0.18.0", "0.19.0", 3, 'prose: "torchao Y" restates the torchao pin of ExecuTorch 1.4.0'),
+    ]
+    assert flags == ()
+
+
+def test_a_restated_pin_is_found_when_an_earlier_package_is_not_named():
+    edits, _ = restated("docs/b.md", "# B\n\nThis uses ExecuTorch 1.4.0 with torchao 0.18.0.\n")
+    assert edits == [
+        (26, 31, "1.4.0", "1.5.1", 3, 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        (45, 51, "0.18.0", "0.19.0", 3, 'prose: "torchao Y" restates the torchao pin of ExecuTorch 1.4.0'),
+    ]
+
+
+def test_a_pip_pin_on_the_line_of_executorch_moves_and_a_measurement_stays():
+    edits, flags = restated("docs/c.md", "# C\n\nInstall ExecuTorch:\n\n    pip install executorch==1.4.0 torch==2.13.0\n\n"
+                                         "With ExecuTorch 1.4.0, torch 2.13.0 runs in 5 ms.\n")
+    assert edits == [
+        (54, 59, "1.4.0", "1.5.1", 5, "prose: pip pin executorch==X names the current ExecuTorch 1.4.0"),
+        (67, 73, "2.13.0", "2.14.0", 5, "prose: torch== restates the torch pin of ExecuTorch 1.4.0"),
+    ]
+    assert [(f.code, f.line) for f in flags] == [("history-mention", 7)]
+
+
+def test_a_pin_the_bump_does_not_move_is_not_restated():
+    from bot.model import Bump, PinChange
+    bump = Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", (
+        PinChange("executorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+        PinChange("torch", "2.13.0", "2.13.0", "torch_pin.py"),
+        PinChange("torchao", None, "0.19.0", "install_requirements.py")))
+    edits, _ = restated("docs/a.md", "# A\n\nExecuTorch 1.4.0 targets torch 2.13.0 and torchao 0.18.0.\n", bump)
+    assert [e[:4] for e in edits] == [(16, 21, "1.4.0", "1.5.1")]
