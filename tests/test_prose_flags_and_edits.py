@@ -158,3 +158,29 @@ def test_a_pin_the_bump_does_not_move_is_not_restated():
         PinChange("torchao", None, "0.19.0", "install_requirements.py")))
     edits, _ = restated("docs/a.md", "# A\n\nExecuTorch 1.4.0 targets torch 2.13.0 and torchao 0.18.0.\n", bump)
     assert [e[:4] for e in edits] == [(16, 21, "1.4.0", "1.5.1")]
+
+
+def test_a_dated_heading_in_a_python_comment_is_not_a_history_section():
+    edits, flags = restated("setup.py", "# ## 2025-05-01\n# Upgraded to ExecuTorch 1.4.0.\nimport os\n")
+    assert edits == [(41, 46, "1.4.0", "1.5.1", 2, 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0')]
+    assert flags == ()
+
+
+def test_a_pip_pin_moves_on_a_line_naming_executorch_a_word_pin_only_in_its_sentence():
+    edits, flags = restated("docs/d.md", "# D\n\nUses ExecuTorch 1.4.0.\n\nPins: torch==2.13.0. See executorch docs.\n\n"
+                                         "Pins: torch 2.13.0. See ExecuTorch docs.\n")
+    assert edits == [
+        (21, 26, "1.4.0", "1.5.1", 3, 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        (42, 48, "2.13.0", "2.14.0", 5, "prose: torch== restates the torch pin of ExecuTorch 1.4.0"),
+    ]
+    assert flags == ()
+
+
+def test_a_restated_pin_after_a_measurement_line_still_moves():
+    edits, flags = restated("docs/e.md", "# E\n\nOn ExecuTorch 1.4.0, torch 2.13.0 runs in 5 ms.\n"
+                                         "ExecuTorch 1.4.0 targets torch 2.13.0.\n")
+    assert edits == [
+        (64, 69, "1.4.0", "1.5.1", 4, 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        (84, 90, "2.13.0", "2.14.0", 4, 'prose: "torch Y" restates the torch pin of ExecuTorch 1.4.0'),
+    ]
+    assert [(f.code, f.line) for f in flags] == [("history-mention", 3)]
