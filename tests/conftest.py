@@ -32,19 +32,26 @@ def tags(tmp_path) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def _no_public_pack_index(monkeypatch):
+    """Tests never ask the real public CMSIS pack index: off unless a test (or ``fake``) points it at a local server."""
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_PACK_INDEX_URL", "off")
+
+
 @pytest.fixture
 def fake(monkeypatch):
     """The fake GitHub REST server (tests/fakegithub.py) on 127.0.0.1, and an environment pointing at it.
 
     $GITHUB_TOKEN is :data:`github_world.TOKEN`; waits and write pauses are zero; the
-    Actions files and the cache are unset.
+    Actions files and the cache are unset; the public pack index is the fake's ``/pack/index.pidx``.
     """
     from fakegithub import FakeGitHub
     from github_world import TOKEN
     f = FakeGitHub()
     url = f.start()
     for k, v in {"GITHUB_API_URL": url, "EXECUTORCH_PACK_BOT_INDEX_URL": url, "EXECUTORCH_PACK_BOT_MAX_WAIT": "0",
-                 "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0", "GITHUB_TOKEN": TOKEN}.items():
+                 "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0", "GITHUB_TOKEN": TOKEN,
+                 "EXECUTORCH_PACK_BOT_PACK_INDEX_URL": url + "/pack/index.pidx"}.items():
         monkeypatch.setenv(k, v)
     for k in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "EXECUTORCH_PACK_BOT_CACHE",
               "GITHUB_REPOSITORY", "EXECUTORCH_PACK_BOT_ATTEMPTS"):

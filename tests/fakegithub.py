@@ -8,7 +8,9 @@ download URL, the contents API (base64), pulls with ``head=OWNER:BRANCH``
 filtering exactly like GitHub (a bare branch name is ignored, so every PR
 is returned: PyGithub#1566), issue comments, labels, reviewers, and
 scripted faults (5xx, 429, the secondary-rate-limit 403 with Retry-After,
-a truncated download).  Every request is recorded in ``requests``.
+a truncated download).  Every request is recorded in ``requests``.  It
+also serves a public CMSIS pack index at ``/pack/index.pidx`` (the
+``<pdsc>`` entries of ``pack_index``) and PDSCs at ``/pack/NAME.pdsc``.
 """
 
 from __future__ import annotations
@@ -67,6 +69,13 @@ class FakeRepo:
         self.private = False   # private: the API answers 404 without a token; browser downloads always 404
         self.compare: dict[tuple[str, str], tuple[str, int]] = {}   # (base, head) -> (status, ahead_by)
         self.truncated_trees: set[str] = set()                      # refs whose tree listing is "truncated"
+        # Git Data API and issue events (tests/fakegitdata.py): the bare repository behind the API, the
+        # repository's rules ("signed-commits"), commits made through the API, ref updates, events per PR.
+        self.git_dir = None
+        self.rules: set[str] = set()
+        self.api_commits: dict[str, dict] = {}
+        self.ref_updates: list[tuple[str, str]] = []
+        self.events: dict[int, list[dict]] = {}
 
 
 class FakeGitHub:
@@ -77,6 +86,8 @@ class FakeGitHub:
         self.assets: dict[int, bytes] = {}
         self.asset_truncate: dict[int, int] = {}   # asset id -> serve only this many bytes, once per entry
         self.pypi: dict[tuple[str, str], dict] = {}
+        self.pack_index: list[tuple[str, str, str]] = []   # (vendor, name, version) <pdsc> entries of index.pidx
+        self.pack_pdscs: dict[str, bytes] = {}               # file name -> PDSC served under /pack/
         self.faults: list[Fault] = []
         self.requests: list[Seen] = []
         self.bot_login = "github-actions[bot]"
@@ -137,6 +148,11 @@ class FakeGitHub:
         r.releases.append(rel)
         return rel
 
+    def link_git(self, full_name: str, git_dir) -> None:
+        """Serve the Git Data API of ``full_name`` from the bare git repository ``git_dir`` (tests/fakegitdata.py)."""
+        from pathlib import Path
+        self.repo(full_name).git_dir = Path(git_dir)
+
     def add_file(self, full_name: str, ref: str, path: str, data: bytes) -> None:
         self.repo(full_name).files[(ref, path)] = data
 
@@ -159,6 +175,7 @@ class FakeGitHub:
                                   "owner": {"login": full.split("/")[0]},
                                   "url": f"{self.url}/repos/{full}"}
         return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
+                "merged_at": None,
                 "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
                 "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
                 "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},
@@ -221,6 +238,11 @@ class FakeGitHub:
         if m == "GET" and (mm := re.fullmatch(r"/pypi/([^/]+)/([^/]+)/json", p)):
             d = self.pypi.get((mm.group(1).lower(), mm.group(2)))
             return self._json(d) if d else self._not_found()
+        if m == "GET" and p == "/pack/index.pidx":
+            return Response(pack_index_xml(self.url + "/pack/", self.pack_index), mimetype="application/xml")
+        if m == "GET" and (mm := re.fullmatch(r"/pack/([^/]+\.pdsc)", p)):
+            d = self.pack_pdscs.get(mm.group(1))
+            return Response(d, mimetype="application/xml") if d is not None else self._not_found()
         if m == "GET" and (mm := re.fullmatch(r"/download/([^/]+/[^/]+)/([^/]+)/([^/]+)", p)):
             if mm.group(1) in self.repos and self.repos[mm.group(1)].private and "sig" not in req.args:
                 return self._not_found()   # a private repository's browser_download_url needs a web session
@@ -242,6 +264,9 @@ class FakeGitHub:
         r = self.repos[full]
         if r.private and not req.headers.get("Authorization"):
             return self._not_found()   # GitHub hides a private repository from anonymous requests
+        from fakegitdata import route as git_route
+        if (resp := git_route(self, r, req, m, rest, body)) is not None:
+            return resp
         if m == "GET" and (mm := re.fullmatch(r"/releases/assets/(\d+)", rest)):
             # GitHub REST docs, "Get a release asset": Accept: application/octet-stream answers 302 to a
             # signed URL on another host (which must not get the token); otherwise the asset's JSON.
@@ -366,6 +391,14 @@ def pypi_json(name: str, version: str, *, wheels: bool = True, requires_dist: Op
     if wheels:
         urls.append({"packagetype": "bdist_wheel", "filename": f"{name}-{version}-cp311-cp311-linux_x86_64.whl"})
     return {"info": {"name": name, "version": version, "requires_dist": requires_dist or []}, "urls": urls}
+
+
+def pack_index_xml(url: str, entries) -> bytes:
+    """An ``index.pidx`` (Open-CMSIS-Pack spec, "Pack Index Files") with ``(vendor, name, version)`` entries at ``url``."""
+    rows = "".join(f'    <pdsc url="{url}" vendor="{v}" name="{n}" version="{ver}"/>\n' for v, n, ver in entries)
+    return ('<?xml version="1.0" encoding="UTF-8" ?>\n<index schemaVersion="1.1.0">\n  <vendor>Keil</vendor>\n'
+            f'  <url>{url}</url>\n  <timestamp>2026-11-30T08:00:00+00:00</timestamp>\n  <pindex>\n{rows}'
+            '  </pindex>\n</index>\n').encode()
 
 
 # ---------------------------------------------------------------- test worlds

@@ -314,7 +314,7 @@ def test_check_prints_and_writes_outputs(checkout, fake, tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "current=1.4.0\ntarget=1.5.1\nupdate-needed=true\npack-source=release-asset\npack-url=http" in out
     assert "update-needed<<" in (tmp_path / "o").read_text()
-    assert "index-ready=false\nwaiting for executorch 1.5.1 on the package index" in out
+    assert "index-ready=false\npack-on-index=not-checked\nwaiting for executorch 1.5.1 on the package index" in out
     # one listing; the index gate adds the target's pin files (contents API) and one index request
     assert fake.count("GET", r"/releases$") == 1 and fake.count("GET", r"^/pypi/") == 1
     assert fake.count() == 2 + fake.count("GET", r"/contents/")

@@ -38,23 +38,42 @@ def bot_steps(job: str) -> list[dict]:
     return [s.get("with", {}) for s in WORKFLOW["jobs"][job]["steps"] if s.get("uses") == "./.executorch-pack-bot"]
 
 
-def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_repo):
+BUILT = "needs.build-pack.result == 'success' && '--pack-built' || ''"
+ASSET = "needs.build-pack.result != 'success' && needs.watch.outputs.pack-url != '' && '--pack-url' || ''"
+ASSET_URL_EXPR = "needs.build-pack.result != 'success' && needs.watch.outputs.pack-url || ''"
+ASSET_URL = "https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack"
+
+
+@pytest.mark.parametrize("origin", ["build-pack", "fetch-pack"])
+def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_repo, origin):
+    import hashlib
+
     from bot.commands.demo import copy_template
 
+    from packgen import make_pack
+
     copy_template(tmp_path / "template")
-    (tmp_path / "pack").mkdir()
-    (tmp_path / "pack" / "pack-report.md").write_text("### Pack verification\n\nall checks passed\n")
+    pack = make_pack(tmp_path / "pack")   # the artifact: the pack the build or fetch job left
+    if origin == "build-pack":   # and, from the build job, the compile check's result
+        (tmp_path / "pack" / "compile-result.json").write_text('{"status": "pass", "detail": "all 2 compile"}')
+    sha = hashlib.sha256(pack.read_bytes()).hexdigest()
     context = {
+        BUILT: "--pack-built" if origin == "build-pack" else "",
+        ASSET: "--pack-url" if origin == "fetch-pack" else "",
+        ASSET_URL_EXPR: ASSET_URL if origin == "fetch-pack" else "",
         "inputs.upstream": str(upstream_repo),
         "needs.watch.outputs.target": "1.5.1",
         "inputs.set": "",
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
+        "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
+            "--compile-result pack/compile-result.json" if origin == "build-pack" else "",
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
+        "inputs.commit": "",
     }
     steps = bot_steps("pull-request")
-    assert [s["command"] for s in steps] == ["update", "publish"]
+    assert [s["command"] for s in steps] == ["previous-pack", "update", "publish"]
     runner = ActionRun(tmp_path, bot="real")
     procs = []
     for with_ in steps:
@@ -65,7 +84,14 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         assert proc.returncode == 0, (with_, proc.stdout, proc.stderr)
     publish = procs[-1].stdout
     assert "\nBump ExecuTorch to 1.5.1\n" in publish
-    assert "all checks passed" in publish  # the pack report reached the PR body
+    # the pack was verified in this job and its report reached the PR body (with the build job's compile bit)
+    assert "Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`" in publish
+    assert ("build job: all 2 compile" in publish) is (origin == "build-pack")
+    step1 = next(x for x in publish.splitlines() if "**1. The pack**" in x)
+    if origin == "build-pack":   # the provenance of a pack built on the runner, with the pack's sha256
+        assert f"built on the Arm runner from tag `v1.5.1` with `build-pack`" in step1 and f"(sha256 `{sha}`)" in step1
+    else:
+        assert f"the release asset `{ASSET_URL}` (sha256 `{sha}`)" in step1
     assert "PyTorch::ExecuTorch" in publish and "1.4.0" in publish
     # the bump was applied in the runner's checkout, where publish read it
     assert "PyTorch::ExecuTorch@1.5.1" in (tmp_path / "template" / "app" / "app.cproject.yml").read_text()

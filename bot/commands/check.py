@@ -8,10 +8,12 @@ from pathlib import Path
 NAME = "check"
 ORDER = 30
 HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"
-DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url and index-ready, and write them "
+DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url, pack-version (X.Y.Z, or X.Y.Z-local "
+               "when the template pins a locally built pack, which is always built) and index-ready, and write them "
                "to $GITHUB_OUTPUT when set. When an update is needed, the target's pins are resolved "
                "(contents API) and the package index is asked whether it serves executorch==V with wheels "
-               "that the resolved torch/torchao satisfy (index-ready). A no-op check costs one API request. "
+               "that the resolved torch/torchao satisfy (index-ready), and the public CMSIS pack index whether "
+               "PyTorch::ExecuTorch@V is on it (pack-on-index: yes, no, unknown). A no-op check costs one API request. "
                ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
@@ -31,6 +33,29 @@ def add_github_arguments(p: argparse.ArgumentParser, *, write: bool = False) -> 
                                        "edits .github/workflows/ files; it also reads upstream's releases")
     else:
         p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
+
+
+def add_pack_index_argument(p: argparse.ArgumentParser) -> None:
+    """``--pack-index-url``: the public CMSIS pack index asked about ``PyTorch::ExecuTorch@V`` (bot/pack/public_index.py)."""
+    p.add_argument("--pack-index-url", metavar="URL|off",
+                   help="the CMSIS pack index (index.pidx) asked whether PyTorch::ExecuTorch@V is on it; 'off' asks "
+                        "nothing (default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else cpackget's public index "
+                        "https://www.keil.com/pack/index.pidx)")
+
+
+def report_pack_index(answer) -> None:
+    """Print the pack-index answer to stderr; a "could not tell" is also an Actions warning (the run goes on)."""
+    import sys
+
+    from bot import actions
+    from bot.inert import line
+
+    if answer is None or not answer.asked:
+        return
+    if answer.state == "unknown":
+        actions.warning(line(answer.summary()))
+    else:
+        print(f"# {line(answer.summary())}", file=sys.stderr)
 
 
 def add_ignored_argument(p: argparse.ArgumentParser) -> None:
@@ -74,12 +99,13 @@ def register(p: argparse.ArgumentParser) -> None:
     add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME",
                    help="the template repository, for --respect-ignored (default: $GITHUB_REPOSITORY)")
+    add_pack_index_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, inert
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import token_from
@@ -88,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
     config = load_config(args.repo)
+    from bot.pack.public_index import pack_index_url
+    index_url = pack_index_url(args.pack_index_url)
     token = token_from(args.token)
     actions.add_mask(token)
     ignored = ignored_versions(args, config, token)
@@ -97,12 +125,14 @@ def run(args: argparse.Namespace) -> int:
     state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
         flow.index_status(source, state)
+        report_pack_index(flow.pack_index_status(state, url=index_url))
     outs = state.outputs()
     for k, v in outs.items():
-        print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else v}")
+        print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else inert.line(v, cap=1000)}")
     actions.set_outputs(outs)
     if state.index is not None and not state.index.ready:
         # update-needed stays true: the next scheduled run asks again.
-        print(state.index.summary())
-        actions.append_summary(f"executorch-pack-bot check: {state.index.summary()}; no pull request yet\n")
+        print(inert.line(state.index.summary(), cap=1000))
+        actions.append_summary(f"executorch-pack-bot check: {inert.markdown(state.index.summary(), cap=1000)}; "
+                               "no pull request yet\n")
     return 0

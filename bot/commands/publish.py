@@ -21,11 +21,33 @@ def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
-    p.add_argument("--pack-report", type=Path, help="Markdown from `verify-pack --markdown FILE` for the PR body")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--pack", type=Path, metavar="FILE|DIR",
+                     help="the pack (or the folder holding PyTorch.ExecuTorch.V.pack), verified here, in this job "
+                          "(every check but the compile check): the PR body and the draft decision come from this "
+                          "verification, and its sha256 goes to the PR body")
+    src.add_argument("--pack-report", type=Path,
+                     help="Markdown from `verify-pack --markdown FILE` for the PR body (only from a job where no "
+                          "upstream code ran; the reusable workflow uses --pack)")
+    p.add_argument("--compile-result", type=Path, metavar="FILE",
+                   help="with --pack: the build job's `verify-pack --compile-result FILE`, trusted as pass/fail only")
+    p.add_argument("--baseline", type=Path, metavar="OLD",
+                   help="with --pack: the previous version's pack or the folder `previous-pack` wrote, for the "
+                        "operator components added, removed and changed")
+    origin = p.add_mutually_exclusive_group()
+    origin.add_argument("--pack-built", action="store_true",
+                        help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
+                             "so, with the tag, the run link ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/"
+                             "$GITHUB_RUN_ID) and the sha256 of --pack")
+    origin.add_argument("--pack-url", metavar="URL",
+                        help="the release asset URL the pack was downloaded from (fetch-pack), for the PR body")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the PR title and body; push nothing")
     p.add_argument("--include", action="append", default=[], metavar="PATH",
                    help="also commit this file or folder (repository-relative) as it is in the checkout, e.g. the "
@@ -35,6 +57,41 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="replace the bot branch even when it holds commits by others (a writer's "
                         "'/executorch-pack-bot recreate' comment)")
     add_github_arguments(p, write=True)
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
+
+
+def pack_sha256(path: Path, version: str) -> str:
+    """The sha256 (hex) of ``--pack``: the file, or ``PyTorch.ExecuTorch.VERSION.pack`` in the folder.
+
+    Raises :class:`UsageError` naming the option when there is no such file or it cannot be read.
+    """
+    import hashlib
+
+    from bot.errors import UsageError
+
+    f = Path(path) / f"PyTorch.ExecuTorch.{version}.pack" if Path(path).is_dir() else Path(path)
+    h = hashlib.sha256()
+    try:
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        raise UsageError(f"--pack {path}: cannot read {f}: {exc.strerror or exc}") from None
+    return h.hexdigest()
+
+
+def pack_provenance(args, plan, evidence, report) -> None:
+    """Fill ``evidence.pack`` from ``--pack-built``/``--pack-url``/``--pack-report``/``--pack`` (how, run link, tag, sha256)."""
+    pack = evidence.pack
+    sha = pack_sha256(args.pack, plan.bump.new_pack) if args.pack is not None else None
+    if args.pack_built:
+        pack.how, pack.run_url, pack.tag, pack.sha256 = "built", evidence.run_url, plan.bump.new_tag, sha
+    elif args.pack_url:
+        pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
+    elif report is not None:
+        # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
+        pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), evidence.run_url
 
 
 def include_paths(values) -> tuple[str, ...]:
@@ -192,6 +249,28 @@ def _check_applied(plan, edits, plan_file: Path) -> None:
                              "--plan-file` again on this checkout before publishing", path=str(plan_file))
 
 
+def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None,
+                baseline: Path | None = None):
+    """Verify ``pack`` in this process for pack version ``version``; returns the :class:`~bot.pack.report.PackReport`.
+
+    Every check but the compile check runs here (the archive, the PDSC, the
+    headers, references, components, the template's selected components, the operators against
+    ``baseline``);
+    nothing of the job that built the pack is trusted but the pack itself
+    and, with ``compile_result``, the compile check's pass/fail bit
+    (:func:`bot.pack.compile_result.read_compile_result`).
+    Raises what :func:`bot.pack.verify.verify_pack` raises (exit 2 for an unreadable file).
+    """
+    from bot.commands.verify_pack import pack_in
+    from bot.pack.compile_result import read_compile_result
+    from bot.pack.verify import verify_pack
+
+    report = verify_pack(pack_in(pack, version), version, template=template, baseline=baseline)
+    if compile_result is not None:
+        report.checks.append(read_compile_result(compile_result))
+    return report
+
+
 def _read_report(path: Path) -> str:
     """The Markdown of ``--pack-report``; :class:`UsageError` naming the file when it cannot be read as UTF-8."""
     from bot.errors import UsageError
@@ -207,9 +286,11 @@ def _read_report(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
-    from bot.config import load_config
+    from bot import actions, inert
+    from bot.config import load_config, with_commit_mode
+    from bot.errors import UsageError
     from bot.github import flow
+    from bot.github.commitmsg import commit_message
     from bot.github.client import make_github, token_from
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
     from bot.report import job_summary, pr_title, render
@@ -222,9 +303,19 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
-    config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
+    # before anything else: a bad config is the same error in a dry run
+    config = with_commit_mode(load_config(args.repo), args.commit)
+    from bot.pack.public_index import pack_index_url
+    index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
-    report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
+    if (args.compile_result or args.baseline) and not args.pack:
+        raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
+    if args.pack:
+        pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
+        report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
+                             compile_result=args.compile_result, baseline=args.baseline)
+    else:
+        report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     base_branch = config.base or current_branch(args.repo)
@@ -232,9 +323,13 @@ def run(args: argparse.Namespace) -> int:
                       branch=config.branch_for(plan.bump.new_executorch))
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         evidence.rebuild_run_url = evidence.run_url
-    if report is not None:
-        evidence.pack.how, evidence.pack.run_url = "reported", evidence.run_url
-    pack_note = None if report else "No pack report was given to `publish --pack-report`."
+    pack_provenance(args, plan, evidence, report)
+    from bot.commands.check import report_pack_index
+    from bot.pack.public_index import check_pack_index
+    answer = check_pack_index(plan.bump.new_pack, url=index_url)
+    evidence.pack.record_index(answer)
+    report_pack_index(answer)
+    pack_note = None if report else "No pack was given to `publish --pack`."
     rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
                       evidence=evidence)
     body = rendered.body
@@ -251,19 +346,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"labels: {', '.join(config.labels) or '(none)'}")
         print(f"reviewers: {', '.join(config.reviewers) or '(none)'}")
         print(f"draft: {'yes' if draft else 'no'}")
+        print(f"commit: {config.commit}" + (" (GitHub makes and signs it)" if config.commit == "api" else ""))
+        print(f"signoff: {'yes' if config.signoff else 'no'}")
         print("\n" + title + "\n\n" + body)
         return 0
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
-                    token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
-    msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+                    token=token, remote=args.remote, progress=lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr))
+    msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
-                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate)
+                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate,
+                      originals=pub.head_originals(plan.contents))
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
-        actions.append_summary(f"- **not pushed**: {notice}\n")
+        actions.append_summary(f"- **not pushed**: {inert.markdown(notice, cap=1000)}\n")
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

@@ -28,15 +28,20 @@ def register(p: argparse.ArgumentParser) -> None:
     add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
+    from bot.commands.check import add_pack_index_argument
+    add_pack_index_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
+    from bot.config import load_config, with_commit_mode
     from bot.sources import open_source
-    from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -47,10 +52,13 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     if not token:
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
-    say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
+    from bot import inert
+    say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
     try:
         with actions.group("executorch-pack-bot run"):
-            config = load_config(args.repo)
+            config = with_commit_mode(load_config(args.repo), args.commit)
+            from bot.pack.public_index import pack_index_url
+            index_url = pack_index_url(args.pack_index_url)
             sets = engine.parse_sets(args.sets)
             from bot.commands.check import ignored_versions
             ignored = ignored_versions(args, config, token)
@@ -64,16 +72,18 @@ def run(args: argparse.Namespace) -> int:
             out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                            allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
                            sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
-                           ignored=ignored)
+                           ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
-            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))
         except BotError as summary_exc:   # the run's own error matters more than a lost summary
             print(f"# {summary_exc}", file=sys.stderr)
         if not actions.in_actions():
             raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
         actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
         return exc.exit_code
+    from bot.commands.check import report_pack_index
+    report_pack_index(out.pack_index)
     st = out.state
     outs = st.outputs() if st else {}
     if out.result is not None and getattr(out.result, "number", None):
@@ -88,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line,
                                        evidence=out.evidence)
-                           + (f"\n- **not pushed**: {notice}\n" if notice else ""))
+                           + (f"\n- **not pushed**: {inert.markdown(notice, cap=1000)}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)

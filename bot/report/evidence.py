@@ -24,11 +24,16 @@ class PackProvenance:
 
     ``how``: ``"asset"`` (the release asset), ``"built"`` (``build-pack`` on
     a runner), ``"reported"`` (another job of the workflow verified it and
-    handed over its report: ``publish --pack-report``), or None (no pack in
+    handed over its report: ``publish --pack-report``), ``"verified-here"``
+    (another job obtained it, the publishing job verified it: ``publish
+    --pack``), or None (no pack in
     this run); ``url``/``sha256`` of the
-    asset; ``run_url`` of the build run; ``on_index``: whether
-    ``PyTorch::ExecuTorch@V`` is on the public CMSIS pack index that
-    ``cbuild setup --packs`` reads (None: not checked).
+    asset, or ``sha256`` of the built pack; ``run_url`` of the build run;
+    ``tag``: the upstream tag a built pack was built from; ``on_index``:
+    whether ``PyTorch::ExecuTorch@V`` is on the public CMSIS pack index that
+    ``cbuild setup --packs`` reads (None: not checked, or could not tell);
+    ``index_why``: the sentence of :class:`bot.pack.public_index.PackIndexAnswer`
+    (None: the index was not asked).
     """
 
     how: Optional[str] = None
@@ -36,6 +41,14 @@ class PackProvenance:
     sha256: Optional[str] = None
     run_url: Optional[str] = None
     on_index: Optional[bool] = None
+    tag: Optional[str] = None
+    index_why: Optional[str] = None
+
+    def record_index(self, answer) -> None:
+        """Keep a :class:`bot.pack.public_index.PackIndexAnswer` (an answer that was not asked changes nothing)."""
+        if answer is None or not getattr(answer, "asked", True):
+            return
+        self.on_index, self.index_why = answer.listed, answer.why
 
 
 @dataclass

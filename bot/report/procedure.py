@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shlex
 
-from bot.inert import code, line
+from bot.inert import code, line, markdown
 from bot.textreport import plural
 
 TOSA_FILE = "requirements-arm-tosa.txt"
@@ -44,25 +44,44 @@ def pack_step(plan, evidence, pack_report, pack_note) -> list[str]:
     if how == "asset":
         got = f"the release asset {code(prov.url or '', cap=300)}" + \
               (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else " (no sha256 published with the asset)")
+    elif how == "verified-here":
+        got = ("obtained by an earlier job of this workflow" +
+               (f" ([run]({prov.run_url}))" if prov.run_url else "") +
+               " and verified again by the job that opened this pull request, whose report is below")
     elif how == "reported":
         got = ("obtained and verified by an earlier job of this workflow" +
                (f" ([run]({prov.run_url}))" if prov.run_url else "") + ", whose report is below")
     elif how == "built":
-        got = "built on a runner with `build-pack`" + (f" ([run]({prov.run_url}))" if prov.run_url else "")
+        got = (f"built on the Arm runner from tag {code(prov.tag or b.new_tag)} with `build-pack`"
+               + (f" ([run]({prov.run_url}))" if prov.run_url else "")
+               + (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else ""))
     else:
         got = "not obtained by this run" + (f" ({pack_note.rstrip('.')})" if pack_note else "")
     lines = [f"{_tick(verified and how is not None)} **1. The pack** {code(f'PyTorch::ExecuTorch@{b.new_pack}')}: "
              f"{got}; verification: "
              + ("passed (`verify-pack`, section below)" if verified else "**failed** (section below)" if pack_report
                 is not None else "not run")]
-    idx = getattr(prov, "on_index", None)
-    if idx is True:
-        lines.append("  - [x] on the public pack index (`cbuild setup --packs` finds it)")
-    else:
-        state = "not on it yet" if idx is False else "not checked by this run"
-        lines.append(f"  - [ ] on the public pack index that `cbuild setup --packs` reads: {state}; "
-                     f"`cpackget add PyTorch::ExecuTorch@{b.new_pack}` tells")
-    return lines
+    return lines + index_lines(b.new_pack, getattr(prov, "on_index", None), getattr(prov, "index_why", None))
+
+
+def index_lines(version: str, on_index, why) -> list[str]:
+    """The sub-item of step 1: is ``PyTorch::ExecuTorch@version`` on the public pack index (bot/pack/public_index.py)?
+
+    ``on_index`` True/False/None and ``why`` (None: the index was not asked).
+    Not on it: ``cbuild setup --packs`` cannot download the pack, so the
+    template needs a local pack until it is published.
+    """
+    why_text = f" ({markdown(why.rstrip('.'), cap=300)})" if why else ""
+    if on_index is True:
+        return ["  - [x] on the public pack index (`cbuild setup --packs` finds it)"]
+    head = "  - [ ] on the public pack index that `cbuild setup --packs` reads: "
+    if on_index is False:
+        pack = f"PyTorch.ExecuTorch.{version}.pack"
+        return [head + f"**not on it**{why_text}: `cbuild setup --packs` cannot download the pack, so until it is "
+                f"published there the template must use a local pack (`cpackget add PATH/{pack}`, the pack of this "
+                "run) or wait"]
+    state = f"could not tell{why_text}" if why else "not checked by this run"
+    return [head + f"{state}; `cpackget add PyTorch::ExecuTorch@{version}` tells"]
 
 
 def pins_step(plan) -> list[str]:
