@@ -192,3 +192,9 @@ def test_a_pyproject_dependency_that_is_not_a_requirement_names_the_table():
         parse_pyproject(b'[project]\ndependencies = ["torch>=>1"]\n', "pyproject.toml", "v1.5.1")
     assert (info.value.path, info.value.line) == ("pyproject.toml", None)
     assert info.value.message.startswith("[project.dependencies] entry 'torch>=>1' is not a requirement @ v1.5.1 (")
+
+
+def test_an_exact_pin_is_normalised_and_an_arbitrary_equality_pin_keeps_its_text():
+    text = b"torch==v2.14.0\nml_dtypes===01.0\n"
+    assert [(r.name, r.version) for r in parse_requirement_file(text, TOSA, "v1.5.1")] == [
+        ("torch", "2.14.0"), ("ml-dtypes", "01.0")]
