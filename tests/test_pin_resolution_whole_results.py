@@ -178,3 +178,17 @@ def test_the_unresolved_line_of_a_package_pinned_twice_is_its_first_line():
         problem="pinned differently on several lines @ v1 (req.txt:2 ==1, req.txt:3 git+https://h/t)")
     assert _single(reqs, "numpy", "req.txt", "v1") == reqs[0]
     assert _single(reqs, "torch", "req.txt", "v1") is None
+
+
+def test_two_disagreeing_values_from_one_later_source_are_one_flag(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {"torch_pin.py": 'TORCH_VERSION = "2.11.0"\n',
+                                   "install_requirements.py": 'R = ["torch==2.10.0", "torch==2.9.0"]\n'})
+    assert_flags(resolve_pinset(src, "v1.5.1").flags, Flag(
+        "source-disagreement", "torch: torch_pin.py TORCH_VERSION @ v1.5.1 says 2.11.0 but install_requirements.py "
+        "@ v1.5.1 says 2.10.0; using 2.11.0", path="torch_pin.py", blocking=False))
+
+
+def test_a_tosa_package_named_twice_in_a_row_does_not_hide_the_next_one(tmp_path):
+    src = tag(tmp_path, "v1.5.1", {TOSA: "ml_dtypes==0.5.1\nml_dtypes==0.5.1 ; python_version > '3'\ntosa-tools==2026.8.0\n"})
+    assert [(p.name, p.version) for p in resolve_pinset(src, "v1.5.1").tosa] == [
+        ("ml-dtypes", "0.5.1"), ("tosa-tools", "2026.8.0")]
