@@ -20,8 +20,6 @@ The engine's entry points (:mod:`bot.engine`, re-exported from its modules):
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -66,6 +64,8 @@ class Plan:
     findings: list[Finding] = field(default_factory=list)
     contents: dict[str, bytes] = field(default_factory=dict)
     originals: dict[str, bytes] = field(default_factory=dict)
+    #: the closed-world accounting of the versions the bump moves (bot.engine.mentions.Accounting), or None
+    mentions: Optional[object] = None
 
     @property
     def nothing_to_do(self) -> bool:
@@ -78,6 +78,8 @@ class Plan:
 
     def diff(self) -> str:
         """A unified diff (``a/PATH`` / ``b/PATH``) of every changed file, in path order."""
+        import difflib
+
         out: list[str] = []
         for path in sorted(self.contents):
             old = self.originals[path].decode("utf-8", "replace").splitlines(keepends=True)
@@ -93,6 +95,8 @@ class Plan:
         carries it hidden so a later run can tell "already proposed" (or
         "closed unmerged") from "new".
         """
+        import hashlib
+
         lines = sorted(f"{r.name}={r.new}" for r in self.rows if r.new is not None)
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
@@ -104,7 +108,10 @@ class Plan:
         ``pins`` (``[{"name", "old", "new", "source"}]``), ``edits``
         (``[{"path", "line", "kind", "old", "new", "why"}]``), ``flags``
         (``[{"code", "message", "path", "line", "blocking"}]``), ``files``
-        (changed paths), ``fingerprint``.
+        (changed paths), ``fingerprint``, ``mentions`` (the accounting of every
+        occurrence of a version the bump moves: ``{"version", "tracked", "counts":
+        {"moved", "history", "other", "review"}, "review": [item], "items": [item]}``,
+        see docs/mentions.md; null when there is no bump).
         """
         b = self.bump
         return {
@@ -118,4 +125,5 @@ class Plan:
             "flags": [f.to_json() for f in self.flags],
             "files": sorted(self.contents),
             "fingerprint": self.fingerprint(),
+            "mentions": None if self.mentions is None else self.mentions.to_json(),
         }

@@ -34,16 +34,33 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     # the repository must be named exactly "executorch": acme/cmsis-executorch/releases/... is another project
     ("release-url", re.compile(r"(?<![\w.\-])executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
      ("executorch/releases/",)),
-    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob)/v" + _V, re.I), False, False,
-     ("executorch/tree/", "executorch/blob/")),
+    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob|archive/refs/tags|archive|commits|compare"
+                              r"|releases/tag)/v" + VER + r"(?:(?=\.(?:tar\.gz|tar\.bz2|tar\.xz|tgz|zip)\b)|" + GUARD + ")",
+                              re.I), False, False,
+     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/")),
+    # the package index: pypi.org/project/executorch/X/ and a wheel file name executorch-X-cp311-...whl
+    ("package-url", re.compile(r"(?<![\w.\-])(?:pypi\.org/project/executorch/" + _V + r"|executorch-"
+                               + VER.replace("?P<v>", "?P<v2>") + r"(?=-(?:cp|py)\d))", re.I), False, False,
+     ("pypi.org/project/executorch/", "executorch-")),
+    # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
+    ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
+                         r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
+     ("executorch:", "executorch :", "executorch =", "executorch*", "executorch_", "executorch`",
+      "version:", "version :", "version=", "version =", "version*", "version_", "version`", "release:",
+      "release =", "pack:", "pack =", "pack=")),
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
                        + r"`?[ \t]+tag\b", re.I), True, False, ("tag",)),
-    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False,
+    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)[ \t]+|--branch(?:=|[ \t]+)|(?<![\w-])-b[ \t]+)v" + _V),
+     True, False,
      ("checkout", "switch", "--branch", "-b")),
     ("ExecuTorch", re.compile(r"\bExecuTorch(?:[ \t]+|[ \t]*\r?\n[ \t]*(?:(?:#+|//|::)[ \t]*)?)"
                               r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False, ("executorch",)),
+    # a Markdown table row naming ExecuTorch in a cell and the version in a later cell
+    ("table-row", re.compile(r"^[ \t]*\|?[ \t]*(?:\*\*|`)?(?:PyTorch[ \t]+)?ExecuTorch(?:[ \t]+(?:pack|version|release))?"
+                             r"(?:\*\*|`)?[ \t]*\|(?:[^|\n]*\|)*?[ \t]*`?v?" + _V + r"`?[ \t]*(?:\||$)", re.I | re.M),
+     False, False, ("|",)),
     ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False, ("release/",)),
 )
 
@@ -54,12 +71,15 @@ FORM_WHY = {
     "pack-file": "pack file name PyTorch.ExecuTorch.X.pack",
     "release-url": "release download URL",
     "source-url": "upstream source link",
+    "package-url": "package index link or wheel name",
+    "label": "a label ExecuTorch: X",
     "@version": "pack version @X / @^X",
     "local-build": "local pack build version X-local",
     "tag": "release tag vX",
     "git-ref": "git ref vX",
     "ExecuTorch": '"ExecuTorch X" in text',
     "release-branch": "release branch release/MAJOR.MINOR",
+    "table-row": "a table row | ExecuTorch | X |",
 }
 
 
@@ -98,19 +118,30 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
-@lru_cache(maxsize=16)
+#: Every form holds ``\d+\.\d+``: a text without a digit, dot, digit holds no mention.
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+#: Documents whose mentions are kept: the engine extracts from every file of a template, then
+#: updates every one, so the cache must hold a whole template's files to serve the second pass.
+CACHE_FILES = 8192
+
+
+@lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
-    if EXECUTORCH.search(text) is None:
+    if EXECUTORCH.search(text) is None or _DIGIT_DOT_DIGIT.search(text) is None:
+        return ()
+    low = text.lower()
+    forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
+    # A form with no match in the whole text has none inside a prose region either (a region ends
+    # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
+    # no comment scan at all (most vendored sources naming executorch in their includes).
+    if not any(rx.search(text) for _, rx, _, _, _ in forms):
         return ()
     doc = TextDocument(path=path, text=text)
     regions = regions_of(path, text)
     ctx = Context(text)
     found: list[Mention] = []
     taken: set[int] = set()  # offsets covered by an accepted version span
-    low = text.lower()
-    for form, rx, weak, pack_form, literals in _FORMS:
-        if not any(lit in low for lit in literals):
-            continue
+    for form, rx, weak, pack_form, literals in forms:
         for lo, hi in regions:
             for m in rx.finditer(text, lo, hi):
                 group = "v" if m.group("v") is not None else "v2"
