@@ -99,6 +99,13 @@ def group(title: str, out: Optional[TextIO] = None, env: Mapping[str, str] = os.
             write_command(out, "::endgroup::")
 
 
+def _inert(message: str) -> str:
+    """``message`` with each line through :func:`bot.inert.line` (no line can be read as a workflow command)."""
+    from bot import inert
+
+    return "\n".join(inert.lines(message, cap=2000, max_lines=40)) or ""
+
+
 def error(message: str, *, file: Optional[str] = None, line: Optional[int] = None,
           out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
     """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions).

@@ -10,8 +10,10 @@ its :data:`COMMANDS` row), ``register(parser)`` (adds its arguments) and
 (PyGithub, lxml, PyYAML, packaging) inside ``run`` only, so that start-up stays
 fast for every command.
 
-Exit codes (DESIGN.md): 0 done or nothing to do, 1 a check failed (or the
-output could not be written: a closed pipe), 2 bad usage or bad input.  A :class:`~bot.errors.BotError` is printed as one line
+Exit codes (:data:`bot.errors.EXIT_CODES`, printed in every ``--help``
+epilog): 0 done or nothing to do, 1 a check failed (or the output could not
+be written: a closed pipe), 2 bad usage or bad input, 3 a transient failure
+outlasted the retries (nothing changed; run again).  A :class:`~bot.errors.BotError` is printed as one line
 naming the file and line; no traceback is shown (set
 ``EXECUTORCH_PACK_BOT_DEBUG=1`` to see one for an unexpected error).
 """
@@ -22,7 +24,7 @@ import os
 import sys
 
 from bot import __version__
-from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError
+from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError, exit_code_epilog
 
 PROG = "executorch-pack-bot"
 DESCRIPTION = "Keep a CMSIS ExecuTorch firmware template on one ExecuTorch version."
@@ -94,19 +96,22 @@ def build_parser(load: "list[str] | tuple[str, ...] | None" = None):
             return _wrap(text, width)
 
         def _fill_text(self, text, width, indent):
+            if text.startswith("exit codes:"):   # the exit-code table (the epilog) keeps its lines
+                return "".join(indent + line + "\n" for line in text.splitlines())
             return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
 
-    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, formatter_class=Formatter)
+    epilog = exit_code_epilog()
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=epilog, formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, _, help_text in COMMANDS:
         if load is not None and name not in load:
-            sub.add_parser(name, help=help_text, formatter_class=Formatter)
+            sub.add_parser(name, help=help_text, epilog=epilog, formatter_class=Formatter)
             continue
         mod = command_module(name)
         p = sub.add_parser(name, help=help_text, description=getattr(mod, "DESCRIPTION", help_text),
-                           formatter_class=Formatter)
+                           epilog=epilog, formatter_class=Formatter)
         mod.register(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -155,7 +160,8 @@ def top_help(width: int) -> str | None:
 
     return (usage + "\n\n" + "\n".join(_wrap(DESCRIPTION, width)) + "\n\npositional arguments:\n"
             + item(2, "COMMAND", None) + "".join(item(4, name, text) for name, _, text in COMMANDS)
-            + "\noptions:\n" + "".join(item(2, o, text) for o, text in options))
+            + "\noptions:\n" + "".join(item(2, o, text) for o, text in options)
+            + "\n" + exit_code_epilog() + "\n")
 
 
 def _terminal_columns() -> int:

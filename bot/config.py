@@ -6,7 +6,9 @@ Example::
     branch: executorch-pack-bot/executorch   # or bot/executorch-{version}: one branch per version
     base: main                               # default: the checkout's current branch
     labels: [dependencies, executorch]
-    reviewers: [alice]
+    reviewers: [alice, acme/firmware]        # a user, or ORG/TEAM for a team of the repository's organisation
+    assignees: [alice]
+    milestone: 4                             # a milestone number of the template repository
     author: "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
     draft: auto                              # auto (draft when a check failed or a blocking item is flagged), always, never
     exclude: [docs/old/*, vendor]            # globs of template paths the engine never reads (bot.engine)
@@ -17,6 +19,10 @@ Example::
     signoff: false                           # true: a Signed-off-by trailer with the author (DCO)
     ignore-mentions:                         # review items a person has looked at (bot.engine.ignore)
       - {path: docs/bench.md:14, reason: the model zoo's version}
+
+Labels, reviewers, assignees and the milestone are decorations: GitHub may
+refuse any of them (a reviewer who is not a collaborator, a label the token
+cannot create) and the pull request still stands (bot.github.decorations).
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -42,8 +48,8 @@ DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.nor
 COMMIT_MODES = ("git", "api")
 AUTOMERGE = ("off", "on-approval")
 MERGE_METHODS = ("squash", "merge", "rebase")   # GraphQL PullRequestMergeMethod, lower case
-KNOWN = ("branch", "base", "labels", "reviewers", "author", "draft", "exclude", "automerge", "merge-method",
-         "dashboard", "commit", "signoff", "ignore-mentions")
+KNOWN = ("branch", "base", "labels", "reviewers", "assignees", "milestone", "author", "draft", "exclude", "automerge",
+         "merge-method", "dashboard", "commit", "signoff", "ignore-mentions")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -66,6 +72,8 @@ class Config:
     base: Optional[str] = None
     labels: tuple[str, ...] = ()
     reviewers: tuple[str, ...] = ()
+    assignees: tuple[str, ...] = ()
+    milestone: Optional[int] = None
     author_name: str = DEFAULT_AUTHOR[0]
     author_email: str = DEFAULT_AUTHOR[1]
     draft: str = "auto"
@@ -86,9 +94,29 @@ class Config:
         mentions, downgrades upstream asked for, leftovers) are listed in the
         body but make no draft.  ``always`` / ``never``: as named.
         """
+        return self.draft_reason(flags, check_failed) is not None
+
+    def draft_reason(self, flags, check_failed: bool = False) -> Optional[str]:
+        """Why the PR is a draft (one clause for the PR body and a warning), or None: :meth:`wants_draft`'s rule."""
         if self.draft != "auto":
-            return self.draft == "always"
-        return check_failed or any(getattr(f, "blocking", True) for f in flags)
+            return "the config says `draft: always`" if self.draft == "always" else None
+        if check_failed:
+            return "the pack failed verification"
+        blocking = sum(1 for f in flags if getattr(f, "blocking", True))
+        if blocking:
+            return f"{blocking} blocking item{'s are' if blocking != 1 else ' is'} flagged"
+        return None
+
+    @property
+    def user_reviewers(self) -> tuple[str, ...]:
+        """The ``reviewers`` that are users (no ``/``)."""
+        return tuple(r for r in self.reviewers if "/" not in r)
+
+    @property
+    def team_reviewers(self) -> tuple[str, ...]:
+        """The team slugs of the ``ORG/TEAM`` entries of ``reviewers`` (GitHub REST docs, "Request reviewers for a
+        pull request": ``team_reviewers`` takes slugs of the repository owner's teams)."""
+        return tuple(r.split("/", 1)[1] for r in self.reviewers if "/" in r)
 
     def branch_pattern(self) -> "re.Pattern":
         """A regex matching the bot's branches: :attr:`branch`, ``{version}`` standing for any version."""
@@ -192,8 +220,20 @@ def load_config(repo: Path) -> Config:
             if not valid_branch_name(b):
                 raise err(f"base: {b!r} is not a valid branch name", v)
             values["base"] = b
-        elif key in ("labels", "reviewers"):
+        elif key in ("labels", "reviewers", "assignees"):
             values[key] = strings(key, v)
+            if key != "labels":
+                for x, n in zip(values[key], v.value if isinstance(v, yaml.SequenceNode) else [v]):
+                    bad = not re.fullmatch(r"@?[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:/[A-Za-z0-9_.-]+)?", x)
+                    if bad or (key == "assignees" and "/" in x):
+                        raise err(f"{key}: {x!r} is not a GitHub user name"
+                                  + (" or ORG/TEAM" if key == "reviewers" else ""), n)
+                values[key] = tuple(x.lstrip("@") for x in values[key])
+        elif key == "milestone":
+            m = scalar(key, v)
+            if not m.isdigit() or int(m) < 1:
+                raise err(f"milestone: {m!r} is not a milestone number (the N of .../milestone/N)", v)
+            values["milestone"] = int(m)
         elif key == "exclude":
             if not isinstance(v, yaml.SequenceNode):
                 raise err("exclude: expected a list of path globs, e.g. [docs/old/*, vendor]", v)

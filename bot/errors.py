@@ -1,7 +1,9 @@
 """Exception hierarchy of the bot, and the exit codes it maps to.
 
 Exit codes are part of the interface (DESIGN.md): 0 done or nothing to do,
-1 a check failed, 2 bad usage or bad input.  Every error that reaches the
+1 a check failed, 2 bad usage or bad input, 3 a transient failure (GitHub,
+the network or the package index kept failing after the retries; nothing
+was changed and the run can be repeated).  Every error that reaches the
 command line is a :class:`BotError`; the CLI prints ``str(error)`` (which
 names the file and line when known) and exits with ``error.exit_code``.
 No traceback is ever shown for a ``BotError``.
@@ -17,6 +19,20 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_TRANSIENT = 3
+
+# One table for every --help epilog and the docs (docs/github.md, "Exit codes").
+EXIT_CODES = (
+    (EXIT_OK, "done, or nothing to do (also: a pull request opened with some decorations refused)"),
+    (EXIT_CHECK_FAILED, "a check failed: a blocking item, a pack that failed verification"),
+    (EXIT_BAD_INPUT, "bad usage or bad input (an option, a file, a refusal by GitHub that a rerun would repeat)"),
+    (EXIT_TRANSIENT, "a transient failure outlasted the retries; nothing was changed; the run can be repeated"),
+)
+
+
+def exit_code_epilog() -> str:
+    """The exit-code table as plain text for an argparse epilog (``RawDescriptionHelpFormatter``)."""
+    return "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES)
 
 
 class BotError(Exception):
@@ -65,10 +81,33 @@ class PackError(BotError):
 
 
 class PlatformError(BotError):
-    """GitHub (or the package index) refused or failed a request (exit 2)."""
+    """GitHub (or the package index) refused or failed a request (exit 2).
+
+    ``reason`` is GitHub's answer alone (``HTTP 422: ...``) when known, else the message.
+    """
+
+    reason: str = ""
 
 
 class CheckFailed(BotError):
     """A check ran and failed: pins disagree, a pack failed verification, a pin is flagged (exit 1)."""
 
     exit_code = EXIT_CHECK_FAILED
+
+
+class TransientError(PlatformError):
+    """GitHub, the network or the package index kept failing (5xx, 429, a rate limit, a broken connection)
+    after every retry allowed (exit 3).
+
+    ``str(error)`` ends with :attr:`advice`, "nothing was changed; the run can
+    be repeated" (``message`` is the failure alone, for callers that report it
+    their own way): the operations that raise it undo what the run did (the
+    branch it created, the files it wrote) before the error reaches the
+    command line; one that cannot sets ``advice`` to say what changed.
+    """
+
+    exit_code = EXIT_TRANSIENT
+    advice = "nothing was changed; the run can be repeated"   # an instance may say what did change
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; {self.advice}"

@@ -15,6 +15,16 @@ from bot.errors import UpstreamError, UsageError
 from bot.upstream.source import DirectorySource, UpstreamSource, is_git_repository
 
 
+def github_spec_hint(spec: str) -> Optional[str]:
+    """``github:OWNER/NAME`` for a GitHub web or clone URL (``https://github.com/OWNER/NAME[.git][/]``,
+    ``git@github.com:OWNER/NAME.git``, ``github.com/OWNER/NAME``), else None."""
+    import re
+
+    m = re.fullmatch(r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?|git@)?(?:www\.)?github\.com[:/]"
+                     r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", spec.strip())
+    return f"github:{m.group(1)}/{m.group(2)}" if m else None
+
+
 def open_source(spec: str, token: Optional[str] = None) -> UpstreamSource:
     """Turn a ``--upstream`` argument into an :class:`UpstreamSource`.
 
@@ -40,6 +50,10 @@ def open_source(spec: str, token: Optional[str] = None) -> UpstreamSource:
         return GitHubSource.from_spec(spec) if token is None else GitHubSource.from_spec(spec, token=token)
     path = Path(spec).expanduser()
     if not path.exists():
+        hint = github_spec_hint(spec)
+        if hint:
+            raise UsageError(f"--upstream {spec}: a GitHub repository is named as {hint} (a URL is read as a "
+                             f"local path, and there is none); use --upstream {hint}")
         raise UpstreamError(f"upstream source {spec} does not exist")
     if not path.is_dir():
         raise UpstreamError(f"upstream source {spec} is not a git repository or a directory of tag folders")

@@ -81,3 +81,39 @@ def world(fake, tmp_path, monkeypatch):
     fake.tmp = tmp_path
     fake.runs = 0
     return fake
+
+
+@pytest.fixture(autouse=True)
+def github_contract(request):
+    """Every request any test sends to the fake GitHub, and every answer it gets, must match GitHub's REST
+    description (tests/openapi_contract.py); skipped when the description is not installed."""
+    import fakegithub
+    import openapi_contract
+
+    start = len(fakegithub.EXCHANGES)
+    yield
+    new = fakegithub.EXCHANGES[start:]
+    if not new or openapi_contract.missing_reason():
+        return
+    problems = openapi_contract.check_exchanges(new)
+    if problems:
+        pytest.fail("the fake GitHub or the bot departs from GitHub's REST description:\n"
+                    + "\n".join(problems[:20]), pytrace=False)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With $EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE, write the REST operations the whole session used (JSON
+    list of [method, path template]) for ``python tests/openapi_contract.py --suite FILE``."""
+    import json
+    import os
+
+    out = os.environ.get("EXECUTORCH_PACK_BOT_RECORD_OPERATIONS")
+    if not out:
+        return
+    import fakegithub
+    import openapi_contract
+    if openapi_contract.missing_reason():
+        return
+    ops = openapi_contract.operations_used(fakegithub.EXCHANGES, openapi_contract.contract())
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump([[o.method, o.path] for o in ops], fh)

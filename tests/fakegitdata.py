@@ -68,6 +68,9 @@ def rule_violation(fake_repo, sha: str) -> Optional[str]:
     return None
 
 
+DOCS_REFS = "https://docs.github.com/rest/git/refs"
+
+
 def _person(p: dict, default_name: str, default_email: str) -> tuple[str, str]:
     return (p or {}).get("name") or default_name, (p or {}).get("email") or default_email
 
@@ -91,12 +94,15 @@ def commit_json(fake, r, sha: str) -> dict:
 
     api = f"{fake.url}/repos/{r.full_name}/git"
     ok = "gpgsig" in fields
-    return {"sha": sha, "url": f"{api}/commits/{sha}", "message": message,
-            "tree": {"sha": fields["tree"][0], "url": f"{api}/trees/{fields['tree'][0]}"},
-            "parents": [{"sha": p, "url": f"{api}/commits/{p}"} for p in fields.get("parent", [])],
+    html = f"https://github.com/{r.full_name}/commit"
+    return {"sha": sha, "node_id": f"C_{sha[:12]}", "url": f"{api}/commits/{sha}", "html_url": f"{html}/{sha}",
+            "message": message, "tree": {"sha": fields["tree"][0], "url": f"{api}/trees/{fields['tree'][0]}"},
+            "parents": [{"sha": p, "url": f"{api}/commits/{p}", "html_url": f"{html}/{p}"}
+                        for p in fields.get("parent", [])],
             "author": who(fields["author"][0]), "committer": who(fields["committer"][0]),
             "verification": {"verified": ok, "reason": "valid" if ok else "unsigned",
-                             "signature": SIGNATURE if ok else None, "payload": None}}
+                             "signature": SIGNATURE if ok else None, "payload": None,
+                             "verified_at": "2026-01-01T00:00:00Z" if ok else None}}
 
 
 def ref_json(fake, r, ref: str, sha: str) -> dict:
@@ -112,7 +118,12 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
 
     if rest.startswith("/issues/") and rest.endswith("/events") and m == "GET":
         n = int(rest.split("/")[2])
-        return fake._paginate(req, r.events.get(n, []))
+        api_issue = f"{fake.url}/repos/{r.full_name}/issues"
+        events = [{"node_id": f"E_{e.get('id', 0)}", "url": f"{api_issue}/events/{e.get('id', 0)}",
+                   "commit_url": None, "commit_id": None, "performed_via_github_app": None, **e,
+                   "actor": fake._user((e.get("actor") or {}).get("login", "ghost"))}   # GitHub's issue-event shape
+                  for e in r.events.get(n, [])]
+        return fake._paginate(req, events)
     if not rest.startswith("/git/"):
         return None
     if r.git_dir is None:
@@ -143,10 +154,10 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
         if m == "POST" and rest == "/git/refs":
             ref, sha = body["ref"], body["sha"]
             if _git(r.git_dir, "for-each-ref", ref).strip():
-                return fake._json({"message": "Reference already exists"}, 422)
+                return fake._json({"message": "Reference already exists", "documentation_url": DOCS_REFS}, 422)
             why = rule_violation(r, sha)
             if why:
-                return fake._json({"message": why, "status": "422"}, 422)
+                return fake._json({"message": why, "documentation_url": DOCS_REFS, "status": "422"}, 422)
             _git(r.git_dir, "update-ref", ref, sha, "0" * 40)
             r.ref_updates.append((ref, sha))
             return fake._json(ref_json(fake, r, ref, sha), 201)
@@ -154,17 +165,17 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
             ref = "refs/" + mm.group(1)
             old = _git(r.git_dir, "for-each-ref", "--format=%(objectname)", ref).decode().strip()
             if not old:
-                return fake._json({"message": "Reference does not exist"}, 422)
+                return fake._json({"message": "Reference does not exist", "documentation_url": DOCS_REFS}, 422)
             if m == "DELETE":
                 _git(r.git_dir, "update-ref", "-d", ref, old)
                 return fake._json({}, 204)
             sha = body["sha"]
             ff = subprocess.run(["git", "--git-dir", str(r.git_dir), "merge-base", "--is-ancestor", old, sha]).returncode == 0
             if not ff and not body.get("force"):
-                return fake._json({"message": "Update is not a fast forward"}, 422)
+                return fake._json({"message": "Update is not a fast forward", "documentation_url": DOCS_REFS}, 422)
             why = rule_violation(r, sha)
             if why:
-                return fake._json({"message": why, "status": "422"}, 422)
+                return fake._json({"message": why, "documentation_url": DOCS_REFS, "status": "422"}, 422)
             _git(r.git_dir, "update-ref", ref, sha, old)
             r.ref_updates.append((ref, sha))
             return fake._json(ref_json(fake, r, ref, sha))

@@ -53,6 +53,31 @@ class Seen:
     body: object
 
 
+@dataclass
+class Exchange:
+    """One request to a fake and its answer, as bytes (for the OpenAPI contract check, tests/openapi_contract.py)."""
+
+    method: str
+    path: str
+    query_string: str
+    headers: dict
+    body: bytes
+    status: int
+    response_headers: dict
+    response_body: bytes
+    fault: bool   # scripted: a Fault answered it, or a test replaced the fake's router (tests/test_break_github.py)
+
+
+# Session-wide recorder: every exchange of every FakeGitHub in the test session, in order.
+EXCHANGES: list[Exchange] = []
+STAMP = "2026-01-01T00:00:00Z"
+
+
+def _num(text: str) -> int:
+    """A stable positive id for a name (GitHub ids are integers)."""
+    return int(hashlib.sha1(text.encode()).hexdigest()[:7], 16)
+
+
 class FakeRepo:
     """State of one repository: releases, files at refs, pulls, comments."""
 
@@ -67,6 +92,12 @@ class FakeRepo:
         self.reviewers: dict[int, list[str]] = {}
         self.next_number = 1
         self.private = False   # private: the API answers 404 without a token; browser downloads always 404
+        # Refusals real repositories produce (GitHub REST docs, each endpoint's 422/403):
+        self.collaborators: Optional[set] = None   # users who may review or be assigned (None: anyone)
+        self.teams: Optional[set] = None           # team slugs with access (None: any)
+        self.drafts_supported = True               # False: POST /pulls with draft answers 422
+        self.label_refusals: dict[str, tuple[int, dict]] = {}   # label name -> (status, body) GitHub answers
+        self.milestones: dict[int, dict] = {}
         self.compare: dict[tuple[str, str], tuple[str, int]] = {}   # (base, head) -> (status, ahead_by)
         self.truncated_trees: set[str] = set()                      # refs whose tree listing is "truncated"
         # Git Data API and issue events (tests/fakegitdata.py): the bare repository behind the API, the
@@ -92,6 +123,7 @@ class FakeGitHub:
         self.requests: list[Seen] = []
         self.bot_login = "github-actions[bot]"
         self.asset_host = ""   # where the asset endpoint redirects to (another server); "" = this server
+        self.off_contract = False   # True: a test serves deliberately malformed data (answers exempt from the contract)
         self._ids = 1000
         self._server = None
         self._thread = None
@@ -134,16 +166,20 @@ class FakeGitHub:
             d = "sha256:" + hashlib.sha256(data).hexdigest()
             if digest and name in digest:
                 d = digest[name]
-            a = {"id": aid, "name": name, "size": len(data), "state": "uploaded",
-                 "content_type": "application/octet-stream",
+            a = {"id": aid, "node_id": f"RA_{aid}", "name": name, "label": None, "size": len(data),
+                 "state": "uploaded", "content_type": "application/octet-stream", "download_count": 0,
+                 "uploader": self._user(full_name.split("/")[0]), "created_at": created_at, "updated_at": created_at,
                  "url": f"{self.url}/repos/{full_name}/releases/assets/{aid}",
-                 "browser_download_url": f"{self.url}/download/{full_name}/{tag}/{name}?id={aid}"}
-            if d is not None:
-                a["digest"] = d
+                 "browser_download_url": f"{self.url}/download/{full_name}/{tag}/{name}?id={aid}",
+                 "digest": d}   # null for assets uploaded before GitHub computed digests
             out.append(a)
-        rel = {"id": rel_id, "tag_name": tag, "name": tag, "draft": draft, "prerelease": prerelease,
-               "created_at": created_at, "published_at": created_at, "body": body,
-               "url": f"{self.url}/repos/{full_name}/releases/{rel_id}",
+        api = f"{self.url}/repos/{full_name}"
+        rel = {"id": rel_id, "node_id": f"RE_{rel_id}", "tag_name": tag, "target_commitish": "main", "name": tag,
+               "draft": draft, "prerelease": prerelease, "created_at": created_at, "published_at": created_at,
+               "body": body, "author": self._user(full_name.split("/")[0]), "url": f"{api}/releases/{rel_id}",
+               "assets_url": f"{api}/releases/{rel_id}/assets",
+               "upload_url": f"https://uploads.github.com/repos/{full_name}/releases/{rel_id}/assets{{?name,label}}",
+               "tarball_url": f"{api}/tarball/{tag}", "zipball_url": f"{api}/zipball/{tag}",
                "html_url": f"https://github.com/{full_name}/releases/tag/{tag}", "assets": out}
         r.releases.append(rel)
         return rel
@@ -165,21 +201,143 @@ class FakeGitHub:
         pr = self._pull_json(r, n, head, head_repo or full_name, base, title, body, user or self.bot_login, False)
         pr["state"] = state
         pr["merged"] = merged
+        if state == "closed":
+            pr["closed_at"] = STAMP
+        if merged:
+            pr["merged_at"] = STAMP
         r.pulls[n] = pr
         return pr
 
     def _pull_json(self, r, n, head, head_repo, base, title, body, user, draft):
+        """``pull-request`` (also a valid ``pull-request-simple``, the shape of the list)."""
         api = f"{self.url}/repos/{r.full_name}"
         owner = head_repo.split("/")[0]
-        repo_json = lambda full: {"full_name": full, "name": full.split("/")[1],  # noqa: E731
-                                  "owner": {"login": full.split("/")[0]},
-                                  "url": f"{self.url}/repos/{full}"}
-        return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
-                "merged_at": None,
-                "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
-                "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
-                "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},
-                "base": {"ref": base, "label": f"{r.owner}:{base}", "sha": "0" * 40, "repo": repo_json(r.full_name)}}
+        html = f"https://github.com/{r.full_name}/pull/{n}"
+        links = {"self": f"{api}/pulls/{n}", "html": html, "issue": f"{api}/issues/{n}",
+                 "comments": f"{api}/issues/{n}/comments", "review_comments": f"{api}/pulls/{n}/comments",
+                 "review_comment": f"{api}/pulls/comments{{/number}}", "commits": f"{api}/pulls/{n}/commits",
+                 "statuses": f"{api}/statuses/{'0' * 40}"}
+        return {"number": n, "id": n * 10, "node_id": f"PR_{n * 10}", "title": title, "body": body,
+                "state": "open", "locked": False, "merged": False, "draft": draft, "user": self._user(user),
+                "labels": [], "assignee": None, "assignees": [], "requested_reviewers": [], "requested_teams": [],
+                "milestone": None, "url": f"{api}/pulls/{n}", "issue_url": f"{api}/issues/{n}", "html_url": html,
+                "diff_url": f"{html}.diff", "patch_url": f"{html}.patch", "commits_url": links["commits"],
+                "comments_url": links["comments"], "review_comments_url": links["review_comments"],
+                "review_comment_url": links["review_comment"], "statuses_url": links["statuses"],
+                "_links": {k: {"href": v} for k, v in links.items()},
+                "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": self._repo_json(head_repo),
+                         "user": self._user(owner)},
+                "base": {"ref": base, "label": f"{r.owner}:{base}", "sha": "0" * 40,
+                         "repo": self._repo_json(r.full_name), "user": self._user(r.owner)},
+                "created_at": STAMP, "updated_at": STAMP, "closed_at": None, "merged_at": None,
+                "merge_commit_sha": None, "author_association": "NONE", "auto_merge": None, "active_lock_reason": None,
+                "mergeable": None, "mergeable_state": "unknown", "merged_by": None, "maintainer_can_modify": False,
+                "comments": 0, "review_comments": 0, "commits": 1, "additions": 0, "deletions": 0,
+                "changed_files": 0}
+
+    def add_milestone(self, full_name: str, number: int, title: str) -> dict:
+        """A milestone (``milestone``) of ``full_name``."""
+        r = self.repo(full_name)
+        a = f"{self.url}/repos/{full_name}/milestones/{number}"
+        ms = {"url": a, "html_url": f"https://github.com/{full_name}/milestone/{number}", "labels_url": f"{a}/labels",
+              "id": number * 100, "node_id": f"MI_{number}", "number": number, "title": title, "state": "open",
+              "description": None, "creator": self._user(full_name.split("/")[0]), "open_issues": 0,
+              "closed_issues": 0, "created_at": STAMP, "updated_at": STAMP, "closed_at": None, "due_on": None}
+        r.milestones[number] = ms
+        return ms
+
+    # GitHub's shapes, every field the REST description requires (api.github.com.json, components/schemas).
+    def _user(self, login: str, kind: str = "User") -> dict:
+        """``simple-user``."""
+        u = f"{self.url}/users/{login}"
+        uid = _num(login)
+        return {"login": login, "id": uid, "node_id": f"U_{uid}", "type": kind, "site_admin": False,
+                "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4", "gravatar_id": "",
+                "url": u, "html_url": f"https://github.com/{login}", "followers_url": f"{u}/followers",
+                "following_url": f"{u}/following{{/other_user}}", "gists_url": f"{u}/gists{{/gist_id}}",
+                "starred_url": f"{u}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{u}/subscriptions",
+                "organizations_url": f"{u}/orgs", "repos_url": f"{u}/repos", "events_url": f"{u}/events{{/privacy}}",
+                "received_events_url": f"{u}/received_events"}
+
+    def _repo_json(self, full: str) -> dict:
+        """``full-repository`` (also a valid ``repository``, as in a pull request's head and base)."""
+        a = f"{self.url}/repos/{full}"
+        owner, name = full.split("/")
+        r = self.repos.get(full)
+        rid = _num(full)
+        out = {"id": rid, "node_id": f"R_{rid}", "name": name, "full_name": full, "owner": self._user(owner),
+               "private": bool(r and r.private), "html_url": f"https://github.com/{full}", "description": None,
+               "fork": False, "url": a, "homepage": None, "language": None, "mirror_url": None, "license": None,
+               "clone_url": f"https://github.com/{full}.git", "git_url": f"git://github.com/{full}.git",
+               "ssh_url": f"git@github.com:{full}.git", "svn_url": f"https://github.com/{full}",
+               "default_branch": "main", "forks": 0, "forks_count": 0, "open_issues": 0, "open_issues_count": 0,
+               "stargazers_count": 0, "watchers": 0, "watchers_count": 0, "network_count": 0,
+               "subscribers_count": 0, "size": 0, "has_issues": True, "has_projects": True, "has_wiki": True,
+               "has_pages": False, "has_downloads": True, "has_discussions": False, "archived": False,
+               "disabled": False, "pushed_at": STAMP, "created_at": STAMP, "updated_at": STAMP}
+        for key, tail in (("archive_url", "/{archive_format}{/ref}"), ("assignees_url", "/assignees{/user}"),
+                          ("blobs_url", "/git/blobs{/sha}"), ("branches_url", "/branches{/branch}"),
+                          ("collaborators_url", "/collaborators{/collaborator}"),
+                          ("comments_url", "/comments{/number}"), ("commits_url", "/commits{/sha}"),
+                          ("compare_url", "/compare/{base}...{head}"), ("contents_url", "/contents/{+path}"),
+                          ("contributors_url", "/contributors"), ("deployments_url", "/deployments"),
+                          ("downloads_url", "/downloads"), ("events_url", "/events"), ("forks_url", "/forks"),
+                          ("git_commits_url", "/git/commits{/sha}"), ("git_refs_url", "/git/refs{/sha}"),
+                          ("git_tags_url", "/git/tags{/sha}"), ("hooks_url", "/hooks"),
+                          ("issue_comment_url", "/issues/comments{/number}"),
+                          ("issue_events_url", "/issues/events{/number}"), ("issues_url", "/issues{/number}"),
+                          ("keys_url", "/keys{/key_id}"), ("labels_url", "/labels{/name}"),
+                          ("languages_url", "/languages"), ("merges_url", "/merges"),
+                          ("milestones_url", "/milestones{/number}"),
+                          ("notifications_url", "/notifications{?since,all,participating}"),
+                          ("pulls_url", "/pulls{/number}"), ("releases_url", "/releases{/id}"),
+                          ("stargazers_url", "/stargazers"), ("statuses_url", "/statuses/{sha}"),
+                          ("subscribers_url", "/subscribers"), ("subscription_url", "/subscription"),
+                          ("tags_url", "/tags"), ("teams_url", "/teams"), ("trees_url", "/git/trees{/sha}")):
+            out[key] = a + tail
+        return out
+
+    def _commit_json(self, full: str, ref: str) -> dict:
+        """``commit`` (the shape of a comparison's ``base_commit``), with a stable SHA for ``ref``."""
+        sha = hashlib.sha1(f"{full}@{ref}".encode()).hexdigest()
+        a = f"{self.url}/repos/{full}"
+        who = {"name": "ExecuTorch", "email": "executorch@example.invalid", "date": STAMP}
+        return {"url": f"{a}/commits/{sha}", "sha": sha, "node_id": f"C_{sha[:12]}",
+                "html_url": f"https://github.com/{full}/commit/{sha}", "comments_url": f"{a}/commits/{sha}/comments",
+                "commit": {"url": f"{a}/git/commits/{sha}", "author": who, "committer": who, "message": ref,
+                           "comment_count": 0, "tree": {"sha": sha, "url": f"{a}/git/trees/{sha}"}},
+                "author": self._user(full.split("/")[0]), "committer": self._user(full.split("/")[0]), "parents": []}
+
+    def _team(self, slug: str) -> dict:
+        """``team``."""
+        tid = _num("team/" + slug)
+        t = f"{self.url}/organizations/1/team/{tid}"
+        return {"id": tid, "node_id": f"T_{tid}", "slug": slug, "name": slug, "description": None,
+                "permission": "push", "privacy": "closed", "notification_setting": "notifications_enabled",
+                "url": t, "html_url": f"https://github.com/orgs/acme/teams/{slug}",
+                "members_url": f"{t}/members{{/member}}",
+                "repositories_url": f"{t}/repos", "parent": None, "type": "organization"}
+
+    def _label(self, name: str, full: str = "") -> dict:
+        """``label``."""
+        lid = _num("label/" + name)
+        return {"id": lid, "node_id": f"L_{lid}", "url": f"{self.url}/repos/{full}/labels/{name}", "name": name,
+                "description": "", "color": "ededed", "default": False}
+
+    def _issue_json(self, r, pr: dict) -> dict:
+        """The ``issue`` view of a pull request (GitHub REST docs: every pull request is an issue)."""
+        i = pr["issue_url"]
+        return {"number": pr["number"], "id": pr["id"] + 1, "node_id": f"I_{pr['id'] + 1}", "title": pr["title"],
+                "body": pr["body"], "state": pr["state"], "locked": False, "user": pr["user"],
+                "labels": pr["labels"], "assignee": pr["assignees"][0] if pr["assignees"] else None,
+                "assignees": pr["assignees"], "milestone": pr["milestone"],
+                "comments": len(r.comments.get(pr["number"], [])),
+                "url": i, "html_url": pr["html_url"], "labels_url": f"{i}/labels{{/name}}",
+                "comments_url": f"{i}/comments", "events_url": f"{i}/events",
+                "repository_url": f"{self.url}/repos/{r.full_name}", "closed_at": None, "author_association": "NONE",
+                "created_at": STAMP, "updated_at": STAMP,
+                "pull_request": {"url": pr["url"], "html_url": pr["html_url"], "diff_url": pr["diff_url"],
+                                 "patch_url": pr["patch_url"]}}
 
     def open_pulls(self, full_name: str) -> list[dict]:
         return [p for p in self.repo(full_name).pulls.values() if p["state"] == "open"]
@@ -197,7 +355,15 @@ class FakeGitHub:
             body = None
         self.requests.append(Seen(req.method, req.path, dict(req.args),
                                   {k: v for k, v in req.headers.items()}, body))
-        resp = self._fault(req) or self._route(req, body)
+        fault = self._fault(req)
+        resp = fault or self._route(req, body)
+        # PyPI, the download host, GraphQL and the public pack index are not the REST API its description covers
+        if not req.path.startswith(("/pypi/", "/download/", "/graphql", "/pack/")):   # /pack/: the public pack index
+            EXCHANGES.append(Exchange(req.method, req.path, req.query_string.decode("latin-1"), dict(req.headers),
+                                      req.get_data(cache=True), resp.status_code, dict(resp.headers),
+                                      b"" if resp.direct_passthrough else resp.get_data(),
+                                      # scripted: a Fault, or a test replaced the router to serve a broken answer
+                                      fault is not None or "_route" in self.__dict__ or self.off_contract))
         return resp(environ, start_response)
 
     def _fault(self, req) -> Optional[Response]:
@@ -212,7 +378,8 @@ class FakeGitHub:
         return Response(json.dumps(data), status=status, headers=headers or {}, mimetype="application/json")
 
     def _not_found(self):
-        return self._json({"message": "Not Found"}, 404)
+        return self._json({"message": "Not Found", "documentation_url": "https://docs.github.com/rest",
+                           "status": "404"}, 404)
 
     def _paginate(self, req, items: list, etag: bool = False) -> Response:
         per_page = int(req.args.get("per_page", 30))
@@ -281,8 +448,7 @@ class FakeGitHub:
             loc = f"{host}/download/{full}/{rel['tag_name']}/{a['name']}?id={aid}&sig=signed"
             return Response(status=302, headers={"Location": loc})
         if m == "GET" and rest == "":
-            return self._json({"full_name": full, "name": r.name, "owner": {"login": r.owner},
-                               "url": f"{self.url}/repos/{full}", "default_branch": "main"})
+            return self._json(self._repo_json(full))
         if m == "GET" and rest == "/releases":
             rels = sorted(r.releases, key=lambda x: x["created_at"], reverse=True)
             return self._paginate(req, rels, etag=True)
@@ -299,9 +465,14 @@ class FakeGitHub:
                     return self._json({"message": f"No commit found for the ref {ref}"}, 404)
                 return self._not_found()
             name = mm.group(1).rsplit("/", 1)[-1]
+            sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+            url = f"{self.url}{p}?ref={ref}"
+            git_url = f"{self.url}/repos/{full}/git/blobs/{sha}"
+            html_url = f"https://github.com/{full}/blob/{ref}/{mm.group(1)}"
             return self._json({"type": "file", "encoding": "base64", "name": name, "path": mm.group(1),
-                               "size": len(data), "sha": hashlib.sha1(data).hexdigest(),
-                               "url": f"{self.url}{p}?ref={ref}",
+                               "size": len(data), "sha": sha, "url": url, "git_url": git_url, "html_url": html_url,
+                               "download_url": f"https://raw.githubusercontent.com/{full}/{ref}/{mm.group(1)}",
+                               "_links": {"self": url, "git": git_url, "html": html_url},
                                "content": base64.encodebytes(data).decode()})
         if m == "GET" and (mm := re.fullmatch(r"/git/trees/(.+)", rest)):
             # GitHub REST docs, "Get a tree": tree_sha may be a tag name; recursive=1 lists every blob
@@ -316,9 +487,12 @@ class FakeGitHub:
         if m == "GET" and (mm := re.fullmatch(r"/compare/(.+)\.\.\.(.+)", rest)):
             # GitHub REST docs, "Compare two commits": status ahead/behind/diverged/identical, ahead_by
             status, ahead = r.compare.get((mm.group(1), mm.group(2)), ("ahead", 1))
+            html = f"https://github.com/{full}/compare/{mm.group(1)}...{mm.group(2)}"
+            base = self._commit_json(full, mm.group(1))
             return self._json({"status": status, "ahead_by": ahead, "behind_by": 0, "total_commits": ahead,
-                               "url": f"{self.url}{p}", "html_url": f"https://github.com/{full}/compare",
-                               "commits": [], "files": []})
+                               "url": f"{self.url}{p}", "html_url": html, "permalink_url": html,
+                               "diff_url": f"{html}.diff", "patch_url": f"{html}.patch", "base_commit": base,
+                               "merge_base_commit": base, "commits": [], "files": []})
         if m == "GET" and rest == "/pulls":
             state = req.args.get("state", "open")
             pulls = sorted(r.pulls.values(), key=lambda x: -x["number"])
@@ -332,12 +506,20 @@ class FakeGitHub:
                 pulls = [x for x in pulls if x["base"]["ref"] == req.args["base"]]
             return self._paginate(req, pulls)
         if m == "POST" and rest == "/pulls":
+            if body.get("draft") and not r.drafts_supported:
+                return self._json({"message": "Validation Failed", "errors": [
+                    {"resource": "PullRequest", "code": "custom",
+                     "message": "Draft pull requests are not supported in this repository."}],
+                    "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"}, 422)
             head = body.get("head", "")
             head_ref = head.split(":", 1)[-1]
             for x in r.pulls.values():
                 if x["state"] == "open" and x["head"]["ref"] == head_ref and x["base"]["ref"] == body.get("base"):
                     return self._json({"message": "Validation Failed",
-                                       "errors": [{"message": f"A pull request already exists for {head}."}]}, 422)
+                                       "errors": [{"resource": "PullRequest", "code": "custom",
+                                                   "message": f"A pull request already exists for {head}."}],
+                                       "documentation_url": "https://docs.github.com/rest/pulls/pulls"
+                                                            "#create-a-pull-request"}, 422)
             n = r.next_number
             r.next_number += 1
             pr = self._pull_json(r, n, head_ref, full, body.get("base"), body.get("title"), body.get("body", ""),
@@ -355,22 +537,67 @@ class FakeGitHub:
             return self._json(pr)
         if m == "POST" and (mm := re.fullmatch(r"/pulls/(\d+)/requested_reviewers", rest)):
             n = int(mm.group(1))
-            r.reviewers.setdefault(n, []).extend(body.get("reviewers", []))
-            return self._json(r.pulls[n], 201)
+            users, teams = body.get("reviewers", []), body.get("team_reviewers", [])
+            if (r.collaborators is not None and any(u not in r.collaborators for u in users)) or \
+                    (r.teams is not None and any(t not in r.teams for t in teams)):
+                return self._json({"message": "Reviews may only be requested from collaborators. One or more of the "
+                                              "users or teams you specified is not a collaborator of the "
+                                              f"{full} repository.",
+                                   "documentation_url": "https://docs.github.com/rest/pulls/review-requests"
+                                                        "#request-reviewers-for-a-pull-request"}, 422)
+            r.reviewers.setdefault(n, []).extend(users)
+            pr = r.pulls[n]
+            pr["requested_reviewers"] += [self._user(u) for u in users]
+            pr["requested_teams"] += [self._team(t) for t in teams]
+            return self._json(pr, 201)
         if (mm := re.fullmatch(r"/issues/(\d+)/labels", rest)) and m == "POST":
             n = int(mm.group(1))
             labels = body if isinstance(body, list) else body.get("labels", [])
+            for x in labels:
+                if x in r.label_refusals:
+                    status, answer = r.label_refusals[x]
+                    return self._json(answer, status)
             cur = r.labels.setdefault(n, [])
             cur.extend(x for x in labels if x not in cur)
-            return self._json([{"name": x} for x in cur])
+            if n in r.pulls:
+                r.pulls[n]["labels"] = [self._label(x, full) for x in cur]
+            return self._json([self._label(x, full) for x in cur])
+        if (mm := re.fullmatch(r"/issues/(\d+)/assignees", rest)) and m == "POST":
+            n = int(mm.group(1))
+            pr = r.pulls.get(n)
+            if pr is None:
+                return self._not_found()
+            have = {a["login"] for a in pr["assignees"]}
+            for u in body.get("assignees", []):   # GitHub leaves out, silently, users who cannot be assigned
+                if (r.collaborators is None or u in r.collaborators) and u not in have:
+                    pr["assignees"].append(self._user(u))
+                    have.add(u)
+            return self._json(self._issue_json(r, pr), 201)
+        if m == "GET" and (mm := re.fullmatch(r"/milestones/(\d+)", rest)):
+            ms = r.milestones.get(int(mm.group(1)))
+            return self._json(ms) if ms else self._not_found()
+        if m == "PATCH" and (mm := re.fullmatch(r"/issues/(\d+)", rest)):
+            pr = r.pulls.get(int(mm.group(1)))
+            if pr is None:
+                return self._not_found()
+            if "milestone" in body:
+                ms = r.milestones.get(body["milestone"]) if isinstance(body["milestone"], int) else None
+                if body["milestone"] is not None and ms is None:
+                    return self._json({"message": "Validation Failed", "errors": [
+                        {"value": body["milestone"], "resource": "Issue", "field": "milestone", "code": "invalid"}],
+                        "documentation_url": "https://docs.github.com/rest/issues/issues#update-an-issue"}, 422)
+                pr["milestone"] = ms
+            return self._json(self._issue_json(r, pr))
         if (mm := re.fullmatch(r"/issues/(\d+)/comments", rest)):
             n = int(mm.group(1))
             cs = r.comments.setdefault(n, [])
             if m == "POST":
                 cid = self._id()
-                c = {"id": cid, "body": body["body"], "user": {"login": self.bot_login},
+                c = {"id": cid, "node_id": f"IC_{cid}", "body": body["body"], "user": self._user(self.bot_login, "Bot"),
                      "url": f"{self.url}/repos/{full}/issues/comments/{cid}",
-                     "html_url": f"https://github.com/{full}/pull/{n}#issuecomment-{cid}"}
+                     "html_url": f"https://github.com/{full}/pull/{n}#issuecomment-{cid}",
+                     "issue_url": f"{self.url}/repos/{full}/issues/{n}", "author_association": "NONE",
+                     "created_at": STAMP, "updated_at": STAMP}
                 cs.append(c)
                 return self._json(c, 201)
             return self._paginate(req, cs)

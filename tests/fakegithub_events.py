@@ -47,10 +47,16 @@ class FakeGitHubEvents(FakeGitHub):
         r = self.repo(full_name)
         n = r.next_number
         r.next_number += 1
+        i = f"{self.url}/repos/{full_name}/issues/{n}"
         issue = {"number": n, "id": n * 10, "node_id": f"I_node{n}", "title": title, "body": body, "state": "open",
-                 "labels": [{"name": x} for x in labels], "user": {"login": user or self.bot_login},
-                 "html_url": f"https://github.com/{full_name}/issues/{n}",
-                 "url": f"{self.url}/repos/{full_name}/issues/{n}"}
+                 "labels": [self._label(x, full_name) for x in labels],
+                 "user": self._user(user or self.bot_login, "Bot" if (user or self.bot_login).endswith("[bot]")
+                                    else "User"),
+                 "html_url": f"https://github.com/{full_name}/issues/{n}", "url": i, "locked": False,
+                 "assignee": None, "assignees": [], "milestone": None, "comments": 0, "closed_at": None,
+                 "labels_url": f"{i}/labels{{/name}}", "comments_url": f"{i}/comments", "events_url": f"{i}/events",
+                 "repository_url": f"{self.url}/repos/{full_name}", "author_association": "NONE",
+                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
         self.issues.setdefault(full_name, {})[n] = issue
         return issue
 
@@ -68,18 +74,24 @@ class FakeGitHubEvents(FakeGitHub):
         full, rest = mm.group(1), mm.group(2) or ""
         if m == "GET" and rest == "":
             r = self.repos[full]
-            return self._json({"full_name": full, "name": r.name, "owner": {"login": r.owner},
-                               "url": f"{self.url}/repos/{full}", "default_branch": "main", **self.settings})
+            return self._json({**self._repo_json(full), **self.settings})
         if m == "GET" and (mm := re.fullmatch(r"/collaborators/([^/]+)/permission", rest)):
             role = self.roles.get(mm.group(1), "read")
             perm = {"maintain": "write", "triage": "read"}.get(role, role)
-            return self._json({"permission": perm, "role_name": role, "user": {"login": mm.group(1)}})
+            return self._json({"permission": perm, "role_name": role,
+                               "user": {**self._user(mm.group(1)), "role_name": role}})
         if m == "POST" and (mm := re.fullmatch(r"/issues/comments/(\d+)/reactions", rest)):
             self.reactions.setdefault(int(mm.group(1)), []).append(body["content"])
-            return self._json({"id": self._id(), "content": body["content"]}, 201)
+            rid = self._id()
+            return self._json({"id": rid, "node_id": f"REA_{rid}", "content": body["content"],
+                               "user": self._user(self.bot_login, "Bot"), "created_at": "2026-01-01T00:00:00Z"}, 201)
         if m == "GET" and (mm := re.fullmatch(r"/branches/([^/]+)", rest)):
             checks = self.protection.get(mm.group(1))
-            data = {"name": mm.group(1), "protected": checks is not None}
+            b = f"{self.url}/repos/{full}/branches/{mm.group(1)}"
+            data = {"name": mm.group(1), "protected": checks is not None, "protection_url": f"{b}/protection",
+                    "commit": self._commit_json(full, mm.group(1)),
+                    "_links": {"self": b, "html": f"https://github.com/{full}/tree/{mm.group(1)}"},
+                    "protection": {"enabled": False}}
             if checks is not None:
                 data["protection"] = {"enabled": True, "required_status_checks": {
                     "enforcement_level": "non_admins", "contexts": list(checks),
@@ -87,7 +99,8 @@ class FakeGitHubEvents(FakeGitHub):
             return self._json(data)
         if m == "GET" and (mm := re.fullmatch(r"/rules/branches/([^/]+)", rest)):
             checks = self.rules.get(mm.group(1))
-            rules = [] if not checks else [{"type": "required_status_checks", "parameters": {
+            rules = [] if not checks else [{"type": "required_status_checks", "ruleset_source_type": "Repository",
+                                            "ruleset_source": full, "ruleset_id": 1, "parameters": {
                 "strict_required_status_checks_policy": False,
                 "required_status_checks": [{"context": c} for c in checks]}}]
             return self._json(rules)

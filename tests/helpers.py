@@ -77,3 +77,18 @@ SAMPLE_BUMP = Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1", (
     PinChange("ethos-u-vela", "5.1.0", "5.2.0", "backends/arm/requirements-arm-ethos-u.txt @ v1.5.1"),
     PinChange("tosa-tools", "2026.5.0", "2026.8.0", "backends/arm/requirements-arm-tosa.txt @ v1.5.1"),
 ))
+
+
+def assert_flags(flags, *expected) -> None:
+    """Assert that ``flags`` are exactly ``expected`` (each a :class:`bot.model.Flag`), in order and
+    whole: code, message, path, line and blocking; a mismatch shows both sides as dicts."""
+    got = [f.to_json() for f in flags]
+    want = [f.to_json() for f in expected]
+    assert got == want, (got, want)
+
+
+def assert_manager_error(info, path: str, line, message: str) -> None:
+    """Assert the whole :class:`bot.template.interface.ManagerError` caught by ``pytest.raises``:
+    its file, line, exit code 2 and message."""
+    err = info.value
+    assert (err.path, err.line, err.exit_code, err.message) == (path, line, 2, message)

@@ -240,7 +240,8 @@ def test_giving_up_exits_nonzero_leaves_nothing_and_rerun_works(world, capsys, m
                                    {"Retry-After": "30"}, times=2))
     code, _ = world.run()
     err = capsys.readouterr().err
-    assert code == 2 and "gave up" in err and "Traceback" not in err and TOKEN not in err
+    assert code == 3 and "gave up" in err and "Traceback" not in err and TOKEN not in err   # transient: exit 3
+    assert "nothing was changed; the run can be repeated" in err
     assert world.fake.open_pulls(TEMPLATE) == [] and branch_head(world) is None   # no half-made branch
     assert world.run()[0] == 0
     assert len(world.fake.open_pulls(TEMPLATE)) == 1

@@ -52,16 +52,6 @@ def test_non_transient_403_is_not_retried(fake):
     assert fake.count("GET", "/releases") == 1
 
 
-def test_retry_after_is_honoured_with_a_cap():
-    from bot.github.client import RetryPolicy
-    slept = []
-    p = RetryPolicy(max_wait=10, sleep=slept.append)
-    p.wait(0, {"Retry-After": "30"})
-    p.wait(3, {})
-    assert slept == [10, 8]
-    assert RetryPolicy.is_transient(403, "x", {"retry-after": "1"}) and not RetryPolicy.is_transient(404)
-
-
 def test_giving_up_is_a_platform_error_with_the_token_masked():
     from github import GithubException
 

@@ -42,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
     from bot.versions import parse_user_version, to_semver, version_to_tag
 
     if not args.upstream.startswith("github:"):
-        raise UsageError("--upstream: fetch-pack needs github:OWNER/NAME")
+        from bot.sources import github_spec_hint
+        hint = github_spec_hint(args.upstream)
+        raise UsageError("--upstream: fetch-pack needs github:OWNER/NAME"
+                         + (f"; use --upstream {hint}" if hint else ""))
     v = parse_user_version(args.pack_version, what="--version")
     token = token_from(args.token)
     actions.add_mask(token)

@@ -292,6 +292,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.github import flow
     from bot.github.commitmsg import commit_message
     from bot.github.client import make_github, token_from
+    from bot.github.decorations import report_refusals
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
     from bot.report import job_summary, pr_title, render
     from bot.report.evidence import gather
@@ -339,6 +340,7 @@ def run(args: argparse.Namespace) -> int:
                                            pack_report=report, pack_note=pack_note, evidence=evidence,
                                            included=sorted(included)))
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
+    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
     if args.dry_run:
         base = base_branch
         print(f"branch: {config.branch_for(plan.bump.new_executorch)}")
@@ -356,12 +358,13 @@ def run(args: argparse.Namespace) -> int:
     msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate,
-                      originals=pub.head_originals(plan.contents))
+                      originals=pub.head_originals(plan.contents), draft_reason=draft_reason)
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
         actions.append_summary(f"- **not pushed**: {inert.markdown(notice, cap=1000)}\n")
+    report_refusals(res)
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

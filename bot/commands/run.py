@@ -39,12 +39,13 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions, engine
+    from bot import actions, engine, inert
     from bot.config import load_config, with_commit_mode
     from bot.sources import open_source
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
+    from bot.github.decorations import report_refusals
     from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
@@ -80,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"# {summary_exc}", file=sys.stderr)
         if not actions.in_actions():
             raise   # the CLI prints it, once: "executorch-pack-bot: error: FILE:LINE: ..."
-        actions.error(exc.message, file=exc.path, line=exc.line)   # in Actions: the annotation is the one line
+        advice = getattr(exc, "advice", "")   # a transient failure (exit 3) says whether anything changed
+        actions.error(exc.message + (f"; {advice}" if advice else ""), file=exc.path,
+                      line=exc.line)   # in Actions: the annotation is the one line
         return exc.exit_code
     from bot.commands.check import report_pack_index
     report_pack_index(out.pack_index)
@@ -94,15 +97,17 @@ def run(args: argparse.Namespace) -> int:
     if notice:
         actions.warning(notice)
     actions.append_summary(job_summary(current=st.current if st else None, target=st.target if st else None,
-                                       outcome=out.outcome, plan=out.plan,
+                                       outcome=inert.markdown(out.outcome, cap=2000), plan=out.plan,
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line,
                                        evidence=out.evidence)
                            + (f"\n- **not pushed**: {inert.markdown(notice, cap=1000)}\n" if notice else ""))
+    if out.result is not None:
+        report_refusals(out.result)
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)
-    print(out.outcome)
+    print("\n".join(inert.lines(out.outcome, cap=2000)))   # may quote git authors, GitHub answers
     return out.exit_code
 
 

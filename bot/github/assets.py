@@ -8,8 +8,13 @@ have none, and then only the size is checked.
 
 The download streams in 1 MiB chunks (memory does not grow with the pack),
 hashing while writing to ``NAME.part``; only a complete file whose digest
-matches is renamed to its final name.  A broken transfer (connection reset,
-fewer bytes than announced) is retried with the client's retry policy; a
+matches is renamed to its final name.  Failed requests are retried by the
+session's adapter (``GithubRetry``: bot.github.client.make_retry); a transfer
+that breaks while its body is read (connection reset, fewer bytes than
+announced) is tried again here, within the same total wait, because no
+library does that (tests/test_retries_from_the_library.py
+``test_the_library_retry_does_not_retry_a_body_that_breaks_while_read``;
+tests/test_github_units.py ``test_truncated_download_is_retried``); a
 digest mismatch deletes the file and fails.
 
 With a token, the asset comes through the API endpoint (GitHub REST docs,
@@ -124,8 +129,8 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
                 requests.exceptions.ContentDecodingError, requests.Timeout, _Short) as exc:
             last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
             _remove(part)
-            if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
-                raise PackError(policy.gave_up(f"download {asset.name}", attempt + 1, last))
+            if not policy.again(attempt):   # a broken body: no library retries it (test_truncated_download_is_retried)
+                raise policy.transient(f"download {asset.name}", attempt + 1, last)
             continue
         except _TooLarge as exc:
             _remove(part)
@@ -145,7 +150,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             _remove(part)
             raise PackError(f"cannot move the download into place: {exc.strerror or exc}", path=str(final)) from None
         return final
-    raise PackError(policy.gave_up(f"download {asset.name}", 0, "no attempt was allowed"))
+    raise policy.transient(f"download {asset.name}", 0, "no attempt was allowed")
 
 
 _REDIRECTS = (301, 302, 303, 307, 308)

@@ -1,15 +1,23 @@
-"""PyGithub construction, bounded retries for transient faults, and token masking.
+"""PyGithub construction, the retries (from the libraries), transient failures, and token masking.
 
-Facts (GitHub REST docs, "Rate limits for the REST API"; PyGithub/PyGithub#2422):
-a transient fault is an HTTP 5xx, a 429, or a 403 that is a rate limit,
-which GitHub signals by a ``Retry-After`` header or a message such as
-"You have exceeded a secondary rate limit".  PyGithub raises a plain
-``GithubException`` (not ``RateLimitExceededException``) for the secondary
-limit, so faults are classified by status, headers and message, never by
-exception class.  Waits honour ``Retry-After`` but never exceed a cap
-(``EXECUTORCH_PACK_BOT_MAX_WAIT`` seconds, default 60; the tests set 0),
-and one operation waits at most ``TOTAL_WAITS`` (3) times that cap in all
-(default 180 s): then it gives up, even with attempts left.
+Facts (GitHub REST docs, "Rate limits for the REST API"): a transient fault
+is an HTTP 5xx, a 429, or a 403 that is a rate limit, which GitHub signals
+by a ``Retry-After`` header or a message such as "You have exceeded a
+secondary rate limit".  The retries are the libraries': PyGithub 2.x's
+``GithubRetry`` (a urllib3 ``Retry`` that reads the 403's message and waits
+``secondary_rate_wait`` for the secondary limit) on PyGithub's session, and
+the same class on the ``requests`` adapter of downloads
+(:func:`make_retry`), configured with one cap: no single wait exceeds
+``EXECUTORCH_PACK_BOT_MAX_WAIT`` seconds (default 60; the tests set 0),
+through ``retry_after_max``, ``backoff_max``, ``secondary_rate_wait`` and
+``max_rate_limit_wait``; ``EXECUTORCH_PACK_BOT_ATTEMPTS`` tries in all.
+
+Kept here, because neither library does it (each named in the docstring
+that does it, with its test): the bound on the total wait of one operation
+(``TOTAL_WAITS`` (3) times the cap: :class:`RetryPolicy`, ``BotRetry``),
+and another try of a body that broke while it was read (:func:`call`,
+:func:`http_get`, :func:`bot.github.assets.download_asset`).  A transient
+failure that outlasts them is a :class:`~bot.errors.TransientError` (exit 3).
 
 The token is given once to PyGithub (``Auth.Token``) and to
 :func:`auth_header` for git; :func:`mask` removes it from any text
@@ -18,12 +26,14 @@ before it reaches a log line or an exception message.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, TypeVar
+from typing import Callable, Mapping, Optional, TypeVar
 
-from bot.errors import PlatformError, UsageError
+from bot.errors import PlatformError, TransientError, UsageError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0
@@ -104,12 +114,20 @@ def _is_rate_limit_message(message: str) -> bool:
 
 @dataclass
 class RetryPolicy:
-    """When and how long to wait before retrying a request.
+    """The retry settings of one operation, and its ledger of waits.
+
+    The retries themselves are the libraries' (:class:`BotRetry`: PyGithub's
+    ``GithubRetry``, a urllib3 ``Retry``, on PyGithub's session and on the
+    ``requests`` session of downloads).  This class holds what they are
+    configured with and the one thing they do not do: bound the total time
+    one operation waits (:meth:`spend`).
 
     Attributes:
-        attempts: total tries (first one included).
-        backoff: base of the exponential backoff in seconds (``backoff * 2**n``).
-        max_wait: cap in seconds on any single wait, ``Retry-After`` included.
+        attempts: total tries (first one included): ``Retry(total=attempts - 1)``.
+        backoff: urllib3's ``backoff_factor`` in seconds (``backoff * 2**n``).
+        max_wait: cap in seconds on any single wait: ``Retry-After`` (``retry_after_max``), the
+            backoff (``backoff_max``), the secondary rate limit (``secondary_rate_wait`` and
+            ``max_rate_limit_wait``).
         sleep: the sleeping function (tests pass a recorder).
         waits: the seconds waited so far by the operation using this policy;
             their sum never exceeds :attr:`max_total` (``TOTAL_WAITS * max_wait``).
@@ -136,7 +154,8 @@ class RetryPolicy:
     @staticmethod
     def is_transient(status: Optional[int], message: str = "", headers: Optional[Mapping[str, str]] = None) -> bool:
         """True for 5xx, 429, and a 403 that carries ``Retry-After``, ``X-RateLimit-Remaining: 0`` or a
-        rate-limit message (GitHub REST docs, "Rate limits for the REST API")."""
+        rate-limit message (GitHub REST docs, "Rate limits for the REST API"): what the retries were for,
+        so a final answer of this kind is a transient failure (exit 3)."""
         headers = {k.lower(): v for k, v in (headers or {}).items()}
         if status is None:
             return False
@@ -147,50 +166,32 @@ class RetryPolicy:
                     or _is_rate_limit_message(message))
         return False
 
-    def delay(self, attempt: int, headers: Optional[Mapping[str, str]] = None, now: Optional[float] = None) -> float:
-        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt``), capped by ``max_wait``.
-
-        ``Retry-After`` in seconds or as an HTTP date (RFC 9110 section
-        10.2.3); else, when ``X-RateLimit-Remaining`` is 0, until
-        ``X-RateLimit-Reset`` (epoch seconds; GitHub REST docs); else
-        exponential backoff.  ``now`` is the epoch time (default: the clock).
-        """
-        headers = {k.lower(): str(v) for k, v in (headers or {}).items()}
-        now = time.time() if now is None else now
-        wait = self.backoff * (2 ** attempt)
-        ra = headers.get("retry-after", "").strip()
-        reset = headers.get("x-ratelimit-reset", "").strip()
-        if ra:
-            wait = _retry_after(ra, now, wait)
-        elif headers.get("x-ratelimit-remaining", "").strip() == "0" and reset:
-            try:
-                wait = float(reset) - now
-            except ValueError:
-                pass
-        if wait != wait:   # NaN
-            wait = self.max_wait
-        return max(0.0, min(wait, self.max_wait))
-
     @property
     def max_total(self) -> float:
         """Seconds one operation may wait in all: ``TOTAL_WAITS * max_wait``."""
         return TOTAL_WAITS * self.max_wait
 
-    def wait(self, attempt: int, headers: Optional[Mapping[str, str]] = None) -> bool:
-        """Sleep before try ``attempt + 1``; False (no sleep) when the operation's total wait is used up.
+    def left(self) -> float:
+        """Seconds this operation may still wait."""
+        return self.max_total - sum(self.waits)
 
-        The last wait is shortened to what is left of :attr:`max_total`; the
-        caller gives up on False.
-        """
-        d = self.delay(attempt, headers)
-        left = self.max_total - sum(self.waits)
-        if d > left:
+    def spend(self, seconds: float) -> bool:
+        """Sleep ``seconds`` (shortened to what is left of :attr:`max_total`); False, without sleeping, when
+        nothing is left.  A zero cap (the tests) never stops the retries: every wait is then 0."""
+        seconds = max(0.0, seconds)
+        if self.max_wait > 0:
+            left = self.left()
             if left <= 0:
                 return False
-            d = left
-        self.waits.append(d)
-        self.sleep(d)
+            seconds = min(seconds, left)
+        self.waits.append(seconds)
+        self.sleep(seconds)
         return True
+
+    def again(self, attempt: int) -> bool:
+        """Wait (exponential backoff, capped) before try ``attempt + 2`` of a transfer that broke while its body
+        was read; False when the attempts or the total wait are used up."""
+        return attempt + 1 < self.attempts and self.spend(min(self.backoff * (2 ** attempt), self.max_wait))
 
     def gave_up(self, what: str, tries: int, last: str) -> str:
         """The message of an operation that failed for good after ``tries`` attempts (token masked)."""
@@ -198,19 +199,80 @@ class RetryPolicy:
         budget = f"; waited {spent:g} s in all, the limit" if spent and spent >= self.max_total else ""
         return mask(f"gave up trying to {what} after {tries} attempts (last: {last}){budget}")
 
+    def transient(self, what: str, tries: int, last: str) -> TransientError:
+        """The :class:`TransientError` (exit 3) of an operation that failed for good, with :meth:`gave_up`'s
+        message (printed with "nothing was changed; the run can be repeated": TransientError.advice)."""
+        return TransientError(self.gave_up(what, tries, last))
 
-def _retry_after(value: str, now: float, default: float) -> float:
-    """Seconds named by a ``Retry-After`` value: delay-seconds or an HTTP date; ``default`` when unreadable."""
-    from email.utils import parsedate_to_datetime
 
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        return parsedate_to_datetime(value).timestamp() - now
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return default
+# The policy of the operation under way (set by call() and http_get()); the retries spend its budget.
+_CURRENT: "contextvars.ContextVar[Optional[RetryPolicy]]" = contextvars.ContextVar("retry_policy", default=None)
+
+
+@functools.lru_cache(maxsize=1)
+def _bot_retry_class():
+    from github import GithubRetry
+    from urllib3.exceptions import MaxRetryError, ResponseError
+
+    class BotRetry(GithubRetry):
+        """PyGithub's ``GithubRetry`` (5xx, 403 with ``Retry-After`` or a rate-limit message, the secondary
+        limit's wait) with 429 retried too, every single wait capped, and the one thing neither it nor
+        urllib3's ``Retry`` does: a bound on the total time one operation waits.
+
+        * the bound: :meth:`increment` stops (urllib3 then returns the last answer, ``raise_on_status``
+          being off) once the operation's :class:`RetryPolicy` has nothing left, and :meth:`sleep` waits
+          through :meth:`RetryPolicy.spend` (tests/test_retries_from_the_library.py:
+          ``test_the_library_retry_alone_has_no_total_bound`` shows GithubRetry waiting 19 times,
+          ``test_one_operation_waits_at_most_three_times_the_cap_in_total`` shows the bound);
+        * the waits go through the policy's ``sleep`` so tests can record them instead of sleeping.
+        """
+
+        def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+            new = super().increment(method, url, response, error, _pool, _stacktrace)
+            policy = _CURRENT.get()
+            if policy is not None and policy.max_wait > 0 and policy.left() <= 0:
+                raise MaxRetryError(_pool, url, ResponseError("the operation's total wait is used up"))
+            return new
+
+        def sleep(self, response=None):
+            wait = None
+            if self.respect_retry_after_header and response is not None:
+                wait = self.get_retry_after(response)   # capped by retry_after_max
+            if not wait:
+                wait = self.get_backoff_time()           # GithubRetry's secondary-limit wait included
+            policy = _CURRENT.get() or RetryPolicy(max_wait=self.backoff_max)
+            if not policy.spend(wait):
+                raise MaxRetryError(None, "", ResponseError("the operation's total wait is used up"))
+
+    return BotRetry
+
+
+def quiet_pygithub_logging() -> None:
+    """Drop the ``StreamHandler`` PyGithub attaches to its ``github`` logger at import, at INFO
+    (github/__init__.py), and raise that logger to WARNING: GithubRetry would otherwise print a raw line
+    ("Retrying after 30 seconds") to stderr for every retry, outside the bot's messages, bound to whatever
+    ``sys.stderr`` was when PyGithub was first imported.  Warnings still reach stderr (logging's last resort)."""
+    import logging
+
+    logger = logging.getLogger("github")
+    for handler in list(logger.handlers):
+        if type(handler) is logging.StreamHandler:
+            logger.removeHandler(handler)
+    logger.setLevel(logging.WARNING)
+
+
+def make_retry(policy: Optional[RetryPolicy] = None):
+    """The urllib3 ``Retry`` for PyGithub and for ``requests`` sessions, configured from ``policy``
+    (default :meth:`RetryPolicy.from_env`): ``total = attempts - 1``, 429 and 5xx (and, by GithubRetry,
+    the rate-limit 403s) retried for every method, every wait capped at ``max_wait``."""
+    policy = policy or RetryPolicy.from_env()
+    cap = policy.max_wait
+    quiet_pygithub_logging()
+    return _bot_retry_class()(
+        total=policy.attempts - 1, backoff_factor=policy.backoff, backoff_max=cap,
+        secondary_rate_wait=cap, max_rate_limit_wait=cap, retry_after_max=int(cap) if cap == int(cap) else cap,
+        status_forcelist=[429, *range(500, 600)], raise_on_status=False, respect_retry_after_header=True,
+        allowed_methods=None)
 
 
 def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
@@ -224,60 +286,85 @@ def _exc_details(exc: Exception) -> tuple[Optional[int], str, dict]:
         details = [str(d) for d in details if d]
         if details:   # a 422 "Validation Failed" says why only here (GitHub REST docs, "Client errors")
             message += " (" + "; ".join(details) + ")"
-    elif data:
+    elif data and not isinstance(data, (bytes, bytearray)):   # GithubRetry passes a body it could not read as bytes
         message = str(data)
     headers = dict(getattr(exc, "headers", None) or {})
     return status, message, headers
 
 
-def _transient_request_errors() -> tuple:
-    """``requests`` faults worth retrying: the connection broke, timed out, or the body arrived damaged."""
+def _broken_body_errors() -> tuple:
+    """``requests`` faults of a body that broke while it was read: urllib3's ``Retry`` has already returned
+    the response then, so no library retries them."""
     import requests
 
-    return (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
-            requests.exceptions.ContentDecodingError)
+    return (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)
+
+
+def _used_up_errors() -> tuple:
+    """``requests`` faults raised once the library's retries are used up (connection, timeout, retries)."""
+    import requests
+
+    return (requests.ConnectionError, requests.Timeout, requests.exceptions.RetryError)
+
+
+def _tries(policy: RetryPolicy) -> int:
+    """Attempts made by the operation so far: one more than the waits between them."""
+    return len(policy.waits) + 1
 
 
 def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -> T:
-    """Run ``fn()`` (one GitHub operation through PyGithub), retrying transient faults.
+    """Run ``fn()`` (one GitHub operation through PyGithub) and turn its failure into the bot's errors.
 
-    ``what`` names the operation for messages ("create the pull request for
-    bot/executorch-1.5.1").  Connection errors and timeouts are transient too.
-    Raises :class:`PlatformError` (token masked) when the operation fails for
-    good or the attempts are used up.
+    The retries are PyGithub's (:func:`make_retry` on :func:`make_github`'s session), spending ``policy``'s
+    total wait; here only a body that broke while it was read is tried again: urllib3 returns the response
+    before its body is read, so no library does that (tests/test_retries_from_the_library.py
+    ``test_the_library_retry_does_not_retry_a_body_that_breaks_while_read``; the bot's retry:
+    tests/test_break_github.py ``test_a_damaged_chunked_body_is_retried_not_an_internal_error``).
+    ``what`` names the operation for messages ("create the pull request for bot/executorch-1.5.1").
+
+    Raises :class:`TransientError` (exit 3) when the last answer was transient (5xx, 429, a rate limit, a
+    broken connection) after the retries, :class:`PlatformError` (``reason`` = GitHub's answer) for a
+    refusal; the token is masked in both.
     """
     import requests
     from github import GithubException
 
     policy = policy or RetryPolicy.from_env()
-    last = ""
-    for attempt in range(policy.attempts):
-        try:
-            return fn()
-        except GithubException as exc:
-            status, message, headers = _exc_details(exc)
-            last = f"HTTP {status}: {message or 'no message'}"
-            if not policy.is_transient(status, message, headers):
-                raise PlatformError(mask(f"GitHub refused to {what}: {last}")) from None
-        except requests.RequestException as exc:
-            last = f"{type(exc).__name__}"
-            if not isinstance(exc, _transient_request_errors()):
+    token = _CURRENT.set(policy)
+    try:
+        for attempt in range(policy.attempts):
+            try:
+                return fn()
+            except GithubException as exc:
+                status, message, headers = _exc_details(exc)
+                last = f"HTTP {status}: {message or 'no message'}"
+                if policy.is_transient(status, message, headers):
+                    raise policy.transient(what, _tries(policy), last) from None
+                err = PlatformError(mask(f"GitHub refused to {what}: {last}"))
+                err.reason = mask(last)   # GitHub's answer alone, for a decoration's warning
+                raise err from None
+            except requests.RequestException as exc:
+                last = type(exc).__name__
+                if isinstance(exc, _broken_body_errors()):
+                    if policy.again(attempt):
+                        continue
+                    raise policy.transient(what, attempt + 1, last) from None
+                if isinstance(exc, _used_up_errors()):
+                    raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
-            headers = None
-        if attempt + 1 >= policy.attempts or not policy.wait(attempt, headers):
-            raise PlatformError(policy.gave_up(what, attempt + 1, last) + "; the run can be repeated safely")
-    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
+        raise policy.transient(what, 0, "no attempt was allowed")
+    finally:
+        _CURRENT.reset(token)
 
 
 def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
                 timeout: float = DEFAULT_TIMEOUT, write_pause: Optional[float] = None):
-    """A ``github.Github`` for ``base_url`` (default :func:`api_url`).
+    """A ``github.Github`` for ``base_url`` (default :func:`api_url`) retrying with :func:`make_retry`.
 
-    PyGithub's own retry is off (``retry=None``): :func:`call` retries whole
-    operations with the policy above.  Objects are lazy (no request until a
-    value is needed), so ``get_repo`` costs no request.  ``write_pause``
-    seconds between writes (PyGithub's courtesy pause against secondary rate
-    limits) defaults to ``EXECUTORCH_PACK_BOT_WRITE_PAUSE`` or 1.0.
+    Objects are lazy (no request until a value is needed), so ``get_repo``
+    costs no request.  ``write_pause`` seconds between writes (PyGithub's
+    courtesy pause against secondary rate limits) defaults to
+    ``EXECUTORCH_PACK_BOT_WRITE_PAUSE`` or 1.0.
     """
     from github import Auth, Github
 
@@ -286,7 +373,7 @@ def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
     if write_pause is None:
         write_pause = env_number(os.environ, "EXECUTORCH_PACK_BOT_WRITE_PAUSE", 1.0)
     return Github(auth=Auth.Token(token) if token else None, base_url=base_url,
-                  timeout=int(max(1, timeout)), retry=None, per_page=100, lazy=True,
+                  timeout=int(max(1, timeout)), retry=make_retry(), per_page=100, lazy=True,
                   seconds_between_requests=None, seconds_between_writes=write_pause or None,
                   user_agent="executorch-pack-bot")
 
@@ -294,49 +381,75 @@ def make_github(token: Optional[str] = None, base_url: Optional[str] = None, *,
 def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = None,
              headers: Optional[dict] = None, stream: bool = False, timeout: float = DEFAULT_TIMEOUT,
              ok: tuple[int, ...] = (200,), allow_redirects: bool = True):
-    """GET with ``requests`` and the same retry policy; returns the response whose status is in ``ok``.
+    """GET with a :func:`session` (its adapter retries with :func:`make_retry`); the response whose status
+    is in ``ok``.
 
     A 404 (or other non-transient status outside ``ok``) is returned too when
-    404 is in ``ok``; otherwise raises :class:`PlatformError` naming ``what``.
+    404 is in ``ok``; otherwise raises :class:`PlatformError` naming ``what``
+    (:class:`TransientError` when the last answer was transient).
     ``allow_redirects=False`` returns a 3xx as is (put its status in ``ok``).
     """
     import requests
+    from github import GithubException
 
     policy = policy or RetryPolicy.from_env()
-    last = ""
-    for attempt in range(policy.attempts):
-        try:
-            r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout,
-                            allow_redirects=allow_redirects)
-        except requests.RequestException as exc:
-            last = type(exc).__name__
-            if not isinstance(exc, _transient_request_errors()):
+    token = _CURRENT.set(policy)
+    # The session's adapter retries with make_retry(); for this call, with this policy's attempts and caps.
+    adapter = session.get_adapter(url) if hasattr(session, "get_adapter") else None
+    saved = getattr(adapter, "max_retries", None)
+    if isinstance(saved, _bot_retry_class()):
+        adapter.max_retries = make_retry(policy)
+    try:
+        for attempt in range(policy.attempts):
+            try:
+                r = session.get(url, headers=headers or {}, stream=stream, timeout=timeout,
+                                allow_redirects=allow_redirects)
+            except GithubException as exc:   # GithubRetry refuses a 403 that is not a rate limit this way
+                status, message, hdrs = _exc_details(exc)
+                last = f"HTTP {status}{': ' + message if message else ''}"
+                if policy.is_transient(status, message, hdrs):
+                    raise policy.transient(what, _tries(policy), last) from None
+                raise PlatformError(mask(f"cannot {what}: {last}")) from None
+            except requests.RequestException as exc:
+                last = type(exc).__name__
+                if isinstance(exc, _broken_body_errors()):
+                    if policy.again(attempt):
+                        continue
+                    raise policy.transient(what, attempt + 1, last) from None
+                if isinstance(exc, _used_up_errors()):
+                    raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
-            if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
-                raise PlatformError(policy.gave_up(what, attempt + 1, last))
-            continue
-        if r.status_code in ok:
-            return r
-        msg = ""
-        try:
-            msg = (r.json() or {}).get("message", "") if "json" in r.headers.get("content-type", "") else ""
-        except ValueError:
-            pass
-        last = f"HTTP {r.status_code}{': ' + msg if msg else ''}"
-        if not policy.is_transient(r.status_code, msg, r.headers):
+            if r.status_code in ok:
+                return r
+            msg = ""
+            try:
+                msg = (r.json() or {}).get("message", "") if "json" in r.headers.get("content-type", "") else ""
+            except ValueError:
+                pass
+            r.close()
+            last = f"HTTP {r.status_code}{': ' + msg if msg else ''}"
+            if policy.is_transient(r.status_code, msg, r.headers):
+                raise policy.transient(what, _tries(policy), last)
             raise PlatformError(mask(f"cannot {what}: {last}"))
-        r.close()
-        if attempt + 1 >= policy.attempts or not policy.wait(attempt, r.headers):
-            raise PlatformError(policy.gave_up(what, attempt + 1, last))
-    raise PlatformError(policy.gave_up(what, 0, "no attempt was allowed"))
+        raise policy.transient(what, 0, "no attempt was allowed")
+    finally:
+        _CURRENT.reset(token)
+        if isinstance(saved, _bot_retry_class()):
+            adapter.max_retries = saved
 
 
 def session(token: Optional[str] = None):
-    """A ``requests.Session`` with the bot's user agent (and the token for GitHub API URLs only)."""
+    """A ``requests.Session`` with the bot's user agent, :func:`make_retry` on its adapters (and the token
+    for GitHub API URLs only)."""
     import requests
+
+    from requests.adapters import HTTPAdapter
 
     s = requests.Session()
     s.headers["User-Agent"] = "executorch-pack-bot"
+    adapter = HTTPAdapter(max_retries=make_retry())   # the same retries, caps and total bound as PyGithub's
+    s.mount("https://", adapter)
+    s.mount("http://", adapter)
     if token:
         register_secret(token)
         s.headers["Authorization"] = f"Bearer {token}"

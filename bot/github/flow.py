@@ -289,7 +289,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
     engine.apply(plan)
-    draft = publisher.config.wants_draft(plan.flags, check_failed=bool(getattr(out.pack_report, "failed", False)))
+    check_failed = bool(getattr(out.pack_report, "failed", False))
+    draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed)
+    draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed) or ""
     from bot.github.commitmsg import commit_message
 
     msg = commit_message(out.title, plan.rows)
@@ -298,7 +300,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                            exclude=tuple(exclude), progress=say)
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
-                                       commit_message=msg, originals=dict(plan.originals), replan=replan)
+                                       commit_message=msg, originals=dict(plan.originals), replan=replan,
+                                       draft_reason=draft_reason)
     except BaseException:
         restore_checkout(plan, say)
         raise

@@ -38,6 +38,11 @@ docs/publishing.md):
   base already is on the target are closed with a comment.
 * PR creation that fails for good deletes the branch this run created, so
   nothing half-made is left; a branch left by an earlier run is reused.
+  A repository without draft pull requests is not such a failure: the PR is
+  opened as a regular one whose body says why it would be a draft.
+* Labels, reviewers, assignees and the milestone are decorations: a refusal
+  never fails the publish (bot.github.decorations); it is reported in
+  ``PublishResult.refusals`` and recorded in the PR body, run after run.
 
 The token reaches git only through ``GIT_CONFIG_*`` environment variables
 (an ``http.extraHeader``), never in a URL, an argument or a log line.
@@ -55,9 +60,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from bot.config import Config
-from bot.errors import CheckFailed, PlatformError, UsageError
+from bot.errors import CheckFailed, PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.events.state import carry as carry_state
+from bot.github import decorations
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
@@ -68,6 +74,7 @@ from bot.inert import code as inert_code
 from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
+DRAFT_KEY = decorations.DRAFT
 GITHUB_COMMITTER = "noreply@github.com"      # the committer of commits GitHub makes (web editor, API)
 _BOT_EMAIL = re.compile(r"\d+\+[a-z0-9-]+\[bot\]@users\.noreply\.github\.com")
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
@@ -90,6 +97,7 @@ class PublishResult:
     pushed: bool = False
     closed: list = field(default_factory=list)
     message: str = ""
+    refusals: list = field(default_factory=list)   # bot.github.decorations.Refusal: decorations GitHub refused
 
 
 REFUSED = ("foreign-commits", "foreign-pr")   # PublishResult actions where nothing was pushed on purpose
@@ -380,7 +388,8 @@ class Publisher:
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
                 fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
                 originals: Optional[dict[str, bytes]] = None,
-                replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> PublishResult:
+                replan: Optional[Callable[[str], dict[str, bytes]]] = None,
+                draft_reason: str = "") -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         ``files`` are the new bytes of the changed files (working-tree form);
@@ -388,6 +397,11 @@ class Publisher:
         since the checkout was made, the bump goes onto the new base (see
         :meth:`onto_base`): ``replan(base_sha)`` (``run``) plans again on it,
         else the planned line changes are applied to its files.
+
+        ``draft_reason`` says why ``draft`` is asked for (the PR body says it
+        when the repository has no draft pull requests).  Decorations (labels,
+        reviewers, assignees, milestone, draft) never raise: GitHub's refusals
+        are in ``PublishResult.refusals`` (:mod:`bot.github.decorations`).
 
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
@@ -455,30 +469,66 @@ class Publisher:
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
 
-        if pr is not None:
-            # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
-            # to an unchanged proposal are kept, and a rerun sends nothing.
-            if parse_stamp(pr.body) != stamp:
-                kept = carry_state(pr.body, body)   # the reviewers' ignore list lives in the body (bot.events.state)
-                call(lambda: pr.edit(title=title, body=kept), f"update #{pr.number}")
-                action = "updated"
+        try:
+            keys = decorations.wanted(self.config)
+            refused: dict[str, str] = {}
+            if pr is not None:
+                record = decorations.Record.parse(pr.body)
+                # Edit only when the bot's own title/body changed: a reviewer's edits (a ticked checkbox, a note)
+                # to an unchanged proposal are kept, and a rerun sends nothing.
+                changed = parse_stamp(pr.body) != stamp
+                # Ask for what the config added since; on a new proposal, also for what GitHub refused before.
+                ask = [k for k in keys if k not in record.asked or (changed and k in record.refused)]
+                refused = {k: record.refused[k] for k in keys if k in record.refused and k not in ask}
+                if draft and DRAFT_KEY in record.refused and not pr.draft:
+                    refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                refused.update(decorations.apply(pr, self.gh_repo, ask, call, self.gh.requester))
+                new_record = decorations.Record(record.asked & set(keys) | set(ask), refused)
+                new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
+                if changed:
+                    # the reviewers' ignore list lives in the body (bot.events.state): carried over
+                    full = carry_state(pr.body, body + new_tail)
+                    call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
+                    action = "updated"
+                else:
+                    if new_record != record:
+                        full = carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail))
+                        call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
+                    action = "updated" if pushed else "unchanged"
             else:
-                action = "updated" if pushed else "unchanged"
-        else:
-            try:
-                pr = call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body,
-                                                           draft=draft),
-                          f"create the pull request for {branch}")
-            except PlatformError:
-                if created_branch:
-                    self._delete_branch(branch)
-                raise
-            if self.config.labels:
-                call(lambda: pr.add_to_labels(*self.config.labels), f"label #{pr.number}")
-            if self.config.reviewers:
-                call(lambda: pr.create_review_request(reviewers=list(self.config.reviewers)),
-                     f"request reviewers on #{pr.number}")
-            action = "created"
+                def first_tail() -> str:
+                    return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
+                try:
+                    pr = self._create(base, branch, title, body + first_tail(), draft)
+                except PlatformError as exc:
+                    if not (draft and decorations.is_draft_refusal(exc)):
+                        if created_branch:
+                            self._delete_branch(branch)
+                        raise
+                    # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
+                    refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
+                    try:
+                        pr = self._create(base, branch, title, body + first_tail(), False)
+                    except PlatformError:
+                        if created_branch:
+                            self._delete_branch(branch)
+                        raise
+                got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
+                if got:
+                    refused.update(got)
+                    full = body + decorations.tail(self._refusals(refused, pr.number),
+                                                   decorations.Record(set(keys), dict(refused)))
+                    try:
+                        call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
+                    except PlatformError as exc:   # the warnings still go out; the next run asks again
+                        self.progress(f"could not note the refused decorations in #{pr.number}: {exc.message}")
+                action = "created"
+        except TransientError as exc:
+            if pushed and not created_branch:   # the branch moved: say so rather than "nothing was changed"
+                exc.advice = (f"branch {branch} was pushed but its pull request was not brought up to date; "
+                              "the run can be repeated")
+            raise
+        refusals = self._refusals(refused, pr.number)
         if pushed and action != "created":
             # An approval covers what the approver saw: a new push turns auto-merge off (bot.events.automerge).
             from bot.events.automerge import disable_after_push
@@ -488,7 +538,17 @@ class Publisher:
         closed = []
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
-        return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed)
+        return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed, refusals=refusals)
+
+    def _create(self, base: str, branch: str, title: str, body: str, draft: bool):
+        return call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body, draft=draft),
+                    f"create the pull request for {branch}")
+
+    @staticmethod
+    def _refusals(refused: dict[str, str], number: Optional[int]) -> list:
+        """:class:`~bot.github.decorations.Refusal` items, the draft one first."""
+        order = sorted(refused, key=lambda k: (k != DRAFT_KEY, k))
+        return [decorations.Refusal(k, refused[k], number) for k in order]
 
     def _push(self, branch: str, commit: str, head_sha: Optional[str]) -> None:
         """``git push --force-with-lease`` of ``commit`` to ``branch``, leased on ``head_sha`` (None: must not exist).
@@ -527,7 +587,7 @@ class Publisher:
 
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
-        text = (f"{FOREIGN_MARKER}\nThe branch `{branch}` has commits not made by executorch-pack-bot "
+        text = (f"{FOREIGN_MARKER}\nThe branch {inert_code(branch)} has commits not made by executorch-pack-bot "
                 f"({', '.join(inert_code(f) for f in foreign)}), so the bot will not push to it. To hand it back, "
                 "delete the branch (or reset it to the bot's last commit); the next run recreates it and opens a "
                 "new pull request. To keep your changes, merge or close this pull request yourself.")

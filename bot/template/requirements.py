@@ -29,8 +29,9 @@ section 1) becomes the release version with a non-blocking ``nightly-pin`` flag.
 requirement carrying ``--hash`` options that must change raises
 :class:`ManagerError` naming its line: hashes cannot be recomputed offline
 (dependabot/dependabot-core#2689); one that does not change is left untouched.  An ``-e``/``--editable``
-option line installing one of those packages (``#egg=executorch``, or a VCS URL
-ending in ``/executorch``) is a non-blocking ``url-requirement`` flag: the bot
+option line or a bare URL line (``git+https://...``) installing one of those packages
+(``#egg=executorch``, or a VCS URL ending in ``/executorch``), like a direct reference
+(``executorch @ URL``), is a non-blocking ``url-requirement`` flag: the bot
 does not rewrite URLs.
 """
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Optional
+from urllib.parse import urlsplit
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -242,14 +244,21 @@ def _option_package(option: str) -> Optional[str]:
     m = _EDITABLE.match(option)
     if not m:
         return None
-    target = m.group("target")
+    return _url_package(m.group("target"))
+
+
+def _url_package(target: str) -> Optional[str]:
+    """The package a URL installs: its ``#egg=`` name, else the last part of a URL's (``scheme://``)
+    path before ``@ref``, without ``.git``; None for a local path or a URL without a path
+    (pip docs "VCS Support": ``#egg=`` fragment, ``@ref`` after the path)."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", target)
     if egg:
         return egg.group(1)
     if "://" not in target:
         return None
-    last = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0]
-    return re.sub(r"\.git$", "", last) or None
+    # the URL's path without the "@ref" pip's VCS URLs append (a ref may hold "/": "@release/1.5")
+    path = urlsplit(target).path.split("@", 1)[0]
+    return re.sub(r"\.git$", "", path.rstrip("/").rsplit("/", 1)[-1]) or None
 
 
 #: The ref of a VCS direct reference: ``git+https://host/org/repo.git@REF`` (before ``#``/``&``).
@@ -373,11 +382,13 @@ class RequirementsManager(Manager):
             return ManagerResult((), tuple(flags))
         for e in parse(doc):
             if e.req is None:
-                named = _option_package(e.text) if e.kind == "option" else None
+                # an option line (-e URL) or a bare URL line (git+https://.../executorch.git@v1.4.0)
+                named = _option_package(e.text) if e.kind == "option" else _url_package(e.text.split()[0])
                 change = bump.change_for(named) if named else None
                 if change is not None:
-                    flags.append(Flag("url-requirement", f"{named} is installed by "
-                                      f"the option line {e.text!r}; it was not changed to {change.new}",
+                    flags.append(Flag("url-requirement", f"{named} is installed by the "
+                                      f"{'option' if e.kind == 'option' else 'URL'} line {e.text!r}; "
+                                      f"it was not changed to {change.new}",
                                       path=doc.path, line=e.line, blocking=False))
                 continue
             change = bump.change_for(e.req.name)

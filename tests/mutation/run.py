@@ -3,7 +3,8 @@
 
 Usage::
 
-    python tests/mutation/run.py bot/template/requirements.py [--jobs 2] [--keep DIR] [--max-mutants N]
+    python tests/mutation/run.py bot/template/requirements.py [--jobs 2] [--keep DIR] [--tests FILE ...]
+    python tests/mutation/run.py bot/template/requirements.py --keep DIR --recheck [--tests FILE ...]
 
 Steps:
 
@@ -20,6 +21,11 @@ Steps:
    each survivor's name; ``mutmut show NAME`` in the kept folder shows its
    diff.  Mutants listed in ``tests/mutation/equivalent.txt`` (``NAME  reason``,
    one a line) are reported and left out of the score.
+
+``--recheck`` (with ``--keep DIR`` of an earlier run of the same, unchanged
+module) copies the current test files into DIR and re-runs only the
+survivors, each as mutmut runs it (its ``MUTANT_UNDER_TEST``): the figure
+after new tests, in minutes instead of a whole run.
 
 Needs ``pip install mutmut==3.8.1 coverage``.  Exit 0 when the run completed
 (whatever the score), 2 for bad usage, 1 when mutmut itself failed.
@@ -93,16 +99,74 @@ def equivalent() -> dict[str, str]:
     return out
 
 
+def _status(python: str, work: Path) -> dict[str, str]:
+    """``mutmut results --all true`` in ``work``: mutant name -> status ("killed", "survived", ...)."""
+    res = subprocess.run([python, "-m", "mutmut", "results", "--all", "true"], cwd=work,
+                         capture_output=True, text=True)
+    status: dict[str, str] = {}
+    for line in res.stdout.splitlines():
+        m = re.match(r"\s*(\S+):\s*(\w[\w ]*)$", line)
+        if m:
+            status[m.group(1)] = m.group(2).strip()
+    return status
+
+
+def recheck(python: str, work: Path, module: Path, tests: list[str], status: dict[str, str],
+            timeout: float = 300.0) -> int:
+    """Re-run the survivors of the earlier run kept in ``work`` against the CURRENT ``tests``.
+
+    The module must be byte for byte the one mutated then (the mutant names depend on it); the
+    test files are copied over the kept ones.  Each survivor runs as mutmut runs it (the
+    ``MUTANT_UNDER_TEST`` variable of its trampoline); a failing test run kills it.  ``status``
+    is updated in place.  Returns 2 when the module changed or the mutated copy is not the one
+    imported, else 0.
+    """
+    if (ROOT / module).read_bytes() != (work / module).read_bytes():
+        print(f"run.py: {module} changed since the run kept in {work}: run it again without --recheck",
+              file=sys.stderr)
+        return 2
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "tests"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    for rel in files:
+        for base in (work, work / "mutants"):
+            if (ROOT / rel).is_file():
+                (base / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / rel, base / rel)
+    cmd = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *tests]
+
+    def fails(name: str) -> bool:
+        env = dict(os.environ, MUTANT_UNDER_TEST=name)
+        try:
+            return subprocess.run(cmd, cwd=work / "mutants", env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=timeout).returncode != 0
+        except subprocess.TimeoutExpired:
+            return True
+
+    if not fails("fail"):  # mutmut's own check: the trampolines of the mutated copy must be the code imported
+        print(f"run.py: the tests do not import the mutated copy in {work / 'mutants'}", file=sys.stderr)
+        return 2
+    for name in [n for n, st in status.items() if st in ("survived", "no tests")]:
+        if fails(name):
+            status[name] = "killed"
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("module", help="the module to mutate, e.g. bot/template/requirements.py")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut --max-children")
     ap.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (default: a temporary folder)")
     ap.add_argument("--tests", nargs="*", help="test files to use instead of the coverage selection")
+    ap.add_argument("--recheck", action="store_true",
+                    help="with --keep DIR of an earlier run of the same, unchanged module: re-run only its "
+                         "survivors against the current --tests (new tests included)")
     args = ap.parse_args(argv)
     module = Path(args.module)
     if not (ROOT / module).is_file() or module.suffix != ".py":
         print(f"run.py: {module}: not a Python file of this project", file=sys.stderr)
+        return 2
+    if args.recheck and not (args.keep and (Path(args.keep) / "mutants").is_dir()):
+        print("run.py: --recheck needs --keep DIR of an earlier run", file=sys.stderr)
         return 2
     python = sys.executable
     tests = args.tests or tests_executing(module, python)
@@ -111,6 +175,12 @@ def main(argv=None) -> int:
         return 2
     print(f"{module}: {len(tests)} test files execute it: {' '.join(tests)}", flush=True)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mutation-"))
+    if args.recheck:
+        status = _status(python, work)
+        rc = recheck(python, work, module, tests, status)
+        if rc:
+            return rc
+        return report(module, status, work, keep=True)
     work.mkdir(parents=True, exist_ok=True)
     copy_project(work)
     pyproject = work / "pyproject.toml"
@@ -122,16 +192,15 @@ def main(argv=None) -> int:
     pyproject.write_text(pyproject.read_text() + extra)
     run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=work,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    res = subprocess.run([python, "-m", "mutmut", "results", "--all", "true"], cwd=work,
-                         capture_output=True, text=True)
-    if run.returncode != 0 and not res.stdout.strip():
+    status = _status(python, work)
+    if run.returncode != 0 and not status:
         print(run.stderr[-3000:], file=sys.stderr)
         return 1
-    status: dict[str, str] = {}
-    for line in res.stdout.splitlines():
-        m = re.match(r"\s*(\S+):\s*(\w[\w ]*)$", line)
-        if m:
-            status[m.group(1)] = m.group(2).strip()
+    return report(module, status, work, keep=bool(args.keep))
+
+
+def report(module: Path, status: dict[str, str], work: Path, keep: bool) -> int:
+    """Print the score and the survivors; remove ``work`` unless kept."""
     eq = equivalent()
     killed = [n for n, s in status.items() if s in ("killed", "timeout") and n not in eq]
     survived = [n for n, s in status.items() if s in ("survived", "no tests") and n not in eq]
@@ -141,7 +210,7 @@ def main(argv=None) -> int:
           f"{len([n for n in status if n in eq])} equivalent (listed in {EQUIVALENT.name}): score {score:.1f}%")
     for n in survived:
         print(f"  survived: {n} ({status[n]})")
-    if args.keep:
+    if keep:
         print(f"kept in {work}; 'mutmut show NAME' there shows a mutant")
     else:
         shutil.rmtree(work, ignore_errors=True)
