@@ -90,7 +90,7 @@ class PlatformError(BotError):
 
 
 class CheckFailed(BotError):
-    """A check ran and failed: pins disagree, a pack failed verification, a pin is flagged (exit 1)."""
+    """A check ran and failed: pins disagree, a pack failed verification, a blocking item is flagged (exit 1)."""
 
     exit_code = EXIT_CHECK_FAILED
 
