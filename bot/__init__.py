@@ -1,6 +1,6 @@
 """executorch-pack-bot: keeps a CMSIS ExecuTorch firmware template on one ExecuTorch version.
 
-The package is split by role (see DESIGN.md of the project):
+The package is split by role (see docs/architecture.md):
 
 * ``bot.upstream``  -- what ExecuTorch released and what it pins at a tag ("datasources");
 * ``bot.template``  -- one module per template file kind that finds and rewrites pins ("managers");

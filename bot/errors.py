@@ -1,6 +1,6 @@
 """Exception hierarchy of the bot, and the exit codes it maps to.
 
-Exit codes are part of the interface (DESIGN.md): 0 done or nothing to do,
+Exit codes are part of the interface (README, "Exit codes"): 0 done or nothing to do,
 1 a check failed, 2 bad usage or bad input, 3 a transient failure (GitHub,
 the network or the package index kept failing after the retries; nothing
 was changed and the run can be repeated).  Every error that reaches the

@@ -1,6 +1,6 @@
 """Version strings: stable release tags, PEP 440 versions and pack (SemVer) versions.
 
-Facts (FORMATS.md, section 2 and 3): stable ExecuTorch releases are tagged
+Facts (the tags of pytorch/executorch; the Open-CMSIS-Pack spec): stable ExecuTorch releases are tagged
 exactly ``vX.Y.Z``; the tag list also holds ``vX.Y.Z-rcN`` and odd tags such
 as ``v1.2.0-rc1-test-android`` that never count as releases.  Pack versions
 must be SemVer (packchk rejects others), so PEP 440 ``1.0.0rc1`` is written
@@ -91,7 +91,7 @@ def to_semver(version: str | Version) -> str:
 def nightly_base(text: str) -> str | None:
     """The base version of a nightly pin (``1.4.0.dev20260728`` -> ``1.4.0``); None for any other text.
 
-    FORMATS.md section 1: templates in the wild pin nightlies such as
+    Public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch pin nightlies such as
     ``executorch==1.4.0.dev20260728`` next to a pack pin of the release.
     """
     try:
@@ -108,7 +108,7 @@ def major_minor(version: str | Version) -> str:
 
 
 # A pack version: SemVer 2.0 without build metadata (packchk and cpackget compare pack versions
-# as SemVer; FORMATS.md section 3).  The pre-release label is any dot-separated list of
+# as SemVer; the Open-CMSIS-Pack spec).  The pre-release label is any dot-separated list of
 # identifiers [0-9A-Za-z-], numeric ones without leading zeros.
 _SEMVER_PACK = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -122,10 +122,10 @@ _PEP440_RC = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)rc(0|[1-9]\d*
 class PackVersion:
     """A pack version as written: ``1.4.1``, ``1.4.1-rc2``, ``1.4.1-local``, ``1.4.1-local.2``.
 
-    A pack version is SemVer (FORMATS.md section 3: packchk rejects others);
+    A pack version is SemVer (the Open-CMSIS-Pack spec: packchk rejects others);
     upstream's ``build_pack.sh --version`` accepts any label and writes it into
     the file name, ``<release version>``, every ``Cversion`` and the ``<url>``
-    (FORMATS.md section 5).  Upstream's own labels are the release (none) and
+    (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1).  Upstream's own labels are the release (none) and
     release candidates (``rcN``, tag ``vX.Y.Z-rcN``); any other label marks a
     locally built pack of ExecuTorch ``X.Y.Z`` (``build-pack --version
     1.5.1-local``).

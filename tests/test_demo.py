@@ -68,7 +68,7 @@ def test_demo_keep_writes_both_packs_and_its_commands_verify_them(tmp_path, caps
                 "include/executorch/schema/scalar_type_generated.h", "src/schema/program_generated.h"} <= gn
         assert not any(n.startswith("include/flatbuffers/") or n.endswith("_generated.h") for n in tn)
         assert tn < gn and len(gn) < 100
-        # FORMATS.md section 3: the PDSC of a broken and a good pack are byte-identical
+        # reproduced with build_pack.sh at v1.4.1: the PDSC of a broken and a good pack are byte-identical
         assert g.read("PyTorch.ExecuTorch.pdsc") == t.read("PyTorch.ExecuTorch.pdsc")
     assert good.stat().st_size < 64_000 and trap.stat().st_size < 64_000
 

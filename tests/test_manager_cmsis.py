@@ -1,6 +1,6 @@
 """CmsisManager: PyTorch::ExecuTorch pack pins in csolution / cproject / clayer files.
 
-Fixtures are written here, modelled on FORMATS.md section 1; expected bytes
+Fixtures are written here, modelled on public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch; expected bytes
 keep CRLF line ends (dependabot/dependabot-core#8693) and YAML comments
 (updatecli/updatecli#1351).
 """

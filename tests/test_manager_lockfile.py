@@ -1,4 +1,4 @@
-"""LockfileManager: the ExecuTorch entries of a cbuild-pack lock file (FORMATS.md section 1)."""
+"""LockfileManager: the ExecuTorch entries of a cbuild-pack lock file (CMSIS-Toolbox docs/YML-CBuild-Format.md, "Lock Pack Versions")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""ProseManager: ExecuTorch version mentions in Markdown and in comments (FORMATS.md section 1).
+"""ProseManager: ExecuTorch version mentions in Markdown and in comments (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch).
 
-Fixtures are written here, modelled on FORMATS.md; every "must NOT change"
-string of FORMATS.md is asserted byte-identical.
+Fixtures are written here, modelled on public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch; every "must NOT change"
+string seen in those templates is asserted byte-identical.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def test_lowercase_word_and_version_keyword():
 
 
 # --------------------------------------------------------------------------
-# Traps: FORMATS.md "Version-shaped strings that must NOT change"
+# Traps: version-shaped strings of other tools seen in those templates
 # --------------------------------------------------------------------------
 
 TRAPS = """\

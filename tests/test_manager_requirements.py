@@ -1,4 +1,4 @@
-"""RequirementsManager: Python pins in requirement files (FORMATS.md section 1;
+"""RequirementsManager: Python pins in requirement files (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch;
 faults of other bots: dependabot/dependabot-core#2689, #5300, #8693, renovatebot/renovate#2720,
 open-telemetry/opentelemetry-python PR #5237, pytorch/executorch PR #7160)."""
 

@@ -1,6 +1,6 @@
 """ScriptsManager: installs and version checks in workflows, Dockerfiles and shell scripts.
 
-FORMATS.md section 1: a workflow step ``pip show flatbuffers | grep
+public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch: a workflow step ``pip show flatbuffers | grep
 "Version: 24.3.25"`` must move with the TOSA pin, and only when it changes;
 Dockerfiles may pin ``pip install executorch==X``.
 """

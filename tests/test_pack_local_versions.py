@@ -1,7 +1,7 @@
 """Locally built packs (``build-pack --version 1.4.1-local``) and other SemVer pre-release labels.
 
 ``build_pack.sh --version V`` writes V verbatim into the file name, ``<release version>``,
-every ``Cversion`` and the ``<url>`` (FORMATS.md section 5): verify-pack checks each
+every ``Cversion`` and the ``<url>`` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1): verify-pack checks each
 against exactly that label.
 """
 

@@ -68,7 +68,7 @@ def test_validator_not_run_on_an_unsafe_archive(tmp_path):
 # --- cpackget --------------------------------------------------------
 
 FAKE_CPACKGET = '''#!{python}
-"""Fake cpackget: models FORMATS.md section 4 -- its exit code lies in both directions."""
+"""Fake cpackget: models cpackget as observed (Open-CMSIS-Pack/cpackget) -- its exit code lies in both directions."""
 import os, sys, zipfile
 mode = os.environ.get("FAKE_CPACKGET_MODE", "honest")
 args = sys.argv[1:]

@@ -5,7 +5,7 @@ down to the next heading of the same or a higher level; the mixed-mention
 check reads the whole sentence (which may span lines); a version-change
 statement ("ExecuTorch 1.4.0 changed ...") is history and a compatibility
 claim ("ExecuTorch 1.4.0 requires CMSIS-Toolbox 2.15.0") is mixed.
-Fixtures are written here, modelled on FORMATS.md section 1.
+Fixtures are written here, modelled on public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch.
 """
 
 from __future__ import annotations

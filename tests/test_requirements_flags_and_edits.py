@@ -1,5 +1,5 @@
 """What the requirements manager reports for each pin, asserted whole: every flag's code, message,
-path, line and blocking, and every edit's span, text, line, kind and reason (FORMATS.md section 1)."""
+path, line and blocking, and every edit's span, text, line, kind and reason (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch)."""
 
 from __future__ import annotations
 

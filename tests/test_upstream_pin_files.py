@@ -1,6 +1,6 @@
 """Reading upstream's pin files (requirement files, Python modules, pyproject.toml), asserted whole:
 each requirement line's name, version, spec, url, line, via and problem, the sentence saying why a
-line gives no pin, and the whole error of a file that does not parse (FORMATS.md section 2)."""
+line gives no pin, and the whole error of a file that does not parse (ExecuTorch's pin files at tags v1.0.0 to v1.4.1)."""
 
 from __future__ import annotations
 

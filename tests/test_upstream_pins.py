@@ -1,4 +1,4 @@
-"""Pin-set resolution at every layout of FORMATS.md section 2, and the changes between two pin sets."""
+"""Pin-set resolution at every layout of ExecuTorch's pin files at tags v1.0.0 to v1.4.1, and the changes between two pin sets."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def pin(ps: PinSet, name: str) -> ResolvedPin:
     return p
 
 
-# ---------------------------------------------------------------- FORMATS.md section 2, row by row
+# ---------------------------------------------------------------- ExecuTorch's pin files at tags v1.0.0 to v1.4.1, row by row
 
 def test_v1_0_0_literal_torch_pyproject_torchao_and_git_url_tosa(source):
     ps = resolve_pinset(source, "v1.0.0")

@@ -1,7 +1,6 @@
 """``build-pack``: cross-compile ExecuTorch, guard against the trap, run build_pack.sh.
 
-The steps and their facts are in :mod:`bot.pack.build` (FORMATS.md sections 3
-and 4).  The version is validated with :func:`bot.versions.parse_pack_version`
+The steps and their facts are in :mod:`bot.pack.build` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1; ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).  The version is validated with :func:`bot.versions.parse_pack_version`
 (a workflow_dispatch input reaches this command verbatim): SemVer with any
 pre-release label (``1.5.1``, ``1.5.1-rc1``, a local build ``1.5.1-local``),
 written to the pack as given.  In GitHub Actions the pack path is written to

@@ -11,8 +11,7 @@ Then it writes two invented packs of the target version
 (:func:`bot.sample.packgen.write_demo_packs`): a good
 ``packs/PyTorch.ExecuTorch.V.pack`` and the trap
 ``packs/trap/PyTorch.ExecuTorch.V.pack`` (built without the CMake
-cross-compile: no ``include/flatbuffers/``, no generated headers; FORMATS.md
-section 3), runs ``verify-pack``'s offline checks (archive, manifest, headers,
+cross-compile: no ``include/flatbuffers/``, no generated headers; reproduced with build_pack.sh at v1.4.1), runs ``verify-pack``'s offline checks (archive, manifest, headers,
 file references, components, template components) on both against the sample
 template and prints one verdict line each: the good pack passes, the trap is
 caught.  With ``--keep`` the packs stay in ``DIR/packs`` and the

@@ -62,8 +62,7 @@ def _group_key(f: Finding) -> object:
 def group_pins(pins: list[Finding]) -> list[PinGroup]:
     """Group exact ExecuTorch pins by version, the most pinned version first (ties: first seen first).
 
-    A locally built pack (``PyTorch::ExecuTorch@1.4.0-local``, FORMATS.md
-    section 5) is built from ExecuTorch 1.4.0: ``executorch==1.4.0`` joins its
+    A locally built pack (``PyTorch::ExecuTorch@1.4.0-local``, ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1) is built from ExecuTorch 1.4.0: ``executorch==1.4.0`` joins its
     group (``label`` ``"local"``) unless a pack pin ``1.4.0`` without the label
     also exists (then the two packs disagree).  Pack pins with different
     labels never share a group.
@@ -83,7 +82,7 @@ def group_pins(pins: list[Finding]) -> list[PinGroup]:
             continue
         version = key[0]
         # A nightly requirement (``executorch==1.4.0.dev20260728``) next to a pack pin 1.4.0
-        # (FORMATS.md section 1, "wild variants") agrees with the pack: it joins its group.
+        # (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch, "wild variants") agrees with the pack: it joins its group.
         into = pack_group(Version(version.base_version)) if version.is_devrelease else pack_group(version)
         if into is not None and into != key:
             order[into].extend(order.pop(key))

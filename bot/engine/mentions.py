@@ -23,7 +23,7 @@ versions: the template's current ExecuTorch version in every form (``X.Y.Z``,
 the bump changes major.minor), the template's own values of the derived pins
 the bump moves (torch, torchao, ethos-u-vela, the TOSA pins that change), and
 every other full ExecuTorch version the template itself names in an ExecuTorch
-context (its history).  Source of the rule: DESIGN.md "Closed-world accounting".
+context (its history).  Source of the rule: docs/mentions.md ("The buckets").
 
 :func:`account` is a pure function of the read template, the plan's edits and
 flags, and the ``ignore-mentions:`` entries; it reads the other text files of
@@ -177,7 +177,7 @@ _PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ 
 _GENERIC_VARS = frozenset({"VERSION", "VER", "PACK", "RELEASE", "TAG", "REF", "BRANCH", "DEFAULT", "MY", "THE", ""})
 _BARE_RANGE = re.compile(r"(?<![\w:])@(?:\^|~|>=)$")
 _PIP_AT = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)@v?$")
-#: Tools whose version sits beside ExecuTorch's in templates (FORMATS.md section 1: vcpkg, created-for, PackChk ...).
+#: Tools whose version sits beside ExecuTorch's in templates (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch: vcpkg, created-for, PackChk ...).
 _TOOLS = ("cmsis-toolbox", "cmsis toolbox", "packchk", "cmake", "gcc", "arm-none-eabi-gcc", "armclang", "fvp",
           "python", "node", "ninja", "cpackget", "cbuild", "vcpkg", "ubuntu", "llvm", "clang", "arm compiler",
           "numpy", "pip", "setuptools", "flatc", "flatbuffers", "ml_dtypes", "pybind11", "zephyr", "mbed")

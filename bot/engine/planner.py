@@ -2,7 +2,7 @@
 manager for edits, validates them in memory and runs the cross-file checks (:mod:`bot.engine.checks`).
 
 It writes nothing; :func:`bot.engine.apply.apply` does.  Where the facts come
-from: FORMATS.md section 1 (which template files pin what) and section 2
+from: public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch (which template files pin what) and ExecuTorch's pin files at tags v1.0.0 to v1.4.1
 (which upstream file pins what at a tag), through the managers in
 :mod:`bot.template` and the datasources in :mod:`bot.upstream`.
 """
@@ -79,7 +79,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     pins_tosa = any(f.kind in REQUIREMENT_KINDS and norm(f.name) in tosa_names for f in tpl.findings)
     # Without the current tag the TOSA diff is unknown; that only matters when the template pins TOSA packages.
     flags.extend(f for f in change_flags if f.code != "tosa-unknown" or pins_tosa)
-    # A locally built pack (``@1.4.0-local``) keeps its label: ``@1.5.1-local`` (FORMATS.md section 5).
+    # A locally built pack (``@1.4.0-local``) keeps its label: ``@1.5.1-local`` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1).
     old_pack, new_pack = to_semver(current), target.pack
     if label:
         old_pack, new_pack = f"{old_pack}-{label}", f"{new_pack}-{label}"

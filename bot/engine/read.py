@@ -3,7 +3,7 @@
 :func:`read_template` is the one entry: it applies the ``--exclude`` globs and
 the config file's ``exclude:`` list, decodes each file the scan hands over
 (:mod:`bot.template.scan`), and asks its managers (:mod:`bot.template`) for
-findings.  Which template files pin what: FORMATS.md section 1.
+findings.  Which template files pin what: public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch.
 """
 
 from __future__ import annotations

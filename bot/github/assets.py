@@ -1,7 +1,7 @@
 """The release asset ``PyTorch.ExecuTorch.V.pack``: find it, stream it to disk, check its sha256.
 
 Facts: the pack file name is ``PyTorch.ExecuTorch.<pack version>.pack``
-(FORMATS.md section 3, pack version = SemVer form of the release);
+(the Open-CMSIS-Pack spec, pack version = SemVer form of the release);
 GitHub gives each release asset a ``digest`` ``"sha256:HEX"`` (GitHub REST
 docs, "Release assets") for assets uploaded since mid-2025; older assets
 have none, and then only the size is checked.

@@ -154,7 +154,7 @@ def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, 
 
     Args:
         asset: a :class:`bot.github.releases.Asset` (``PyTorch.ExecuTorch.V.pack``).
-        version: the pack (SemVer) version to verify against (FORMATS.md section 3).
+        version: the pack (SemVer) version to verify against (the Open-CMSIS-Pack spec).
         tag: the release tag (``v1.5.1``), for the report.
         dest: a folder to keep the pack in (``fetch-pack --dest``); the path is
             returned.  None: the pack goes to a temporary folder that is

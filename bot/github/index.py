@@ -3,7 +3,7 @@
 Facts: the PyPI JSON API ``GET /pypi/NAME/VERSION/json`` (warehouse docs,
 "JSON API") answers 404 for an unpublished version; otherwise ``urls`` lists
 the files (``packagetype`` ``"bdist_wheel"`` for wheels) and
-``info.requires_dist`` the PEP 508 requirements (FORMATS.md section 2: 1.4.1
+``info.requires_dist`` the PEP 508 requirements (PyPI's metadata of executorch: 1.4.1
 requires ``torch>=2.13.0a0`` and ``torchao>=0.18.0``).  The base URL is
 ``EXECUTORCH_PACK_BOT_INDEX_URL`` (default https://pypi.org), faked in tests.
 """

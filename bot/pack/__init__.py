@@ -8,6 +8,6 @@
 * :mod:`bot.pack.verify`   -- :func:`~bot.pack.verify.verify_pack`, every check in one call;
 * :mod:`bot.pack.report`   -- :class:`~bot.pack.report.PackReport` and its text/JSON/Markdown forms.
 
-Facts come from FORMATS.md sections 3 and 4.  This package imports nothing
+Facts come from ExecuTorch's cmsis_pack/ at v1.4.1, its release asset and the CMSIS-Toolbox docs.  This package imports nothing
 heavy at import time (lxml is imported by :mod:`bot.pack.pdsc` only).
 """

@@ -1,6 +1,6 @@
 """Zip safety and bounded streaming reads for a ``.pack`` (the ``archive`` check of verify-pack).
 
-A pack is a zip archive (FORMATS.md section 3).  :func:`scan_archive` decides
+A pack is a zip archive (the Open-CMSIS-Pack spec).  :func:`scan_archive` decides
 whether it is safe to read at all, in two passes:
 
 1. from the central directory only (nothing is inflated): entry count, entry
@@ -45,7 +45,7 @@ class Limits:
 
     Attributes:
         max_entries: most entries in the central directory (a real v1.4.1 pack
-            has about 1,000; FORMATS.md section 3); checked from the
+            has about 1,000; the v1.4.1 release asset); checked from the
             end-of-central-directory record before the directory is parsed.
         max_total_size: most uncompressed bytes, declared and actually inflated.
         max_ratio: most uncompressed/compressed ratio of one member ...

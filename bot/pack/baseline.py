@@ -1,7 +1,7 @@
 """The ``baseline-operators`` and ``template-components`` checks: operator components against an older
 pack, and the components a template selects.
 
-Facts (FORMATS.md section 1 and 3): the generated AI layer
+Facts (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch; ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1): the generated AI layer
 (``ai_layer/ai_layer.clayer.yml``) lists ``components:`` such as
 ``Machine Learning:ExecuTorch Operators:Portable add``; a cproject may list
 pack components too.  A component id has the csolution form

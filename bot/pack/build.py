@@ -1,16 +1,16 @@
 """Build a ``PyTorch::ExecuTorch`` CMSIS pack from an ExecuTorch checkout.
 
 The pack is only complete when the documented cross-compile ran first
-(FORMATS.md, section 4): it generates ``program_generated.h`` and
+(ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1): it generates ``program_generated.h`` and
 ``scalar_type_generated.h`` with flatc and provides the flatbuffers headers.
 ``build_pack.sh`` run on an empty build directory still exits 0 and writes a
-pack without them (FORMATS.md, section 3: "the trap").  So a build here is
+pack without them (reproduced with build_pack.sh at v1.4.1).  So a build here is
 three steps, each streamed and timed:
 
 1. ``configure``: ``cmake -S ROOT -B BUILD -DCMAKE_TOOLCHAIN_FILE=...
    -DEXECUTORCH_BUILD_ARM_BAREMETAL=ON -DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON
    -DEXECUTORCH_BUILD_FLATC=ON -DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF
-   -DPYTHON_EXECUTABLE=PY`` (the flags and their order of FORMATS.md section 4);
+   -DPYTHON_EXECUTABLE=PY`` (the flags and their order of ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1);
    then any ``--cmake-arg`` settings, named in the log, and the ccache
    launchers when ``ccache`` is on PATH;
 2. ``build``: by default only the CMake targets the pack takes
@@ -20,12 +20,11 @@ three steps, each streamed and timed:
    then the trap guard (:func:`check_build_tree`) before anything is packaged;
 3. ``package``: ``bash ROOT/backends/arm/cmsis_pack/scripts/build_pack.sh
    --executorch-root ROOT --build-dir BUILD --version V --output-dir OUT``
-   (all four arguments required, FORMATS.md section 3), then
+   (all four arguments required, ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1), then
    ``OUT/PyTorch.ExecuTorch.V.pack`` must exist.
 
 Known traps are refused before anything runs (:func:`preflight`): a tree
-whose folder is not named ``executorch`` (CMake refuses it, FORMATS.md
-section 5), a tree without the flatbuffers submodule, and a build directory
+whose folder is not named ``executorch`` (CMake refuses it, ExecuTorch's CMakeLists.txt at v1.4.1), a tree without the flatbuffers submodule, and a build directory
 left from another ExecuTorch version (:data:`STAMP`).
 
 The module never prints: output lines go to an ``emit(str)`` callback.  In
@@ -54,11 +53,11 @@ from typing import Callable, Sequence
 
 from bot.errors import BotError, CheckFailed, PackError
 
-#: Upstream's toolchain file, relative to the ExecuTorch root (FORMATS.md section 4).
+#: Upstream's toolchain file, relative to the ExecuTorch root (ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).
 DEFAULT_TOOLCHAIN = Path("examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake")
-#: Upstream's pack script, relative to the ExecuTorch root (FORMATS.md section 3; present from v1.4.0).
+#: Upstream's pack script, relative to the ExecuTorch root (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1; absent before v1.4.0).
 BUILD_PACK_SCRIPT = Path("backends/arm/cmsis_pack/scripts/build_pack.sh")
-#: The flatc outputs a complete pack must carry (FORMATS.md section 3).
+#: The flatc outputs a complete pack must carry (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1).
 GENERATED_HEADERS = ("program_generated.h", "scalar_type_generated.h")
 #: How many last output lines of a failing step are quoted in the error.
 TAIL_LINES = 25
@@ -70,7 +69,7 @@ TAIL_LINES = 25
 #: step writes ``BUILD/third-party/flatc_ep/include/flatbuffers/``.
 #: build_pack.sh's copy_sources.sh copies exactly those two folders from the build tree.
 PACK_TARGETS = ("program_schema", "flatbuffers_ep")
-#: The folder name CMake requires of the ExecuTorch tree (FORMATS.md section 5).
+#: The folder name CMake requires of the ExecuTorch tree (ExecuTorch's CMakeLists.txt at v1.4.1).
 ROOT_NAME = "executorch"
 #: A file of the flatbuffers submodule: flatc and the pack's include/flatbuffers/ come from it.
 FLATBUFFERS_MARKER = Path("third-party/flatbuffers/include/flatbuffers/flatbuffers.h")
@@ -176,7 +175,7 @@ def find_ccache() -> str | None:
 
 
 def configure_command(cfg: BuildConfig) -> list[str]:
-    """The documented CMake configure line (FORMATS.md section 4), flags in their documented order.
+    """The documented CMake configure line (ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1), flags in their documented order.
 
     Then the ccache launchers (``-DCMAKE_C_COMPILER_LAUNCHER=ccache`` and the
     CXX one) when ``cfg.ccache`` is set, then ``cfg.cmake_args`` in the order
@@ -197,7 +196,7 @@ def configure_command(cfg: BuildConfig) -> list[str]:
 
 
 def build_command(cfg: BuildConfig) -> list[str]:
-    """``cmake --build BUILD --config Release -jN`` (FORMATS.md section 4), plus ``--target`` :data:`PACK_TARGETS` unless a full build."""
+    """``cmake --build BUILD --config Release -jN`` (ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1), plus ``--target`` :data:`PACK_TARGETS` unless a full build."""
     argv = [cfg.cmake, "--build", str(cfg.build_dir), "--config", "Release", f"-j{cfg.jobs}"]
     return argv if cfg.full_build else argv + ["--target", *PACK_TARGETS]
 
@@ -219,7 +218,7 @@ def step_env(cfg: BuildConfig, base: dict[str, str] | None = None) -> dict[str, 
 
 
 def pack_command(cfg: BuildConfig) -> list[str]:
-    """``bash build_pack.sh`` with its four required arguments (FORMATS.md section 3)."""
+    """``bash build_pack.sh`` with its four required arguments (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1)."""
     return [
         "bash", str(cfg.executorch_root / BUILD_PACK_SCRIPT),
         "--executorch-root", str(cfg.executorch_root),
@@ -235,7 +234,7 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
     Raises:
         PackError (exit 2) naming the first missing thing: the ExecuTorch root,
         ``cmake``, ``bash``, the Python interpreter, the toolchain file, or
-        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, FORMATS.md section 2);
+        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, no backends/arm/cmsis_pack/ at earlier tags);
         or a build/output directory that is a file, lies under a file or
         cannot be written.
     """
@@ -264,7 +263,7 @@ def check_tree(root: Path) -> None:
 
     Raises:
         PackError (exit 2): the folder is not named ``executorch`` (CMake
-        refuses to configure it, FORMATS.md section 5); the flatbuffers
+        refuses to configure it, ExecuTorch's CMakeLists.txt at v1.4.1); the flatbuffers
         submodule is missing (:data:`FLATBUFFERS_MARKER`: flatc and the pack's
         ``include/flatbuffers/`` are built from it).
     """
@@ -403,7 +402,7 @@ def check_build_tree(build_dir: Path) -> TreeReport:
     Raises:
         CheckFailed (exit 1) listing what is missing: packaging such a tree
         yields a pack that passes upstream's validate_pack.py but does not
-        compile (FORMATS.md section 3).
+        compile (reproduced with build_pack.sh at v1.4.1).
     """
     report = scan_build_tree(build_dir)
     if report.missing:

@@ -1,7 +1,7 @@
 """The structural pack checks (manifest, headers, file references, components), each a pure function
 returning a CheckResult.
 
-Facts (FORMATS.md section 3): exactly one ``PyTorch.ExecuTorch.pdsc`` at the
+Facts (ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1): exactly one ``PyTorch.ExecuTorch.pdsc`` at the
 pack root; the newest ``<release version>`` is the pack version and the file
 name is ``PyTorch.ExecuTorch.V.pack`` (the rule cpackget adopted,
 Open-CMSIS-Pack/cpackget#43); file name, PDSC name and ``<vendor>``/``<name>`` agree exactly,

@@ -1,7 +1,7 @@
 """The ``compile`` check: compile the Runtime component's sources straight from the unpacked pack.
 
 This proves what the structural checks cannot: that the pack compiles.  The
-quiet-failure pack of FORMATS.md section 3 fails here with
+quiet-failure pack (reproduced with build_pack.sh at v1.4.1) fails here with
 ``fatal error: executorch/schema/program_generated.h: No such file or directory``.
 
 The Runtime component is ``Cclass="Machine Learning" Cgroup="ExecuTorch"

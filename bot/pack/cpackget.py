@@ -1,6 +1,6 @@
 """The ``cpackget`` check: install the pack with cpackget into a fresh pack root and look for it in the list.
 
-Fact (FORMATS.md section 4): ``cpackget add --agree-embedded-license FILE.pack``
+Fact (observed with Open-CMSIS-Pack/cpackget): ``cpackget add --agree-embedded-license FILE.pack``
 can exit 0 without installing (already installed, or it declined) and exit
 non-zero after a good install (a failed dependency look-up), so success is
 judged only by ``cpackget list`` showing ``PyTorch::ExecuTorch@V``.  The

@@ -1,7 +1,7 @@
 """Is an installed pack folder exactly the verified pack?  Byte for byte, entry by entry.
 
 A pack root can outlive a job (a self-hosted runner keeps ``CMSIS_PACK_ROOT``),
-and ``cpackget add`` can exit 0 without installing (FORMATS.md section 4), so
+and ``cpackget add`` can exit 0 without installing (observed with Open-CMSIS-Pack/cpackget), so
 "``PyTorch::ExecuTorch@V`` is listed" does not prove that what the build
 tools read is the pack that was verified.  :func:`installed_check` compares
 the folder ``cpackget`` unpacked the pack into

@@ -1,6 +1,6 @@
 """Hardened parsing of a pack's ``.pdsc`` manifest into small frozen values.
 
-Facts (FORMATS.md section 3): the PDSC is XML, ``<package schemaVersion="1.7">``
+Facts (ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1): the PDSC is XML, ``<package schemaVersion="1.7">``
 with ``<vendor>``, ``<name>``, ``<url>``, ``<description overview=...>``,
 ``<license>``, ``<releases><release version date>``, ``<conditions>`` and
 ``<components>``.  Components carry ``Cclass``/``Cgroup``/``Csub`` (and
@@ -110,7 +110,7 @@ class Pdsc:
     url_line: int | None = None
 
     def operators(self) -> list[Component]:
-        """Components of ``Cgroup="ExecuTorch Operators"`` (FORMATS.md section 3)."""
+        """Components of ``Cgroup="ExecuTorch Operators"`` (ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1)."""
         return [c for c in self.components if c.cgroup == "ExecuTorch Operators"]
 
     def component(self, cclass: str, cgroup: str, csub: str | None) -> Component | None:

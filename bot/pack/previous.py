@@ -3,8 +3,7 @@
 Where it comes from, in this order:
 
 1. the pack the template points at with a ``path:`` beside its
-   ``PyTorch::ExecuTorch`` pin (a csolution or cproject item, FORMATS.md
-   section 1): an unpacked pack folder holding ``PyTorch.ExecuTorch.pdsc``,
+   ``PyTorch::ExecuTorch`` pin (a csolution or cproject item, public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch): an unpacked pack folder holding ``PyTorch.ExecuTorch.pdsc``,
    or a ``.pack`` file, relative to the YAML file's folder;
 2. the release asset ``PyTorch.ExecuTorch.<V>.pack`` of the tag the template
    pins now (``v1.4.0`` for ``@1.4.0`` and for a local build ``@1.4.0-local``),

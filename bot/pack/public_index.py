@@ -221,7 +221,7 @@ def check_pack_index(version: str, *, url: Optional[str] = None, http=None, poli
     """Ask the public pack index whether ``PyTorch::ExecuTorch@version`` can be installed from it.
 
     Args:
-        version: the pack version (SemVer, ``"1.5.1"``; FORMATS.md section 3).
+        version: the pack version (SemVer, ``"1.5.1"``; the Open-CMSIS-Pack spec).
         url: the index URL (default :func:`pack_index_url`); ``"off"``: nothing
             is asked and the answer says so.
         http: a ``requests.Session`` (default: the bot's session, no token).

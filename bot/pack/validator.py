@@ -1,6 +1,6 @@
 """The ``upstream-validator`` check: run upstream's own ``validate_pack.py`` on the pack.
 
-Fact (FORMATS.md section 3): upstream ships
+Fact (ExecuTorch's backends/arm/cmsis_pack/test/validate_pack.py at v1.4.1): upstream ships
 ``backends/arm/cmsis_pack/test/validate_pack.py PACK``, a structural check
 that passes the quiet-failure pack too -- so its verdict is included for the
 record, never relied on alone.

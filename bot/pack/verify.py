@@ -58,7 +58,7 @@ def upstream_url_form(segment: str) -> str | None:
     Upstream's ``.github/workflows/build-cmsis-pack.yml`` (v1.4.1) builds the
     release pack with ``PACK_VERSION="${GITHUB_REF#refs/tags/v}"`` and its PDSC
     template writes ``.../releases/download/%{RELEASE_VERSION}%/``, so the pack
-    of tag ``v1.4.1`` says ``.../download/1.4.1/`` (FORMATS.md section 5).
+    of tag ``v1.4.1`` says ``.../download/1.4.1/`` (ExecuTorch's .github/workflows/build-cmsis-pack.yml at v1.4.1).
     ``"v1.4.1"`` -> that url; a segment without the ``v`` -> None.
     """
     return DOWNLOAD_URL.format(tag=segment[1:]) if segment.startswith("v") and len(segment) > 1 else None

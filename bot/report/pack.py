@@ -10,7 +10,7 @@ verbatim inside a fenced code block, where GitHub renders nothing.
 
 Headline: a failure that is only a label artefact (the PDSC ``<url>``
 naming the download folder without the tag's ``v``, which upstream's own
-pack workflow writes: FORMATS.md section 5) does not make the headline
+pack workflow writes: ExecuTorch's .github/workflows/build-cmsis-pack.yml at v1.4.1) does not make the headline
 "Failed".
 """
 

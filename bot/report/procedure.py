@@ -8,7 +8,7 @@
 3. the Python requirements (which upstream sources, TOSA carried over or not);
 4. rebuild the virtual environment, the AI layer and the project: done by a
    workflow (with its run link) or left to the reviewer with the exact
-   commands (FORMATS.md section 4).
+   commands (CMSIS-Toolbox docs/build-operation.md).
 
 A step the bot did is ``- [x]``; one it could not do is an unticked task.
 """
@@ -112,7 +112,7 @@ def python_step(plan) -> list[str]:
 
 
 def rebuild_commands(plan, evidence) -> list[str]:
-    """The commands that rebuild the venv, the AI layer and the project (FORMATS.md section 4)."""
+    """The commands that rebuild the venv, the AI layer and the project (CMSIS-Toolbox docs/build-operation.md)."""
     b = plan.bump
     reqs = sorted({e.path for e in plan.edits if e.kind == "requirement" and e.path.endswith(".txt")})
     boards = list(getattr(evidence, "boards", None) or [])

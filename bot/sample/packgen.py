@@ -1,6 +1,6 @@
 """Invented ``PyTorch.ExecuTorch.<V>.pack`` files with a realistic layout, for the demo and the tests.
 
-Everything written here is invented, modelled on docs/FORMATS.md section 3;
+Everything written here is invented, modelled on the v1.4.1 release asset and ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1;
 no upstream content is copied.  A pack holds a root
 ``PyTorch.ExecuTorch.pdsc`` with Runtime, Kernel Utils, Kernel Registration
 and Backend EthosU components plus operator components (``Portable add`` ->
@@ -15,7 +15,7 @@ without them, as a real pack built without the CMake cross-compile does).
 Every bad variant the tests need is a knob of :class:`PackSpec`;
 :func:`make_pack` builds one.  :func:`write_demo_packs` writes the two packs
 the ``demo`` command offers to ``verify-pack``: a good one and the trap (no
-``include/flatbuffers/``, no generated headers: FORMATS.md section 3).
+``include/flatbuffers/``, no generated headers: reproduced with build_pack.sh at v1.4.1).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class PackSpec:
 
     Sizes (``filler_headers`` is a count; ``big_members``, ``bomb``,
     ``truncate`` are bytes) exist for the benchmarks and the bad-archive tests;
-    every other knob breaks one fact of FORMATS.md section 3 on purpose.
+    every other knob breaks one fact of a real pack (the v1.4.1 release asset) on purpose.
     """
 
     version: str = "1.5.1"
@@ -137,7 +137,7 @@ RUNTIME_SOURCES = {
 
 
 def pdsc_text(spec: PackSpec) -> str:
-    """The ``PyTorch.ExecuTorch.pdsc`` text of ``spec`` (PDSC schema 1.7 layout of FORMATS.md section 3)."""
+    """The ``PyTorch.ExecuTorch.pdsc`` text of ``spec`` (PDSC schema 1.7 layout of ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1)."""
     v = spec.version
     releases = spec.releases if spec.releases is not None else [(v, "2026-09-30"), ("1.4.0", "2026-08-06")]
     url = spec.url if spec.url is not None else URL.format(tag=f"v{v}")
@@ -186,7 +186,7 @@ def pdsc_text(spec: PackSpec) -> str:
 
 
 def build_pack_sh_spec(version: str, *, date: str = "2026-09-30", **knobs) -> PackSpec:
-    """The pack upstream's ``build_pack.sh --version VERSION`` writes (FORMATS.md section 5).
+    """The pack upstream's ``build_pack.sh --version VERSION`` writes (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1).
 
     The script accepts any label (``1.4.1``, ``1.4.1-local``) and puts it
     verbatim into the file name, the one ``<release version>``, every
@@ -331,7 +331,7 @@ def _patch_declared_size(path: Path, member: str, size: int) -> None:
 
 
 def realistic_spec(scale: int = 1, version: str = "1.5.1") -> PackSpec:
-    """About 1,000 entries and 200 components times ``scale`` (FORMATS.md: v1.4.1 has 172+9+17 operators)."""
+    """About 1,000 entries and 200 components times ``scale`` (the v1.4.1 release asset has 172+9+17 operators)."""
     ops = []
     for s in range(scale):
         sfx = "" if s == 0 else f"_x{s}"
@@ -345,7 +345,7 @@ _pdsc = pdsc_text  # the name the tests knew first
 
 #: Operators of the demo packs: the ones the sample template's ``ai_layer.clayer.yml`` selects
 #: (``Portable add``, ``Cortex-M quantize_per_tensor``) and a few more; ``_adaptive_avg_pool2d``
-#: has no registration, as in the real v1.4.1 pack (FORMATS.md section 3).
+#: has no registration, as in the real v1.4.1 pack (its release asset).
 DEMO_OPS = (
     ("Portable", "add"), ("Portable", "mul"), ("Portable", "_adaptive_avg_pool2d"), ("Portable", "softmax"),
     ("Quantized", "quantize_per_tensor"), ("Cortex-M", "quantize_per_tensor"), ("Cortex-M", "quantized_add"),
@@ -371,7 +371,7 @@ def write_demo_packs(dest: Path, version: str = "1.5.1") -> DemoPacks:
     Both are small (a few kB, about 50 entries) and realistic: the trap is the
     same pack built without the CMake cross-compile, so it lacks
     ``include/flatbuffers/`` and both ``*_generated.h`` headers while its PDSC
-    is byte-identical to the good one's (FORMATS.md section 3).
+    is byte-identical to the good one's (reproduced with build_pack.sh at v1.4.1).
 
     Raises:
         OSError: ``dest`` cannot be written.

@@ -1,6 +1,6 @@
 """CMSIS solution files: the ``PyTorch::ExecuTorch`` pack pin in csolution, cproject and clayer files.
 
-Facts (FORMATS.md section 1): a ``*.csolution.yml`` holds ``solution: packs:``,
+Facts (CMSIS-Toolbox docs/YML-Input-Format.md, "packs:"): a ``*.csolution.yml`` holds ``solution: packs:``,
 a ``*.cproject.yml`` ``project: packs:`` and a ``*.clayer.yml`` ``layer:
 packs:``; each item is ``- pack: VENDOR::NAME[@VERSION]`` (exact ``@X.Y.Z``, or
 a range ``@^X``, ``@~X``, ``@>=X``), sometimes with a local ``path:``.  Only
@@ -251,7 +251,7 @@ def miscased_ids(doc: TextDocument, node: Optional[yaml.Node], positions: Callab
     """``Finding(kind="pack-id-case")`` for each pack entry spelling the ExecuTorch pack ID in another letter case.
 
     ``pytorch::executorch@1.4.0`` is another pack ID to CMSIS (the pack ID is
-    ``PyTorch::ExecuTorch``, FORMATS.md section 3: vendor and name must agree
+    ``PyTorch::ExecuTorch``, ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1: vendor and name must agree
     exactly, including case): it is never rewritten, and the engine turns
     each finding into a blocking flag naming the line.
     """
@@ -476,7 +476,7 @@ def path_version_span(path_text: str, version: str) -> Optional[tuple[int, int]]
     """Span of ``version`` in a local pack path that names it as the pack's version, or None.
 
     The path must hold ``PyTorch.ExecuTorch.VERSION`` (the folder or file
-    name ``build_pack.sh`` writes, FORMATS.md section 3) followed by the end,
+    name ``build_pack.sh`` writes, ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1) followed by the end,
     ``/`` or ``.pack``: ``../packs/PyTorch.ExecuTorch.1.4.0-local`` and
     ``./PyTorch.ExecuTorch.1.4.0-local/`` name ``1.4.0-local``;
     ``PyTorch.ExecuTorch.1.4.0-local.2`` does not name ``1.4.0-local``.

@@ -1,6 +1,6 @@
 """The cbuild-pack lock file: the resolved ``PyTorch::ExecuTorch`` pack and the pins that selected it.
 
-Facts (FORMATS.md sections 1 and 4): ``cbuild setup`` writes
+Facts (CMSIS-Toolbox docs/YML-CBuild-Format.md, "Lock Pack Versions"): ``cbuild setup`` writes
 ``*.cbuild-pack.yml`` with ``cbuild-pack: resolved-packs:`` items, each a
 ``resolved-pack: VENDOR::NAME@VERSION`` and a ``selected-by-pack:`` list of
 the pin expressions that chose it (older CMSIS-Toolbox versions wrote

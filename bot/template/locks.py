@@ -9,7 +9,7 @@ Facts:
   ``executorch`` is stale after a bump: a non-blocking ``python-lock`` flag
   says which command regenerates it.
 * ``*.cbuild-pack.yml`` is written by ``cbuild setup S.csolution.yml --packs``
-  (FORMATS.md section 4) and lists every resolved pack.  One without any
+  (CMSIS-Toolbox docs/build-operation.md) and lists every resolved pack.  One without any
   ``PyTorch::ExecuTorch`` entry while a csolution pins ExecuTorch is stale:
   a non-blocking ``lock-missing-pack`` flag.
 """
@@ -30,7 +30,7 @@ PYTHON_LOCKS = {
 }
 
 _EXECUTORCH = re.compile(rb"executorch", re.I)
-#: The command that rewrites a cbuild-pack.yml (FORMATS.md section 4).
+#: The command that rewrites a cbuild-pack.yml (CMSIS-Toolbox docs/build-operation.md).
 CBUILD_SETUP = "cbuild setup S.csolution.yml --active TARGET --packs"
 
 

@@ -3,7 +3,7 @@
 Facts: a template may state its Python side as a project (PEP 621
 ``[project] dependencies`` and ``[project.optional-dependencies]``, PEP 735
 ``[dependency-groups]``) instead of, or beside, ``requirements.txt``
-(FORMATS.md section 1 names the packages: ``executorch``, ``torch``,
+(public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch name the packages: ``executorch``, ``torch``,
 ``torchao``, ``ethos-u-vela``, TOSA).  Each dependency is a PEP 508 string.
 
 The file is parsed with :mod:`tomllib` to know which strings are

@@ -1,7 +1,7 @@
 """Requirement files (``*requirements*.txt``, ``requirements/*.txt``, pip-tools ``*requirements*.in``,
 ``*constraints*.txt``): the Python pins of a bump.
 
-Facts (FORMATS.md section 1): the template pins ``executorch``, ``torch``,
+Facts (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch): the template pins ``executorch``, ``torch``,
 ``torchao``, ``ethos-u-vela`` and the TOSA serializer packages
 (``ml_dtypes == 0.5.1``, ``tosa-tools == 2026.5.0``, spaces around ``==``), with
 extras, environment markers, nightly pins and local labels seen in the wild.
@@ -23,8 +23,7 @@ markers gets the new version on each of them, the markers kept byte for byte
 (dependabot/dependabot-core#5300: deterministic, never one line only).  Only the
 version characters change, so extras (renovatebot/renovate#2720), spaces around the operator, markers and
 inline comments stay; a local label is kept (``2.13.0+cpu`` ->
-``2.14.0+cpu``); a nightly pin (``executorch==1.4.0.dev20260728``, FORMATS.md
-section 1) becomes the release version with a non-blocking ``nightly-pin`` flag.  A range
+``2.14.0+cpu``); a nightly pin (``executorch==1.4.0.dev20260728``, public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch) becomes the release version with a non-blocking ``nightly-pin`` flag.  A range
 (``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
 requirement carrying ``--hash`` options that must change raises
 :class:`ManagerError` naming its line: hashes cannot be recomputed offline

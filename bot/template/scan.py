@@ -1,6 +1,6 @@
 """Discovery: which files of a template checkout each manager handles.
 
-Files are found by pattern, never by a fixed name (FORMATS.md section 1:
+Files are found by pattern, never by a fixed name (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch:
 names vary between forks, and a repository may hold several solutions,
 projects and layers).  The walk never follows a symbolic link; it skips
 version-control, build, vendored and generated-header trees without

@@ -1,6 +1,6 @@
 """Scripts manager: machine installs and version checks in workflows, Dockerfiles and shell scripts.
 
-What it reads (FORMATS.md section 1, rows ``requirements.txt`` "pins in a
+What it reads (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch, rows ``requirements.txt`` "pins in a
 Dockerfile (``pip install executorch==1.0.0``)" and ``.github/workflows/*.yml``
 "a step may check an installed version (``pip show flatbuffers | grep
 "Version: 24.3.25"``) ... a machine check that must move with the TOSA pin"):

@@ -9,8 +9,7 @@ Computed from the two tags through an :class:`~bot.upstream.source.UpstreamSourc
   loads in the new runtime only when the schema tokens are equal);
 - for each ExecuTorch component the template selects, whether the upstream
   files behind it changed (:func:`component_paths` maps a component to
-  upstream paths from the pack's ``<file>`` list, or by the operator naming
-  convention of FORMATS.md section 3 when no PDSC is at hand);
+  upstream paths from the pack's ``<file>`` list, or by the operator naming convention of ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1 when no PDSC is at hand);
 - the Arm backends (``backends/arm/``, ``backends/cortex_m/``): files changed,
   Python pass classes (``class ...Pass``) and operator files (``op_*.py``,
   ``op_*.cpp``) added or removed;
@@ -145,7 +144,7 @@ def schema_changes(source, old_tag: str, new_tag: str, paths: Iterable[str]) -> 
 def pack_to_upstream(name: str) -> Optional[str]:
     """The upstream path of a pack ``<file name>``: ``src/X`` -> ``X``, ``include/executorch/X`` -> ``X``; else None.
 
-    FORMATS.md section 3: the pack copies upstream sources under ``src/``
+    the v1.4.1 release asset: the pack copies upstream sources under ``src/``
     (``src/kernels/portable/cpu/op_add.cpp``) and headers under
     ``include/executorch/``; other ``include/`` trees (c10, flatbuffers) are
     not upstream ExecuTorch paths and are left out.
@@ -164,7 +163,7 @@ _CORE = {"Runtime": ("runtime/", "schema/"), "Kernel Utils": ("kernels/portable/
 
 
 def convention_paths(cgroup: str, csub: Optional[str]) -> tuple[str, ...]:
-    """Upstream paths of a component by FORMATS.md section 3's naming (``Portable add`` -> ``op_add.cpp``).
+    """Upstream paths of a component by the naming of ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1 (``Portable add`` -> ``op_add.cpp``).
 
     Operators: ``op_<op>`` files (and ``op__<op>``: the Csub drops leading
     underscores) in the group's kernel folder; the core components map to

@@ -1,6 +1,6 @@
 """Parsed views of the upstream pin files: requirement files, Python modules, ``pyproject.toml``.
 
-The files and what each pins at a tag: FORMATS.md section 2; which file wins
+The files and what each pins at a tag: ExecuTorch's pin files at tags v1.0.0 to v1.4.1; which file wins
 for which package: :mod:`bot.upstream.pins`.
 Python is read with :mod:`ast` (never regular expressions: v1.3.x has a
 commented-out ``# NIGHTLY_VERSION = ...`` line), ``pyproject.toml`` with

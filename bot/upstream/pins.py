@@ -1,6 +1,6 @@
 """What upstream ExecuTorch pins at a release tag, and which pins a bump changes.
 
-Facts (FORMATS.md section 2, which upstream file pins what at a tag): the pin
+Facts (ExecuTorch's pin files at tags v1.0.0 to v1.4.1, which upstream file pins what at a tag): the pin
 sources moved between tags and sometimes disagree, so each package has a
 stated order of sources and every value records the source that gave it.
 
@@ -143,7 +143,7 @@ def _single(reqs: list[ReqLine], name: str, path: str, tag: str) -> Optional[Req
 
     A package named on several lines with the same pin (environment markers) is one pin; with
     different pins it cannot be chosen without guessing, so the result is unresolved, its
-    ``problem`` naming every line (DESIGN.md "No guessing").
+    ``problem`` naming every line (a range is never guessed).
     """
     mine = [r for r in reqs if r.name == name]
     if not mine:

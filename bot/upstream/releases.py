@@ -1,6 +1,6 @@
 """Which upstream ExecuTorch release a bump targets.
 
-Facts (FORMATS.md section 2): stable releases are tagged exactly ``vX.Y.Z``;
+Facts (the tags of pytorch/executorch): stable releases are tagged exactly ``vX.Y.Z``;
 the tag list also holds ``vX.Y.Z-rcN`` and odd tags such as
 ``v1.2.0-rc1-test-android``, which never count.  A GitHub release may also be
 flagged "prerelease" (:meth:`UpstreamSource.prereleases`); such a tag never

@@ -51,7 +51,7 @@ class UpstreamSource(abc.ABC):
         """``(old is an ancestor of new, commits in new not in old)``; ``(None, None)`` when unknown (the default).
 
         A patch release cut from a release branch (``release/X.Y``) is not a
-        descendant of the previous minor's tag (FORMATS.md section 2).
+        descendant of the previous minor's tag (the tags of pytorch/executorch).
         """
         return None, None
 

@@ -17,7 +17,7 @@ def companions(tpl: Template, bump: Bump) -> list[Flag]:
     """Non-blocking ``companion-pin`` flags for exact torchvision/torchaudio pins when torch changes.
 
     Their versions are tied to a torch release, which upstream ExecuTorch does
-    not pin (FORMATS.md section 1, "torchvision/torchaudio pins" in the wild):
+    not pin (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch, "torchvision/torchaudio pins" in the wild):
     the bot never computes or guesses one, it says which pin to check.
     """
     torch = bump.change_for("torch")

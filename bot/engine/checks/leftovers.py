@@ -1,7 +1,7 @@
 """The leftovers check: strong forms of the OLD ExecuTorch version that no edit rewrites.
 
 Searched after planning in every loaded file and every other text file of
-the scan; the forms are listed in :func:`leftovers` (DESIGN.md "leftovers").
+the scan; the forms are listed in :func:`leftovers`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bot.textreport import plural
 
 
 def _leftover_pattern(olds: tuple[str, ...]) -> "re.Pattern[str]":
-    """The strong forms of the old ExecuTorch version (DESIGN.md "leftovers"), version in group ``v``."""
+    """The strong forms of the old ExecuTorch version, version in group ``v``."""
     v = "(?P<v>" + "|".join(re.escape(o) for o in sorted(set(olds), key=len, reverse=True)) + r")"
     guard = r"(?![\w]|[+\-][0-9A-Za-z]|\.(?!pack\b)[0-9A-Za-z])"  # whole version; ".pack" may follow
     return re.compile(

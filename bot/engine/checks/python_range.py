@@ -1,7 +1,7 @@
 """The Python range check: the target's ``requires-python`` against the Pythons the template states.
 
 The target's range is upstream ``pyproject.toml`` at the target tag
-(FORMATS.md section 2); the template's Pythons come from
+(ExecuTorch's pyproject.toml at v1.0.0 to v1.4.1); the template's Pythons come from
 :func:`bot.engine.pythons.stated_pythons`.
 """
 
@@ -32,7 +32,7 @@ def python_flags(tpl: Template, target: PinSet) -> list[Flag]:
     """Non-blocking ``requires-python`` flags for each Python the template states outside the target's range.
 
     The target's ``requires-python`` (upstream ``pyproject.toml`` at the target
-    tag, FORMATS.md section 2) is a :class:`~packaging.specifiers.SpecifierSet`;
+    tag, ExecuTorch's pyproject.toml at v1.0.0 to v1.4.1) is a :class:`~packaging.specifiers.SpecifierSet`;
     a stated version is checked directly, a stated range by the Python minor
     versions it admits (3.0 up to one past the newest the target admits).
     """

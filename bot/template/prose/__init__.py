@@ -1,6 +1,6 @@
 """Prose manager: ExecuTorch version mentions in documentation and in comments.
 
-What it reads (FORMATS.md section 1, rows README / docs / pack maintenance
+What it reads (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch, rows README / docs / pack maintenance
 page / setup_venv / workflows): Markdown, reStructuredText and plain-text
 files are prose as a whole, code blocks included (YAML and shell inside
 Markdown are prose, not pins).  In every other handled file only the
