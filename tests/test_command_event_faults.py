@@ -233,3 +233,10 @@ def test_a_dashboard_edit_with_a_body_of_the_wrong_type_is_a_malformed_event(w):
     assert (code, err) == (2, f"executorch-pack-bot: error: {event_file(w)}: the event payload's issue.body is "
                               "not a string\n")
     assert w.fake.writes() == []
+
+
+def test_a_repo_that_is_not_a_folder_is_bad_usage_not_the_default_settings(w):
+    w.repo = w.tmp / "no-such-checkout"
+    code, out, err, outputs = say(w, "/executorch-pack-bot recheck")
+    assert (code, err, outputs) == (2, f"executorch-pack-bot: error: --repo {w.repo}: not a directory\n", {})
+    assert w.fake.requests == []
