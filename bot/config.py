@@ -13,6 +13,8 @@ Example::
     automerge: on-approval                   # off (default): an approval by a writer enables auto-merge
     merge-method: squash                     # squash (default), merge or rebase: how auto-merge merges
     dashboard: true                          # keep one dashboard issue (bot.events.dashboard)
+    commit: git                              # git (push a commit made here) or api (GitHub makes and signs it)
+    signoff: false                           # true: a Signed-off-by trailer with the author (DCO)
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -34,10 +36,13 @@ CONFIG_PATH = ".github/executorch-pack-bot.yml"
 CONFIG_PATHS = (CONFIG_PATH, ".github/executorch-pack-bot.yaml")   # either spelling, never both
 DEFAULT_BRANCH = "executorch-pack-bot/executorch"
 DEFAULT_AUTHOR = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
+#: ``commit:`` values: ``git`` pushes a commit made with git plumbing; ``api`` has GitHub create it through the
+#: Git Data API (bot.github.apicommit), which GitHub signs for an App or Actions token.
+COMMIT_MODES = ("git", "api")
 AUTOMERGE = ("off", "on-approval")
 MERGE_METHODS = ("squash", "merge", "rebase")   # GraphQL PullRequestMergeMethod, lower case
 KNOWN = ("branch", "base", "labels", "reviewers", "author", "draft", "exclude", "automerge", "merge-method",
-         "dashboard")
+         "dashboard", "commit", "signoff")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -67,6 +72,8 @@ class Config:
     automerge: str = "off"
     merge_method: str = "squash"
     dashboard: bool = False
+    commit: str = "git"
+    signoff: bool = False
     path: Optional[str] = field(default=None, compare=False)
 
     def wants_draft(self, flags, check_failed: bool = False) -> bool:
@@ -90,6 +97,17 @@ class Config:
     def branch_for(self, version: str) -> str:
         """The branch for a target version (``{version}`` replaced; a fixed branch is returned as is)."""
         return self.branch.replace("{version}", version)
+
+
+def with_commit_mode(config: Config, mode: Optional[str]) -> Config:
+    """``config`` with ``commit`` set to ``mode`` (``--commit``, the action's ``commit`` input); unchanged for None/""."""
+    from dataclasses import replace
+
+    if not mode:
+        return config
+    if mode not in COMMIT_MODES:
+        raise UsageError(f"--commit {mode!r} is not one of {', '.join(COMMIT_MODES)}")
+    return replace(config, commit=mode)
 
 
 #: Bytes a settings file may hold; a real one is a few hundred (PyYAML takes seconds per MB of flow list).
@@ -244,6 +262,15 @@ def load_config(repo: Path) -> Config:
             if not (isinstance(v, yaml.ScalarNode) and v.tag == "tag:yaml.org,2002:bool"):
                 raise err("dashboard: expected true or false", v)
             values["dashboard"] = yaml.safe_load(v.value) is True
+        elif key == "commit":
+            c = scalar(key, v)
+            if c not in COMMIT_MODES:
+                raise err(f"commit: {c!r} is not one of {', '.join(COMMIT_MODES)}", v)
+            values["commit"] = c
+        elif key == "signoff":
+            if not isinstance(v, yaml.ScalarNode) or v.tag != "tag:yaml.org,2002:bool":
+                raise err(f"signoff: expected true or false, got {getattr(v, 'value', '...')!r}", v)
+            values["signoff"] = str(v.value).lower() in ("true", "yes", "on", "y")
         else:
             raise err(f"unknown setting {key!r} (known: {', '.join(KNOWN)})", k)
     return Config(path=rel, **values)

@@ -105,3 +105,120 @@ def major_minor(version: str | Version) -> str:
     """``"1.5.1"`` -> ``"1.5"``."""
     v = Version(str(version))
     return f"{v.major}.{v.minor}"
+
+
+# A pack version: SemVer 2.0 without build metadata (packchk and cpackget compare pack versions
+# as SemVer; FORMATS.md section 3).  The pre-release label is any dot-separated list of
+# identifiers [0-9A-Za-z-], numeric ones without leading zeros.
+_SEMVER_PACK = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?$")
+# upstream's release candidate label: rcN (tag vX.Y.Z-rcN)
+_RC_LABEL = re.compile(r"^rc(0|[1-9]\d*)$")
+# PEP 440 spelling of a release candidate a user may type: 1.4.1rc2
+_PEP440_RC = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)rc(0|[1-9]\d*)$")
+
+
+class PackVersion:
+    """A pack version as written: ``1.4.1``, ``1.4.1-rc2``, ``1.4.1-local``, ``1.4.1-local.2``.
+
+    A pack version is SemVer (FORMATS.md section 3: packchk rejects others);
+    upstream's ``build_pack.sh --version`` accepts any label and writes it into
+    the file name, ``<release version>``, every ``Cversion`` and the ``<url>``
+    (FORMATS.md section 5).  Upstream's own labels are the release (none) and
+    release candidates (``rcN``, tag ``vX.Y.Z-rcN``); any other label marks a
+    locally built pack of ExecuTorch ``X.Y.Z`` (``build-pack --version
+    1.5.1-local``).
+
+    Attributes:
+        text: the version exactly as written (``"1.4.1-local.2"``).
+        base: ``"1.4.1"``.
+        label: the pre-release label (``"local.2"``, ``"rc2"``) or None.
+    """
+
+    __slots__ = ("text", "base", "label")
+
+    def __init__(self, text: str, base: str, label: str | None):
+        self.text, self.base, self.label = text, base, label
+
+    def __repr__(self) -> str:
+        return f"PackVersion({self.text!r})"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PackVersion) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    @property
+    def is_local(self) -> bool:
+        """True for a label upstream never releases (``local``, ``local.2``, ``mybuild``): a local build."""
+        return self.label is not None and not _RC_LABEL.match(self.label)
+
+    @property
+    def executorch(self) -> Version:
+        """The ExecuTorch (PEP 440) version the pack is built from: ``1.4.1-local`` -> 1.4.1, ``1.4.1-rc2`` -> 1.4.1rc2."""
+        if self.label is not None and not self.is_local:
+            return Version(f"{self.base}{self.label}")
+        return Version(self.base)
+
+    @property
+    def tag(self) -> str:
+        """Upstream's tag of the sources: ``v1.4.1`` (also for ``1.4.1-local``), ``v1.4.1-rc2``."""
+        return version_to_tag(self.executorch)
+
+    @property
+    def url_segment(self) -> str:
+        """The last segment of the pack's ``<url>``: the release tag, or the label itself for a local build.
+
+        ``1.4.1`` -> ``v1.4.1`` (the GitHub release download location);
+        ``1.4.1-local`` -> ``1.4.1-local`` (what ``build_pack.sh --version
+        1.4.1-local`` writes; a local build has no release to point at).
+        """
+        return self.text if self.is_local else self.tag
+
+    def with_base(self, base: str | Version) -> "PackVersion":
+        """The same local label on another release: ``1.4.0-local`` -> ``1.5.1-local`` for base ``1.5.1``.
+
+        Only for a local build (:attr:`is_local`); a release or rc pack version has no label to keep.
+        """
+        b = to_semver(base)
+        return PackVersion(f"{b}-{self.label}" if self.is_local else b, b.split("-", 1)[0],
+                           self.label if self.is_local else None)
+
+
+def parse_pack_version(text: str, *, what: str = "--version", user: bool = True) -> PackVersion:
+    """Validate a pack version: SemVer ``X.Y.Z`` with an optional pre-release label.
+
+    ``user=True`` (a command-line value) also accepts a leading ``v`` and the
+    PEP 440 ``X.Y.ZrcN``; a pin in a template must be plain SemVer.  Build
+    metadata (``+...``), ranges and anything else raise :class:`UsageError`
+    (exit 2) naming ``what``.
+    """
+    raw = text.strip()
+    s = raw
+    if user:
+        if s[:1] == "v":
+            s = s[1:]
+        m = _PEP440_RC.match(s)
+        if m:
+            s = f"{m.group(1)}.{m.group(2)}.{m.group(3)}-rc{m.group(4)}"
+    m = _SEMVER_PACK.match(s)
+    if not m:
+        raise UsageError(f"{what}: {raw!r} is not a pack version (expected SemVer X.Y.Z or X.Y.Z-LABEL, "
+                         "e.g. 1.4.1, 1.4.1-rc2, 1.4.1-local)")
+    base = f"{m.group(1)}.{m.group(2)}.{m.group(3)}"
+    return PackVersion(s, base, m.group(4))
+
+
+def pin_pack_version(text: str | None) -> PackVersion | None:
+    """The :class:`PackVersion` of a pin's version text (plain SemVer), or None when it is not one."""
+    if not text:
+        return None
+    try:
+        return parse_pack_version(text, user=False)
+    except UsageError:
+        return None

@@ -69,6 +69,13 @@ class FakeRepo:
         self.private = False   # private: the API answers 404 without a token; browser downloads always 404
         self.compare: dict[tuple[str, str], tuple[str, int]] = {}   # (base, head) -> (status, ahead_by)
         self.truncated_trees: set[str] = set()                      # refs whose tree listing is "truncated"
+        # Git Data API and issue events (tests/fakegitdata.py): the bare repository behind the API, the
+        # repository's rules ("signed-commits"), commits made through the API, ref updates, events per PR.
+        self.git_dir = None
+        self.rules: set[str] = set()
+        self.api_commits: dict[str, dict] = {}
+        self.ref_updates: list[tuple[str, str]] = []
+        self.events: dict[int, list[dict]] = {}
 
 
 class FakeGitHub:
@@ -141,6 +148,11 @@ class FakeGitHub:
         r.releases.append(rel)
         return rel
 
+    def link_git(self, full_name: str, git_dir) -> None:
+        """Serve the Git Data API of ``full_name`` from the bare git repository ``git_dir`` (tests/fakegitdata.py)."""
+        from pathlib import Path
+        self.repo(full_name).git_dir = Path(git_dir)
+
     def add_file(self, full_name: str, ref: str, path: str, data: bytes) -> None:
         self.repo(full_name).files[(ref, path)] = data
 
@@ -163,6 +175,7 @@ class FakeGitHub:
                                   "owner": {"login": full.split("/")[0]},
                                   "url": f"{self.url}/repos/{full}"}
         return {"number": n, "id": n * 10, "title": title, "body": body, "state": "open", "merged": False,
+                "merged_at": None,
                 "draft": draft, "user": {"login": user}, "url": f"{api}/pulls/{n}",
                 "issue_url": f"{api}/issues/{n}", "html_url": f"https://github.com/{r.full_name}/pull/{n}",
                 "head": {"ref": head, "label": f"{owner}:{head}", "sha": "0" * 40, "repo": repo_json(head_repo)},
@@ -251,6 +264,9 @@ class FakeGitHub:
         r = self.repos[full]
         if r.private and not req.headers.get("Authorization"):
             return self._not_found()   # GitHub hides a private repository from anonymous requests
+        from fakegitdata import route as git_route
+        if (resp := git_route(self, r, req, m, rest, body)) is not None:
+            return resp
         if m == "GET" and (mm := re.fullmatch(r"/releases/assets/(\d+)", rest)):
             # GitHub REST docs, "Get a release asset": Accept: application/octet-stream answers 302 to a
             # signed URL on another host (which must not get the token); otherwise the asset's JSON.

@@ -200,7 +200,7 @@ def test_real_bot_refuses_hostile_version_with_exit_2(tmp_path):
                        "args": "--executorch-root e --build-dir b --output-dir o"})
     _sid, proc, _o = results[-1]
     assert proc.returncode == 2
-    assert "is not a release version" in proc.stderr
+    assert "is not a pack version" in proc.stderr
     assert not (tmp_path / "pwned").exists()
 
 

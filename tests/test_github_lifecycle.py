@@ -306,7 +306,8 @@ def _commit_config(world, text: str) -> None:
 
 
 def _pack_release(world, tmp_path, **knobs):
-    from packgen import make_pack
+    from packgen import DEMO_OPS, make_pack
+    knobs.setdefault("operators", DEMO_OPS)   # what the sample template selects (run verifies against it)
     pack = make_pack(tmp_path / "packs", version="1.5.1", **knobs)
     world.fake.repo(UPSTREAM).releases = [r for r in world.fake.repo(UPSTREAM).releases if r["tag_name"] != "v1.5.1"]
     add_sample_release(world.fake, "v1.5.1", created_at="2026-09-01T00:00:00Z",

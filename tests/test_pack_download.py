@@ -19,8 +19,9 @@ def fetch(capsys, dest):
 
 def _pack_world(world):
     from fakegithub import add_sample_release
-    from packgen import make_pack
-    pack = make_pack(world.tmp / "packs", version="1.5.1")
+    from packgen import DEMO_OPS, make_pack
+    # the operators the sample template selects: run verifies the pack against the template too
+    pack = make_pack(world.tmp / "packs", version="1.5.1", operators=DEMO_OPS)
     world.repo(UPSTREAM).releases = [r for r in world.repo(UPSTREAM).releases if r["tag_name"] != "v1.5.1"]
     add_sample_release(world, "v1.5.1", created_at="2026-09-01T00:00:00Z",
                        assets={"PyTorch.ExecuTorch.1.5.1.pack": pack.read_bytes()})

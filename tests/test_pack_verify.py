@@ -108,12 +108,12 @@ def test_file_name_mismatch(tmp_path):
     assert res.detail == "file is named PyTorch.ExecuTorch.v1.5.1.pack, expected PyTorch.ExecuTorch.1.5.1.pack"
 
 
-def test_url_built_from_the_version_not_the_tag_is_reported(tmp_path):
-    pack = make_pack(tmp_path, url="https://github.com/pytorch/executorch/releases/download/1.5.1/")
+def test_url_pointing_at_another_version_fails(tmp_path):
+    pack = make_pack(tmp_path, url="https://github.com/pytorch/executorch/releases/download/v1.5.0/")
     res = verify_pack(pack, V).check("url")
     assert res.status == "fail"
-    assert "<url> is https://github.com/pytorch/executorch/releases/download/1.5.1/" in res.detail
-    assert "expected https://github.com/pytorch/executorch/releases/download/v1.5.1/" in res.detail
+    assert res.data == {"declared": "https://github.com/pytorch/executorch/releases/download/v1.5.0/",
+                        "expected": "https://github.com/pytorch/executorch/releases/download/v1.5.1/"}
     assert res.detail.startswith("PyTorch.ExecuTorch.pdsc:6:")
 
 
@@ -265,7 +265,7 @@ def test_cli_trap_exit_1_json(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["--version", "latest"], "is not a release version"),
+    (["--version", "latest"], "is not a pack version"),
     (["--version", V, "--url", "u", "--tag", "t"], "not allowed with argument"),
     (["--version", V, "--baseline", "missing.pack"], "--baseline: cannot read"),
     (["--version", V, "--executorch-root", "."], "validate_pack.py not found"),

@@ -1,9 +1,10 @@
 """``build-pack``: cross-compile ExecuTorch, guard against the trap, run build_pack.sh.
 
 The steps and their facts are in :mod:`bot.pack.build` (FORMATS.md sections 3
-and 4).  The version is validated with :func:`bot.versions.parse_user_version`
-(a workflow_dispatch input reaches this command verbatim) and written to the
-pack in SemVer form.  In GitHub Actions the pack path is written to
+and 4).  The version is validated with :func:`bot.versions.parse_pack_version`
+(a workflow_dispatch input reaches this command verbatim): SemVer with any
+pre-release label (``1.5.1``, ``1.5.1-rc1``, a local build ``1.5.1-local``),
+written to the pack as given.  In GitHub Actions the pack path is written to
 ``$GITHUB_OUTPUT`` as ``pack``.  Exit codes: 0 the pack was written; 1 the trap guard
 failed or no pack appeared; 2 bad input or a missing tool; otherwise the exit
 code of the failing step.
@@ -15,12 +16,21 @@ import argparse
 import sys
 
 NAME = "build-pack"
-HELP = "build the PyTorch::ExecuTorch pack: documented cross-compile, trap guard, build_pack.sh"
+HELP = "build the PyTorch::ExecuTorch pack: CMake configure, the targets the pack takes, build_pack.sh, compile check"
 DESCRIPTION = (
-    "Run the documented CMake cross-compile of ExecuTorch (executor runner off, flatc on), "
-    "check that the build tree holds the flatc-generated headers and the flatbuffers headers, "
-    "then run backends/arm/cmsis_pack/scripts/build_pack.sh with its four arguments. "
-    "Each step's output is streamed (inside ::group:: blocks in GitHub Actions) and timed.")
+    "Configure ExecuTorch with the documented CMake cross-compile settings (executor runner off, flatc on), "
+    "build only the CMake targets the pack takes (program_schema: the flatc-generated schema headers; "
+    "flatbuffers_ep: flatc and the flatbuffers include tree) unless --full-build asks for the documented "
+    "full build, check that the build tree holds those headers, run "
+    "backends/arm/cmsis_pack/scripts/build_pack.sh with its four arguments, then prove the pack with "
+    "verify-pack's checks and its compile check (the Runtime sources compiled with arm-none-eabi-g++). "
+    "With ccache on PATH it is the compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER) and the hit rate is "
+    "reported. Refused before any build: a tree whose folder is not named executorch, a tree without the "
+    "flatbuffers submodule, a build directory left from another ExecuTorch version. "
+    "The version may carry a label: --version 1.5.1-local builds PyTorch.ExecuTorch.1.5.1-local.pack. "
+    "Each step's output is streamed (inside ::group:: blocks in GitHub Actions) and timed. "
+    "Exit 0: pack written and verified; 1: the trap guard or a check failed; 2: bad input or a missing tool; "
+    "otherwise the failing step's exit code.")
 ORDER = 40
 
 
@@ -30,7 +40,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="ExecuTorch checkout at the release tag, with submodules")
     parser.add_argument("--build-dir", required=True, metavar="DIR", help="CMake build tree (created if missing)")
     parser.add_argument("--version", required=True, metavar="V",
-                        help="ExecuTorch release version: X.Y.Z, vX.Y.Z or X.Y.Z-rcN")
+                        help="pack version, written verbatim into the pack: X.Y.Z (vX.Y.Z), X.Y.Z-rcN, or a "
+                             "local build X.Y.Z-local (any SemVer pre-release label, e.g. 1.5.1-local.2)")
     parser.add_argument("--output-dir", required=True, metavar="DIR", help="where the .pack is written")
     parser.add_argument("--python", metavar="PY", default=None,
                         help="PYTHON_EXECUTABLE for CMake (the template's venv python; default: this interpreter)")
@@ -38,20 +49,42 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="CMake toolchain file (default: examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake)")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                         help="parallel build jobs (default: CPU count)")
+    parser.add_argument("--full-build", action="store_true",
+                        help="run the documented full build (cmake --build without --target) instead of only "
+                             "the targets the pack takes (program_schema, flatbuffers_ep)")
+    parser.add_argument("--cmake-arg", action="append", default=[], dest="cmake_args", metavar="NAME=VALUE",
+                        help="extra CMake setting for the configure step, after the documented ones (repeatable): "
+                             "--cmake-arg NAME=VALUE or --cmake-arg=-DNAME=VALUE, e.g. "
+                             "--cmake-arg EXECUTORCH_BUILD_ARM_BAREMETAL=OFF on a runner that cannot download "
+                             "the Ethos-U driver; the build log names them")
+    parser.add_argument("--no-ccache", action="store_true",
+                        help="do not use ccache even when it is on PATH (a cold build)")
+    parser.add_argument("--cxx", metavar="COMPILER", default=None,
+                        help="compiler of the compile check (default arm-none-eabi-g++)")
+    parser.add_argument("--no-compile-check", action="store_true",
+                        help="skip verifying the written pack (verify-pack checks and compile check)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the pack; print the pack path and the per-step timings. Returns the exit code."""
     from bot.errors import UsageError
     from bot.pack.build import BuildConfig, build_pack, timing_table
-    from bot.versions import parse_user_version, to_semver
+    from bot.versions import parse_pack_version
 
-    version = to_semver(parse_user_version(args.version, what="--version"))
+    from bot.pack import build
+
+    version = parse_pack_version(args.version, what="--version").text
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of jobs, got {args.jobs}")
+    if args.cxx and args.no_compile_check:
+        raise UsageError("--cxx names the compiler of the compile check; it cannot go with --no-compile-check")
     cfg = BuildConfig.create(executorch_root=args.executorch_root, build_dir=args.build_dir, version=version,
                              output_dir=args.output_dir, python=args.python or sys.executable,
-                             toolchain_file=args.toolchain_file, jobs=args.jobs)
+                             toolchain_file=args.toolchain_file, jobs=args.jobs, full_build=args.full_build,
+                             cmake_args=args.cmake_args, ccache=None if args.no_ccache else build.find_ccache())
+    if not args.no_compile_check:
+        from bot.pack.compile import find_compiler
+        find_compiler(args.cxx)   # before an hour-long build, not after it
     steps = []
 
     def emit(line: str) -> None:
@@ -65,7 +98,16 @@ def run(args: argparse.Namespace) -> int:
                 print(line, flush=True)
     print(f"pack: {outcome.pack}", flush=True)
     _write_output("pack", str(outcome.pack))
-    return 0
+    if outcome.ccache is not None:
+        _write_output("ccache-hit-rate", "" if outcome.ccache.rate is None else f"{outcome.ccache.rate:.3f}")
+    if args.no_compile_check:
+        return 0
+    from bot.pack.verify import verify_pack
+
+    print("==> verify: verify-pack checks and the compile check of the Runtime sources", flush=True)
+    report = verify_pack(outcome.pack, version, compile_check=True, cxx=args.cxx)
+    sys.stdout.write(report.to_text())
+    return 1 if report.failed else 0
 
 
 def _write_output(name: str, value: str) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 NAME = "check"
 ORDER = 30
 HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"
-DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url and index-ready, and write them "
+DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url, pack-version (X.Y.Z, or X.Y.Z-local "
+               "when the template pins a locally built pack, which is always built) and index-ready, and write them "
                "to $GITHUB_OUTPUT when set. When an update is needed, the target's pins are resolved "
                "(contents API) and the package index is asked whether it serves executorch==V with wheels "
                "that the resolved torch/torchao satisfy (index-ready), and the public CMSIS pack index whether "

@@ -36,6 +36,9 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the PR title and body; push nothing")
     p.add_argument("--include", action="append", default=[], metavar="PATH",
                    help="also commit this file or folder (repository-relative) as it is in the checkout, e.g. the "
@@ -257,8 +260,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions
-    from bot.config import load_config
+    from bot.config import load_config, with_commit_mode
     from bot.github import flow
+    from bot.github.commitmsg import commit_message
     from bot.github.client import make_github, token_from
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
     from bot.report import job_summary, pr_title, render
@@ -271,7 +275,8 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
-    config = load_config(args.repo)   # before anything else: a bad config is the same error in a dry run
+    # before anything else: a bad config is the same error in a dry run
+    config = with_commit_mode(load_config(args.repo), args.commit)
     from bot.pack.public_index import pack_index_url
     index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
@@ -306,14 +311,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"labels: {', '.join(config.labels) or '(none)'}")
         print(f"reviewers: {', '.join(config.reviewers) or '(none)'}")
         print(f"draft: {'yes' if draft else 'no'}")
+        print(f"commit: {config.commit}" + (" (GitHub makes and signs it)" if config.commit == "api" else ""))
+        print(f"signoff: {'yes' if config.signoff else 'no'}")
         print("\n" + title + "\n\n" + body)
         return 0
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
                     token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
-    msg = title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
-                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate)
+                      fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate,
+                      originals=pub.head_originals(plan.contents))
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:

@@ -28,6 +28,9 @@ def register(p: argparse.ArgumentParser) -> None:
     add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
+    p.add_argument("--commit", choices=("git", "api"), default=None,
+                   help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
+                        "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
     from bot.commands.check import add_pack_index_argument
     add_pack_index_argument(p)
@@ -37,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from bot import actions, engine
+    from bot.config import load_config, with_commit_mode
     from bot.sources import open_source
-    from bot.config import load_config
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
     try:
         with actions.group("executorch-pack-bot run"):
-            config = load_config(args.repo)
+            config = with_commit_mode(load_config(args.repo), args.commit)
             from bot.pack.public_index import pack_index_url
             index_url = pack_index_url(args.pack_index_url)
             sets = engine.parse_sets(args.sets)

@@ -28,19 +28,31 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``verify-pack``: the pack, its version, and the optional checks' inputs."""
     parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
     parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
-                        help="pack version expected (X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
+                        help="pack version expected, checked exactly as written against the file name, <release>, "
+                             "every Cversion and <url>: X.Y.Z (vX.Y.Z), X.Y.Z-rcN, or a locally built "
+                             "X.Y.Z-local (any SemVer pre-release label)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--url", help="expected <url> (default: the GitHub release download location of the tag)")
+    where.add_argument("--url", help="expected <url>, exactly (default: the GitHub release download location of the "
+                                     "tag; upstream's own form .../download/X.Y.Z/ for tag vX.Y.Z is a warning; a "
+                                     "local build's url ends in its label: .../download/X.Y.Z-local/)")
     where.add_argument("--tag", help="release tag of the download location (default vX.Y.Z)")
-    parser.add_argument("--baseline", type=Path, metavar="OLD.pack", help="list operator components added/removed")
+    parser.add_argument("--baseline", type=Path, metavar="OLD",
+                        help="the previous version's pack (a .pack, an unpacked pack folder, or the folder "
+                             "previous-pack wrote): list the operator components added, removed and changed "
+                             "(the Operators section of the PR body)")
     parser.add_argument("--template", type=Path, metavar="PATH",
-                        help="template checkout: components its *.clayer.yml and *.cproject.yml select must be in the pack")
+                        help="template checkout: components its *.clayer.yml and *.cproject.yml select must be in "
+                             "the pack (one that is gone fails the check: a blocking item of the PR)")
     parser.add_argument("--executorch-root", type=Path, metavar="DIR",
                         help="run DIR/backends/arm/cmsis_pack/test/validate_pack.py on the pack")
     parser.add_argument("--compile-check", action="store_true", help="compile the Runtime component's sources")
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
+    parser.add_argument("--allow-flagged", action="store_true",
+                        help="exit 0 when only template-components failed (a component the template selects is "
+                             "gone: a blocking item of the pull request, which the report lists), as update's "
+                             "--allow-flagged")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
 
@@ -67,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report.to_text())
-    return 1 if report.failed else 0
+    return 1 if (report.pack_failed if args.allow_flagged else report.failed) else 0
 
 
 def _check_markdown_target(target: Path, inputs: list) -> None:

@@ -20,10 +20,10 @@ and ``engine.plan(...)``.
 
 from bot.engine.apply import apply
 from bot.engine.audit import Audit, audit
-from bot.engine.current import PinGroup, current_version, describe_groups, group_pins
+from bot.engine.current import PinGroup, current_pins, current_version, describe_groups, group_pins
 from bot.engine.planner import plan
 from bot.engine.read import CONFIG_PATH, PACK, Template, config_excludes, read_template
 from bot.engine.sets import parse_sets
 
 __all__ = ["Audit", "CONFIG_PATH", "PACK", "PinGroup", "Template", "apply", "audit", "config_excludes",
-           "current_version", "describe_groups", "group_pins", "parse_sets", "plan", "read_template"]
+           "current_pins", "current_version", "describe_groups", "group_pins", "parse_sets", "plan", "read_template"]

@@ -8,7 +8,7 @@ from typing import Optional
 
 from packaging.version import InvalidVersion, Version
 
-from bot.engine.current import PinGroup, describe_groups, group_pins, nightly_flags
+from bot.engine.current import PinGroup, describe_groups, group_pins, local_build_line, nightly_flags
 from bot.engine.flags import sort_flags
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
@@ -35,6 +35,8 @@ class Audit:
     groups: list[PinGroup] = field(default_factory=list)
     #: folders of the template that were never scanned (``vendor``, ``build`` ...), POSIX paths
     not_scanned: list[str] = field(default_factory=list)
+    #: one line when the pins agree on a locally built pack (``@1.4.0-local`` beside ``executorch==1.4.0``)
+    local_build: Optional[str] = None
 
     def disagreement(self) -> str:
         """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
@@ -58,14 +60,16 @@ class Audit:
                 "pins": [f(p) for p in self.pins],
                 "stale_mentions": [f(p) for p in self.stale_mentions],
                 "flags": [x.to_json() for x in self.flags],
-                "not_scanned": self.not_scanned}
+                "not_scanned": self.not_scanned, "local_build": self.local_build}
 
 
 def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     """Check that every ExecuTorch pin of the template agrees; list prose naming another version.
 
     Versions are compared as PEP 440 versions (pack ``1.0.0-rc1`` equals
-    ``executorch==1.0.0rc1``).  ``exclude``: as for :func:`plan`.  Raises the
+    ``executorch==1.0.0rc1``); a locally built pack ``1.4.0-local`` is
+    ExecuTorch 1.4.0 and agrees with ``executorch==1.4.0``
+    (:attr:`Audit.local_build` says so in one line).  ``exclude``: as for :func:`plan`.  Raises the
     errors of :func:`read_template`.
     """
     tpl = read_template(repo, exclude=exclude)
@@ -101,7 +105,8 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
             elif v != pinned:
                 stale.append(f)
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
-                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs))
+                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs),
+                 local_build=local_build_line(groups[0]) if agree else None)
 
 
 def _admits(spec: Optional[str], version: Version) -> bool:

@@ -16,7 +16,7 @@ from bot.engine.checks.companions import companions
 from bot.engine.checks.downgrades import downgrades
 from bot.engine.checks.leftovers import leftovers
 from bot.engine.checks.python_range import python_flags, python_range_change
-from bot.engine.current import current_version, template_values
+from bot.engine.current import current_pins, template_values
 from bot.engine.flags import dedupe, sort_flags
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
 from bot.model import Bump, Edit, Flag, PinSet, norm
@@ -52,7 +52,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     from bot.upstream.releases import select_target
 
     tpl = read_template(repo, progress, exclude)
-    current = current_version(tpl)
+    current, label = current_pins(tpl)
     target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
     if progress:
         progress(f"template pins ExecuTorch {current}; target tag {target_tag} ({source.describe()})")
@@ -76,9 +76,14 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     pins_tosa = any(f.kind in REQUIREMENT_KINDS and norm(f.name) in tosa_names for f in tpl.findings)
     # Without the current tag the TOSA diff is unknown; that only matters when the template pins TOSA packages.
     flags.extend(f for f in change_flags if f.code != "tosa-unknown" or pins_tosa)
+    # A locally built pack (``@1.4.0-local``) keeps its label: ``@1.5.1-local`` (FORMATS.md section 5).
+    old_pack, new_pack = to_semver(current), target.pack
+    if label:
+        old_pack, new_pack = f"{old_pack}-{label}", f"{new_pack}-{label}"
+        flags.append(local_build_flag(new_pack, target_tag))
     bump = Bump(
         old_executorch=str(current), new_executorch=target.executorch,
-        old_pack=to_semver(current), new_pack=target.pack,
+        old_pack=old_pack, new_pack=new_pack,
         old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
     result = Plan(repo=Path(repo), bump=bump)
     # Even when the template already is on the target, the managers run: a
@@ -118,6 +123,25 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     return result
 
 
+#: The build-pack command line of the reviewer item for a locally built pack (README: build-pack).
+BUILD_PACK_COMMAND = ("executorch-pack-bot build-pack --executorch-root executorch --build-dir cmake-out-arm "
+                      "--version {version} --output-dir packs")
+
+
+def local_build_flag(new_pack: str, new_tag: str) -> Flag:
+    """The one reviewer item of a bump of a locally built pack: the command that builds the new one.
+
+    Non-blocking ``local-pack-build``: the template's pins, ``path:`` and lock
+    file name ``new_pack`` (``1.5.1-local``), which exists only once it is
+    built from the ExecuTorch sources at ``new_tag`` (the workflow's build job
+    builds exactly that version).
+    """
+    return Flag("local-pack-build", f"{PACK} is a locally built pack: build {new_pack} from the ExecuTorch "
+                f"{new_tag} sources (a checkout in a folder named executorch, with submodules) with `"
+                + BUILD_PACK_COMMAND.format(version=new_pack)
+                + "` and unpack it where the template's path: points", blocking=False)
+
+
 def _merge(edits: list[Edit]) -> list[Edit]:
     """Sort edits and drop exact duplicates (two managers proposing the same replacement)."""
     seen = set()
@@ -133,7 +157,9 @@ def _merge(edits: list[Edit]) -> list[Edit]:
 
 def _rows(tpl: Template, bump: Bump) -> list[PinRow]:
     """The pin table: the pack first, then every Python pin the bump writes."""
-    rows = [PinRow(PACK, bump.old_pack, bump.new_pack, f"release tag {bump.new_tag}")]
+    local = bump.new_pack != to_semver(bump.new_executorch)
+    rows = [PinRow(PACK, bump.old_pack, bump.new_pack,
+                   f"built locally from release tag {bump.new_tag}" if local else f"release tag {bump.new_tag}")]
     for c in bump.changes:
         have = template_values(tpl, c.name)
         old = ", ".join(have) if have else None

@@ -18,6 +18,7 @@ from bot.model import Finding, Flag, norm
 from bot.template import scan as scanmod
 from bot.template.interface import Manager
 from bot.template.locks import lock_missing_pack_flags
+from bot.template.submodules import submodule_flags
 from bot.textfile import TextDocument
 from bot.textreport import plural
 
@@ -151,6 +152,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     sc = scanmod.discover(repo, exclude=globs)
     tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
                    skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
+    tpl.flags.extend(submodule_flags(repo, sc.submodules))     # listed once each, never scanned for edits
     if progress:
         progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
                  + (f", {plural(len(sc.skipped_dirs), 'folder')} not scanned: "

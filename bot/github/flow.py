@@ -31,16 +31,30 @@ class CheckState:
     release: object = None          # bot.github.releases.Release or None
     asset: object = None            # bot.github.releases.Asset or None
     index: object = None            # bot.github.index.IndexStatus once asked (only when an update is needed)
+    label: Optional[str] = None     # the local-build label of the template's pack pins (``local`` for @1.4.0-local)
     pack_index: object = None       # bot.pack.public_index.PackIndexAnswer once asked (see pack_index_status)
+
+    @property
+    def pack_version(self) -> str:
+        """The pack version the template moves to: ``1.5.1``, or ``1.5.1-local`` for a locally built pack."""
+        from bot.versions import to_semver
+        base = to_semver(self.target)
+        return f"{base}-{self.label}" if self.label else base
 
     def outputs(self) -> dict:
         """``current``, ``target``, ``update-needed``, ``pack-source`` (``release-asset``/``build``), ``pack-url``,
-        ``index-ready`` (True only when the package index was asked and serves the target: see :func:`index_status`),
+        ``pack-version`` (the pack to fetch or build: ``1.5.1``, ``1.5.1-local``), ``index-ready`` (True
+        only when the package index was asked and serves the target: see :func:`index_status`),
         ``pack-on-index`` (``yes``/``no``/``unknown``/``not-checked``, or ``""`` when not asked: see
-        :func:`pack_index_status`)."""
+        :func:`pack_index_status`).
+
+        A template on a locally built pack (``@1.4.0-local``) always gets ``pack-source`` ``build``:
+        the release asset is another pack."""
+        asset = self.asset if not self.label else None
         return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
-                "pack-source": "release-asset" if self.asset else "build",
-                "pack-url": self.asset.download_url if self.asset else "",
+                "pack-source": "release-asset" if asset else "build",
+                "pack-url": asset.download_url if asset else "",
+                "pack-version": self.pack_version,
                 "index-ready": bool(self.index is not None and self.index.ready),
                 "pack-on-index": self.pack_index.state if self.pack_index is not None else ""}
 
@@ -61,12 +75,12 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     from bot.github.assets import find_pack_asset
     from bot.upstream.releases import select_target
 
-    current = engine.current_version(engine.read_template(Path(repo)))
+    current, label = engine.current_pins(engine.read_template(Path(repo)))
     tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease, ignored=ignored)
     tv = tag_version(tag) or Version(str(current))
     release = source.release(tag) if hasattr(source, "release") else None
     asset = find_pack_asset(release, str(tv)) if release else None
-    return CheckState(str(current), str(tv), tag, tv > current, release, asset)
+    return CheckState(str(current), str(tv), tag, tv > current, release, asset, label=label)
 
 
 def index_status(source, state: CheckState, *, policy=None):
@@ -135,7 +149,7 @@ class MarkdownReport:
 
 
 def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, progress=None,
-                 token: Optional[str] = None):
+                 token: Optional[str] = None, template: Optional[Path] = None, baseline: Optional[Path] = None):
     """Download the release asset, verify it with ``verify-pack``; returns ``(path or None, PackReport)``.
 
     Args:
@@ -147,6 +161,8 @@ def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, 
             deleted after the verification, and the path is None.
         progress: download progress callback (bytes so far, total or None).
         token: the GitHub token, for a private upstream's asset endpoint.
+        template / baseline: ``verify-pack --template`` and ``--baseline`` (the
+            previous pack, or a ``previous-pack`` folder: :mod:`bot.pack.previous`).
 
     Raises what :func:`bot.github.assets.download_asset` raises (a sha256
     mismatch is :class:`~bot.errors.CheckFailed`, exit 1).
@@ -154,12 +170,13 @@ def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, 
     from bot.github.assets import download_asset
     from bot.pack.verify import verify_pack
 
+    extra = {k: v for k, v in (("template", template), ("baseline", baseline)) if v is not None}
     if dest is not None:
         path = download_asset(asset, Path(dest), progress=progress, token=token)
-        return path, verify_pack(path, version, tag=tag)
+        return path, verify_pack(path, version, tag=tag, **extra)
     with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
         path = download_asset(asset, Path(tmp), progress=progress, token=token)
-        return None, verify_pack(path, version, tag=tag)
+        return None, verify_pack(path, version, tag=tag, **extra)
 
 
 @dataclass
@@ -237,15 +254,25 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
 
     pdsc = None
-    if state.asset is not None:
-        with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp:
+    if state.asset is not None and not state.label:   # a locally built pack is never the release asset
+        from bot.pack.previous import previous_pack, write_previous
+        token = getattr(source, "token", None)
+        # the template's selected components and the previous pack's operators (verify-pack --template, --baseline)
+        with tempfile.TemporaryDirectory(prefix="epb-pack-") as tmp, \
+                tempfile.TemporaryDirectory(prefix="epb-previous-") as prev_dir:
+            write_previous(previous_pack(repo, source, Path(prev_dir), token=token), Path(prev_dir))
             path, out.pack_report = verify_asset(state.asset, plan.bump.new_pack, state.target_tag, Path(tmp),
-                                                 token=getattr(source, "token", None))
-            pdsc = None if out.pack_report.failed else pack_pdsc(path)
-        if out.pack_report.failed:
+                                                 token=token, template=repo, baseline=Path(prev_dir))
+            pdsc = None if pack_failed(out.pack_report) else pack_pdsc(path)
+        plan.flags = plan.flags + gone_flags(out.pack_report)
+        if pack_failed(out.pack_report):
             out.exit_code = 1
             out.outcome = f"release asset {state.asset.name} failed verification; no pull request"
             return out
+    elif state.label:
+        out.pack_note = (f"The template pins a locally built pack: build `PyTorch.ExecuTorch.{plan.bump.new_pack}.pack` "
+                         f"from the {state.target_tag} sources with `executorch-pack-bot build-pack --version "
+                         f"{plan.bump.new_pack}` (the item below) and verify it before merging.")
     else:
         out.pack_note = (f"The release {state.target_tag} has no `PyTorch.ExecuTorch.{plan.bump.new_pack}.pack` "
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
@@ -263,19 +290,75 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
     engine.apply(plan)
     draft = publisher.config.wants_draft(plan.flags, check_failed=bool(getattr(out.pack_report, "failed", False)))
-    msg = out.title + "\n\n" + "\n".join(f"{r.name}: {r.old} -> {r.new}" for r in plan.rows) + "\n"
+    from bot.github.commitmsg import commit_message
+
+    msg = commit_message(out.title, plan.rows)
     try:
+        replan = replanner(publisher, source, to=state.target_tag, sets=sets, allow_prerelease=allow_prerelease,
+                           exclude=tuple(exclude), progress=say)
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
-                                       commit_message=msg)
+                                       commit_message=msg, originals=dict(plan.originals), replan=replan)
     except BaseException:
         restore_checkout(plan, say)
         raise
     r = out.result
-    out.outcome = f"pull request #{r.number}: {r.action}" if r.number else r.message or r.action
-    if r.message:
-        out.outcome += f" ({r.message})"
+    if r.number:
+        out.outcome = f"pull request #{r.number}: {r.action}" + (f" ({r.message})" if r.message else "")
+    else:      # no pull request to name: the action and why (the message was printed twice)
+        out.outcome = f"{r.action}: {r.message}" if r.message else r.action
     return out
+
+
+def pack_failed(report) -> bool:
+    """True when a check of the pack itself failed; ``template-components`` is the template's item, not the pack's.
+
+    A component the template selects that the new pack no longer has
+    (:attr:`~bot.pack.report.PackReport.template_missing`) does not stop the pull
+    request: it becomes a blocking item of it (:func:`gone_flags`).
+    """
+    return report.pack_failed
+
+
+def gone_flags(report) -> list:
+    """One blocking ``component-gone`` flag for each component the template selects that the new pack lacks."""
+    from bot.model import Flag
+
+    out = []
+    for item in getattr(report, "template_missing", ()) or ():
+        where, _, comp = item.rpartition(": ")
+        path, _, line = where.rpartition(":")
+        out.append(Flag("component-gone", f"{comp} is selected by the template but is not in "
+                        f"{report.pack}: choose its replacement or remove it",
+                        path=path or None, line=int(line) if line.isdigit() else None, blocking=True))
+    return out
+
+
+def replanner(publisher, source, *, to: str, sets, allow_prerelease: bool, exclude: tuple[str, ...],
+              progress: Optional[Progress] = None) -> Callable[[str], dict[str, bytes]]:
+    """``replan(base_sha) -> {path: new bytes}``: the same bump planned on commit ``base_sha`` of the checkout.
+
+    The commit is checked out into a temporary ``git worktree`` (line-ending
+    rules applied as in any checkout; hooks off) that is removed afterwards,
+    so the user's checkout is not touched.  Used by
+    :meth:`bot.github.publish.Publisher.onto_base` when the base branch moved
+    between the clone and the push.  Raises what :func:`bot.engine.plan` raises.
+    """
+    from bot import engine
+
+    def replan(base_sha: str) -> dict[str, bytes]:
+        git = publisher.git
+        with tempfile.TemporaryDirectory(prefix="epb-base-") as tmp:
+            wt = Path(tmp) / "base"
+            git("-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(wt), base_sha)
+            try:
+                again = engine.plan(wt, source, to=to, sets=sets, allow_prerelease=allow_prerelease,
+                                    progress=progress, exclude=exclude)
+                return dict(again.contents)
+            finally:
+                git("worktree", "remove", "--force", str(wt), check=False)
+                git("worktree", "prune", check=False)
+    return replan
 
 
 def pack_pdsc(path: Path):
@@ -302,7 +385,8 @@ def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, e
         from bot.github.publish import current_branch
         base = current_branch(plan.repo)
     branch = config.branch_for(plan.bump.new_executorch) if config is not None else ""
-    prov = asset_provenance(state.asset) if state.asset is not None else PackProvenance()
+    prov = (asset_provenance(state.asset) if state.asset is not None and not getattr(state, "label", None)
+            else PackProvenance())   # a locally built pack is not the release asset
     spec = f"github:{upstream}" if hasattr(source, "full_name") else None
     return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
                   pdsc=pdsc, exclude=tuple(exclude), ignored=tuple(ignored))

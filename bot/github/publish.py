@@ -1,7 +1,8 @@
 """Publish a bump: one branch, one commit, one pull request, kept idempotent and never clobbering people.
 
 Lifecycle rules (GitHub REST docs "Pulls"; PyGithub/PyGithub#1566 and #2422; a superseded bot
-PR left open, as in dependabot/dependabot-core#1532, is closed):
+PR left open, as in dependabot/dependabot-core#1532, is closed; the whole table is in
+docs/publishing.md):
 
 * The branch is fixed per track (``Config.branch``, default
   ``executorch-pack-bot/executorch``) or per version when it contains
@@ -25,8 +26,14 @@ PR left open, as in dependabot/dependabot-core#1532, is closed):
 * A commit on the branch by anyone else (author or committer differs from the
   bot identity): no push; one comment on the PR, updated in place, says how
   to hand the branch back.
-* A PR closed unmerged with the same fingerprint: the pin set is not proposed
-  again; a different (newer) pin set opens a new PR.
+* A PR a person closed unmerged with the same fingerprint: the pin set is not
+  proposed again; a different (newer) pin set opens a new PR.  A PR closed
+  because its branch was deleted (a ``head_ref_deleted`` event before the
+  ``closed`` one, :mod:`bot.github.lifecycle`) is not a rejection: the next
+  run proposes the same pins again.  A merged PR never blocks anything: when
+  the last PR of the branch was merged, commits by others left on the branch
+  (a squash merge keeps them there) no longer stop the bot from reusing it.
+  The whole table is in docs/publishing.md.
 * Superseded PRs (per-version branches) and PRs made obsolete because the
   base already is on the target are closed with a comment.
 * PR creation that fails for good deletes the branch this run created, so
@@ -48,12 +55,21 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from bot.config import Config
-from bot.errors import PlatformError, UsageError
-from bot.github.client import call, mask
+from bot.errors import CheckFailed, PlatformError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.events.state import carry as carry_state
+from bot.github.apicommit import create_commit, move_branch
+from bot.github.client import call, mask
+from bot.github.commitmsg import signed_off
+from bot.github.lifecycle import last_pull_merged, rejected
+from bot.github.pushrefusal import PushRefused, is_refusal
+from bot.github.rebase import rebase_text, worktree_text
+from bot.inert import code as inert_code
+from bot.inert import lines as inert_lines
 from bot.report import parse_fingerprint
 
+GITHUB_COMMITTER = "noreply@github.com"      # the committer of commits GitHub makes (web editor, API)
+_BOT_EMAIL = re.compile(r"\d+\+[a-z0-9-]+\[bot\]@users\.noreply\.github\.com")
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
 Progress = Callable[[str], None]
 
@@ -116,11 +132,15 @@ class Git:
             e.update(extra)
         return e
 
-    def __call__(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None,
-                 check: bool = True) -> str:
+    def run(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+        """Run ``git ARGS`` and return the completed process (stdout and stderr as bytes), whatever its exit code."""
         argv = ["git", *args]
         self.calls.append(argv)
-        p = subprocess.run(argv, cwd=self.repo, input=input, capture_output=True, env=self.env(env))
+        return subprocess.run(argv, cwd=self.repo, input=input, capture_output=True, env=self.env(env))
+
+    def __call__(self, *args: str, input: Optional[bytes] = None, env: Optional[dict] = None,
+                 check: bool = True) -> str:
+        p = self.run(*args, input=input, env=env)
         if check and p.returncode != 0:
             err = p.stderr.decode("utf-8", "replace").strip().splitlines()
             raise PlatformError(mask(f"git {args[0]} failed: {err[-1] if err else p.returncode}"))
@@ -245,30 +265,129 @@ class Publisher:
         bad = []
         for line in out.splitlines():
             sha, an, ae, ce = line.split("\x00")
-            if ae.lower() != self.config.author_email.lower() or ce.lower() != self.config.author_email.lower():
+            if not self._bots(ae, ce):
                 bad.append(f"{sha[:7]} {an} <{ae}>")
         return bad
 
-    def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
-        """A commit on ``base_sha`` whose tree is base's with ``files`` replaced; returns (commit, tree)."""
+    def head_originals(self, paths) -> dict[str, bytes]:
+        """``{path: bytes}`` of each path as the checkout's HEAD commit has it in working-tree form (absent: left out).
+
+        ``publish`` reads the plan's files after ``update`` wrote them; what
+        that plan read is the committed text of the same files.
+        """
+        out = {}
+        for path in paths:
+            text = worktree_text(self.git, "HEAD", path)
+            if text is not None:
+                out[path] = text
+        return out
+
+    def onto_base(self, base: str, base_sha: str, files: dict[str, bytes], originals: Optional[dict[str, bytes]],
+                  replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> dict[str, bytes]:
+        """``files`` as they must be committed on ``base_sha``: never a line of an older base.
+
+        Nothing to do when ``originals`` is None or the checkout's HEAD is
+        ``base_sha``.  Otherwise the base moved since the plan was made:
+        with ``replan`` the bump is planned again on ``base_sha`` (its
+        result replaces every planned file; files without an original, such
+        as ``--include`` ones, are kept); without it, each planned file the
+        new base changed gets the plan's line changes applied to the new
+        base's text (:func:`bot.github.rebase.rebase_text`).  Raises
+        :class:`CheckFailed` (exit 1) naming the file when the new base
+        changed a line the bump edits, or deleted a planned file.
+        """
+        if not originals:
+            return files
+        head = self.git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}").stdout.decode().strip()
+        if head == base_sha:
+            return files
+        kept = {p: data for p, data in files.items() if p not in originals}
+        if replan is not None:
+            self.progress(f"{base} is at {base_sha[:7]}, not at the checkout's {head[:7] or 'HEAD'}: "
+                          "planning the bump again on it")
+            return {**kept, **replan(base_sha)}
+        out = dict(files)
+        for path in sorted(originals):
+            now = worktree_text(self.git, base_sha, path)
+            if now == originals[path] or path not in files:
+                continue
+            if now is None:
+                raise CheckFailed(f"{path} was deleted on {base} since the plan was made; run `update "
+                                  "--plan-file` again on a fresh checkout, then publish")
+            moved = rebase_text(originals[path], files[path], now)
+            if moved is None:
+                raise CheckFailed(f"{path} changed on {base} since the plan was made, on a line the bump "
+                                  "edits; run `update --plan-file` again on a fresh checkout, then publish")
+            self.progress(f"{path}: {base} moved; the bump's line changes were applied to its new text")
+            out[path] = moved
+        return out
+
+    def _bots(self, author_email: str, committer_email: str) -> bool:
+        """True for a commit the bot made: authored and committed as the configured author (``commit: git``),
+        or authored by a GitHub bot account and committed by GitHub (``commit: api``: GitHub's
+        ``noreply@github.com`` committer, a ``N+NAME[bot]@users.noreply.github.com`` author).  A person's edit
+        in the web editor is committed by GitHub too, but authored by the person."""
+        me = self.config.author_email.lower()
+        ae, ce = author_email.lower(), committer_email.lower()
+        if ae == me and ce == me:
+            return True
+        return ce == GITHUB_COMMITTER and bool(_BOT_EMAIL.fullmatch(ae))
+
+    def build_tree(self, base_sha: str, files: dict[str, bytes]) -> tuple[str, dict[str, tuple[str, str]]]:
+        """The tree of ``base_sha`` with ``files`` replaced; returns (tree SHA, ``{path: (mode, blob)}`` of the changed ones).
+
+        Each blob is made the way ``git add`` would make it from the
+        checkout (``git hash-object --path=PATH``: the checkout's
+        ``.gitattributes`` ``text``/``eol``/filters and ``core.autocrlf``
+        apply), so a file whose working tree has CRLF where the repository
+        stores LF differs from the base only on the lines the bot edited.
+        The mode is the base's (``100644`` for a new file).  Uses a
+        temporary index: the checkout's index and files are not touched.
+        """
+        changed: dict[str, tuple[str, str]] = {}
         with tempfile.TemporaryDirectory(prefix="epb-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", base_sha, env=env)
             for path in sorted(files):
-                sha = self.git("hash-object", "-w", "--stdin", input=files[path])
-                mode = "100644"
+                sha = self.git("hash-object", "-w", f"--path={path}", "--stdin", input=files[path])
                 ls = self.git("ls-tree", base_sha, "--", path)
-                if ls:
-                    mode = ls.split()[0]
+                mode, old = (ls.split()[0], ls.split()[2]) if ls else ("100644", None)
+                if mode == "160000":
+                    raise PlatformError(f"{path} is a submodule in the base; the bot never commits into a submodule")
+                if sha == old:
+                    continue
+                changed[path] = (mode, sha)
                 self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
             tree = self.git("write-tree", env=env)
-        commit = self.git("commit-tree", tree, "-p", base_sha, input=message.encode())
+        return tree, changed
+
+    def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
+        """A commit on ``base_sha`` whose tree is :meth:`build_tree`'s; returns (commit, tree).
+
+        ``signoff: true`` adds the ``Signed-off-by:`` trailer of the configured author.
+        """
+        tree, _changed = self.build_tree(base_sha, files)
+        commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(message).encode())
         return commit, tree
+
+    def message(self, message: str) -> str:
+        """``message`` with the sign-off trailer when the config asks for one (``signoff: true``)."""
+        if not self.config.signoff:
+            return message
+        return signed_off(message, self.config.author_name, self.config.author_email)
 
     # --------------------------------------------------------------- publish
     def publish(self, *, version: str, files: dict[str, bytes], title: str, body: str,
-                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False) -> PublishResult:
+                fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
+                originals: Optional[dict[str, bytes]] = None,
+                replan: Optional[Callable[[str], dict[str, bytes]]] = None) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
+
+        ``files`` are the new bytes of the changed files (working-tree form);
+        ``originals`` the bytes the plan read.  When the base branch moved
+        since the checkout was made, the bump goes onto the new base (see
+        :meth:`onto_base`): ``replan(base_sha)`` (``run``) plans again on it,
+        else the planned line changes are applied to its files.
 
         Raises :class:`PlatformError` when GitHub or git fails for good (the
         branch this run created is deleted again), :class:`UsageError` for a
@@ -290,34 +409,48 @@ class Publisher:
         pr = open_prs[0] if open_prs else None
         stamp = body_stamp(title, body)
         body = body.rstrip("\n") + "\n" + stamp_marker(stamp) + "\n"
-        if pr is None:
-            for old in self.bot_pulls("closed", branch):
-                # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
-                if not old.merged and parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body):
-                    return PublishResult("closed-before", old.number, old.html_url,
-                                         message=f"#{old.number} proposed the same pins and was closed unmerged; "
-                                                 "not proposing them again")
+        closed_prs = self.bot_pulls("closed", branch) if pr is None else []
+        for old in closed_prs:
+            # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
+            # Neither does one closed by deleting its branch, nor a merged one (bot.github.lifecycle).
+            if parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body) and rejected(old):
+                return PublishResult("closed-before", old.number, old.html_url,
+                                     message=f"#{old.number} proposed the same pins and was closed unmerged; "
+                                             "not proposing them again")
 
         self._fetch(base, "refs/executorch-pack-bot/base")
         base_sha = self.git("rev-parse", "refs/executorch-pack-bot/base")
+        files = self.onto_base(base, base_sha, files, originals, replan)
+        if not files:
+            return PublishResult("base-has-bump", message=f"{base} already carries the bump (it moved while the "
+                                                          "bot ran); nothing to propose")
         head_sha = self._remote_head(branch)
         if head_sha:
             self._fetch(branch, "refs/executorch-pack-bot/head")
             foreign = self.foreign_commits(base_sha, head_sha)
             if foreign and recreate:
                 self.progress(f"recreate: replacing {len(foreign)} commit(s) by others on {branch}")
+            elif foreign and pr is None and last_pull_merged(closed_prs):
+                self.progress(f"{branch} has commits by others, but its last pull request was merged: reusing it")
             elif foreign:
                 if pr is not None:
                     self._foreign_comment(pr, branch, foreign)
                 return PublishResult("foreign-commits", pr.number if pr else None, pr.html_url if pr else None,
                                      message=f"branch {branch} has commits by others ({', '.join(foreign)}); "
-                                             "not pushing")
-        commit, tree = self.build_commit(base_sha, files, commit_message)
+                                             "not pushing" + ("" if pr else
+                                                              "; no pull request is open from it: delete the "
+                                                              "branch to let the bot propose again"))
+        tree, changed = self.build_tree(base_sha, files)
         pushed = False
         created_branch = False
         if not (head_sha and self._same(head_sha, base_sha, tree)):
-            lease = f"--force-with-lease=refs/heads/{branch}:{head_sha or ''}"
-            self.git("push", "--quiet", lease, self.remote, f"{commit}:refs/heads/{branch}")
+            if self.config.commit == "api":
+                commit = create_commit(self.gh_repo, self.git, base_sha=base_sha, tree_sha=tree, changed=changed,
+                                       message=self.message(commit_message))
+                move_branch(self.gh_repo, branch, commit, head_sha)
+            else:
+                commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(commit_message).encode())
+                self._push(branch, commit, head_sha)
             pushed = True
             created_branch = head_sha is None
             self.progress(f"pushed {branch}")
@@ -338,7 +471,7 @@ class Publisher:
                           f"create the pull request for {branch}")
             except PlatformError:
                 if created_branch:
-                    self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+                    self._delete_branch(branch)
                 raise
             if self.config.labels:
                 call(lambda: pr.add_to_labels(*self.config.labels), f"label #{pr.number}")
@@ -357,6 +490,35 @@ class Publisher:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
         return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed)
 
+    def _push(self, branch: str, commit: str, head_sha: Optional[str]) -> None:
+        """``git push --force-with-lease`` of ``commit`` to ``branch``, leased on ``head_sha`` (None: must not exist).
+
+        Raises :class:`~bot.github.pushrefusal.PushRefused` (exit 1) with every
+        line git printed and the hint for a known kind when the remote refuses;
+        :class:`PlatformError` with git's lines when the push fails otherwise.
+        """
+        lease = f"--force-with-lease=refs/heads/{branch}:{head_sha or ''}"
+        p = self.git.run("push", "--quiet", lease, self.remote, f"{commit}:refs/heads/{branch}")
+        if p.returncode == 0:
+            return
+        err = p.stderr.decode("utf-8", "replace")
+        if is_refusal(err):
+            raise PushRefused(branch, err)
+        shown = "\n".join(f"  {ln}" for ln in inert_lines(mask(err), max_lines=20) if ln.strip())
+        raise PlatformError(f"git push of {branch} failed:\n{shown}")
+
+    def _delete_branch(self, branch: str) -> None:
+        """Delete the branch this run created (best effort): through the API with ``commit: api``, else git."""
+        if self.config.commit == "api":
+            try:
+                ref = self.gh_repo.get_git_ref(f"heads/{branch}")
+                # complete it first: the lazy object's URL is the read-only /git/ref/ one, the answer's is /git/refs/
+                call(lambda: ref.object and ref.delete(), f"delete the branch {branch}")
+            except PlatformError as exc:
+                self.progress(f"could not delete {branch}: {exc}")
+            return
+        self.git("push", "--quiet", self.remote, f":refs/heads/{branch}", check=False)
+
     def _same(self, head_sha: str, base_sha: str, tree: str) -> bool:
         """True when the remote branch is one commit on ``base_sha`` with exactly ``tree``."""
         info = self.git("log", "-1", "--format=%T %P", head_sha)
@@ -366,9 +528,9 @@ class Publisher:
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
         text = (f"{FOREIGN_MARKER}\nThe branch `{branch}` has commits not made by executorch-pack-bot "
-                f"({', '.join(foreign)}), so the bot will not push to it. To hand it back, delete the branch "
-                "(or reset it to the bot's last commit); the next run recreates it. To keep your changes, "
-                "merge or close this pull request yourself.")
+                f"({', '.join(inert_code(f) for f in foreign)}), so the bot will not push to it. To hand it back, "
+                "delete the branch (or reset it to the bot's last commit); the next run recreates it and opens a "
+                "new pull request. To keep your changes, merge or close this pull request yourself.")
         comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
         mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
         if mine:

@@ -44,11 +44,28 @@ def operator_delta(old: Pdsc, new: Pdsc) -> tuple[list[str], list[str]]:
     return sorted(b - a), sorted(a - b)
 
 
+def _shape(c) -> tuple:
+    """What a component is made of, its Cversion aside: files (category, name), defines, condition."""
+    return (tuple(sorted((f.category, f.name) for f in c.files)), tuple(sorted(c.defines)),
+            getattr(c, "condition", None))
+
+
+def operators_changed(old: Pdsc, new: Pdsc) -> list[str]:
+    """Operator Csubs in both packs whose files, ``#define`` or condition differ (``Cversion`` aside), sorted."""
+    a = {c.csub: _shape(c) for c in old.operators() if c.csub}
+    return sorted(c.csub for c in new.operators() if c.csub in a and a[c.csub] != _shape(c))
+
+
 def baseline_check(old: Pdsc, new: Pdsc, old_name: str) -> tuple[CheckResult, list[str], list[str]]:
-    """Check ``baseline-operators``: pass, or warn when operator components were removed; also returns the delta."""
+    """Check ``baseline-operators``: pass, or warn when operator components were removed; also returns the delta.
+
+    ``data``: ``{"baseline", "added", "removed", "changed"}`` (Csubs; changed: :func:`operators_changed`).
+    """
     added, removed = operator_delta(old, new)
-    data = {"baseline": old_name, "added": added, "removed": removed}
-    detail = f"against {old_name}: {len(added)} operator components added, {len(removed)} removed"
+    changed = operators_changed(old, new)
+    data = {"baseline": old_name, "added": added, "removed": removed, "changed": changed}
+    detail = (f"against {old_name}: {len(added)} operator components added, {len(removed)} removed, "
+              f"{len(changed)} changed")
     if removed:
         return CheckResult("baseline-operators", "warn", detail + f" ({', '.join(removed[:8])})", data), added, removed
     return CheckResult("baseline-operators", "pass", detail, data), added, removed

@@ -11,12 +11,22 @@ three steps, each streamed and timed:
    -DEXECUTORCH_BUILD_ARM_BAREMETAL=ON -DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON
    -DEXECUTORCH_BUILD_FLATC=ON -DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF
    -DPYTHON_EXECUTABLE=PY`` (the flags and their order of FORMATS.md section 4);
-2. ``build``: ``cmake --build BUILD --config Release -jN``;
+   then any ``--cmake-arg`` settings, named in the log, and the ccache
+   launchers when ``ccache`` is on PATH;
+2. ``build``: by default only the CMake targets the pack takes
+   (:data:`PACK_TARGETS`): ``cmake --build BUILD --config Release -jN
+   --target program_schema flatbuffers_ep``; with ``full_build`` the
+   documented ``cmake --build BUILD --config Release -jN``;
    then the trap guard (:func:`check_build_tree`) before anything is packaged;
 3. ``package``: ``bash ROOT/backends/arm/cmsis_pack/scripts/build_pack.sh
    --executorch-root ROOT --build-dir BUILD --version V --output-dir OUT``
    (all four arguments required, FORMATS.md section 3), then
    ``OUT/PyTorch.ExecuTorch.V.pack`` must exist.
+
+Known traps are refused before anything runs (:func:`preflight`): a tree
+whose folder is not named ``executorch`` (CMake refuses it, FORMATS.md
+section 5), a tree without the flatbuffers submodule, and a build directory
+left from another ExecuTorch version (:data:`STAMP`).
 
 The module never prints: output lines go to an ``emit(str)`` callback.  In
 GitHub Actions (``GITHUB_ACTIONS=true``) each step is wrapped in
@@ -28,7 +38,9 @@ elsewhere a plain ``==> NAME`` header is used.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -50,6 +62,23 @@ BUILD_PACK_SCRIPT = Path("backends/arm/cmsis_pack/scripts/build_pack.sh")
 GENERATED_HEADERS = ("program_generated.h", "scalar_type_generated.h")
 #: How many last output lines of a failing step are quoted in the error.
 TAIL_LINES = 25
+#: The CMake targets whose outputs the pack takes (upstream's CMake at v1.4.1):
+#: ``program_schema`` (schema/CMakeLists.txt) runs flatc into
+#: ``BUILD/schema/include/executorch/schema/`` and depends on ``common_schema``
+#: (``scalar_type_generated.h``) and on ``flatc``, the imported binary of the
+#: ExternalProject ``flatbuffers_ep`` (third-party/CMakeLists.txt), whose install
+#: step writes ``BUILD/third-party/flatc_ep/include/flatbuffers/``.
+#: build_pack.sh's copy_sources.sh copies exactly those two folders from the build tree.
+PACK_TARGETS = ("program_schema", "flatbuffers_ep")
+#: The folder name CMake requires of the ExecuTorch tree (FORMATS.md section 5).
+ROOT_NAME = "executorch"
+#: A file of the flatbuffers submodule: flatc and the pack's include/flatbuffers/ come from it.
+FLATBUFFERS_MARKER = Path("third-party/flatbuffers/include/flatbuffers/flatbuffers.h")
+#: Written into the build directory: the ExecuTorch tree and version it was configured for.
+STAMP = ".executorch-pack-bot-build.json"
+#: The compiler launcher variables CMake reads (CMAKE_<LANG>_COMPILER_LAUNCHER, CMake docs).
+LAUNCHER_VARS = ("CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER")
+_CMAKE_ARG = re.compile(r"^-D[A-Za-z_][A-Za-z0-9_.+-]*(?::[A-Za-z]+)?=.*$", re.S)
 
 Emit = Callable[[str], None]
 
@@ -91,6 +120,10 @@ class BuildConfig:
         toolchain_file: the CMake toolchain file (default: upstream's arm-none-eabi-gcc.cmake).
         jobs: parallel build jobs (``-jN``), at least 1.
         cmake: the cmake executable (name looked up on PATH, or a path).
+        full_build: build every default target (the documented full build)
+            instead of :data:`PACK_TARGETS`.
+        cmake_args: extra ``-DNAME=VALUE`` settings, after the documented ones.
+        ccache: the ccache executable used as compiler launcher, or None.
     """
 
     executorch_root: Path
@@ -101,17 +134,35 @@ class BuildConfig:
     toolchain_file: Path
     jobs: int
     cmake: str = "cmake"
+    full_build: bool = False
+    cmake_args: tuple[str, ...] = ()
+    ccache: str | None = None
 
     @classmethod
     def create(cls, *, executorch_root: str | Path, build_dir: str | Path, version: str,
                output_dir: str | Path, python: str, toolchain_file: str | Path | None = None,
-               jobs: int | None = None, cmake: str = "cmake") -> "BuildConfig":
-        """Normalise paths to absolute ones and fill the defaults (toolchain file, ``jobs`` = CPU count)."""
+               jobs: int | None = None, cmake: str = "cmake", full_build: bool = False,
+               cmake_args: Sequence[str] = (), ccache: str | None = None) -> "BuildConfig":
+        """Normalise paths to absolute ones and fill the defaults (toolchain file, ``jobs`` = CPU count).
+
+        ``cmake_args`` items are ``-DNAME=VALUE`` / ``-DNAME:TYPE=VALUE``, or
+        the same without ``-D`` (added); anything else raises
+        :class:`PackError` (exit 2).
+        """
+        settings = []
+        for arg in cmake_args:
+            d = arg if arg.startswith("-D") else "-D" + arg   # NAME=VALUE: argparse cannot take "-D..." apart
+            if not _CMAKE_ARG.match(d) or "\n" in d or "\r" in d:
+                raise PackError(f"--cmake-arg {arg!r}: expected one -DNAME=VALUE setting (e.g. "
+                                "--cmake-arg=-DEXECUTORCH_BUILD_ARM_BAREMETAL=OFF or --cmake-arg "
+                                "EXECUTORCH_BUILD_ARM_BAREMETAL=OFF)")
+            settings.append(d)
         root = Path(executorch_root).resolve()
         tc = Path(toolchain_file).resolve() if toolchain_file else root / DEFAULT_TOOLCHAIN
         return cls(executorch_root=root, build_dir=Path(build_dir).resolve(), version=version,
                    output_dir=Path(output_dir).resolve(), python=python, toolchain_file=tc,
-                   jobs=max(1, jobs or os.cpu_count() or 1), cmake=cmake)
+                   jobs=max(1, jobs or os.cpu_count() or 1), cmake=cmake, full_build=full_build,
+                   cmake_args=tuple(settings), ccache=ccache)
 
     @property
     def pack_path(self) -> Path:
@@ -119,9 +170,19 @@ class BuildConfig:
         return self.output_dir / f"PyTorch.ExecuTorch.{self.version}.pack"
 
 
+def find_ccache() -> str | None:
+    """The ccache executable on PATH, or None (build-pack then builds without a compiler launcher)."""
+    return shutil.which("ccache")
+
+
 def configure_command(cfg: BuildConfig) -> list[str]:
-    """The documented CMake configure line (FORMATS.md section 4), flags in their documented order."""
-    return [
+    """The documented CMake configure line (FORMATS.md section 4), flags in their documented order.
+
+    Then the ccache launchers (``-DCMAKE_C_COMPILER_LAUNCHER=ccache`` and the
+    CXX one) when ``cfg.ccache`` is set, then ``cfg.cmake_args`` in the order
+    given (a later ``-D`` of the same name wins in CMake).
+    """
+    argv = [
         cfg.cmake, "-S", str(cfg.executorch_root), "-B", str(cfg.build_dir),
         f"-DCMAKE_TOOLCHAIN_FILE={cfg.toolchain_file}",
         "-DEXECUTORCH_BUILD_ARM_BAREMETAL=ON",
@@ -130,11 +191,31 @@ def configure_command(cfg: BuildConfig) -> list[str]:
         "-DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF",
         f"-DPYTHON_EXECUTABLE={cfg.python}",
     ]
+    if cfg.ccache:
+        argv += [f"-D{var}={cfg.ccache}" for var in LAUNCHER_VARS]
+    return argv + list(cfg.cmake_args)
 
 
 def build_command(cfg: BuildConfig) -> list[str]:
-    """``cmake --build BUILD --config Release -jN`` (FORMATS.md section 4)."""
-    return [cfg.cmake, "--build", str(cfg.build_dir), "--config", "Release", f"-j{cfg.jobs}"]
+    """``cmake --build BUILD --config Release -jN`` (FORMATS.md section 4), plus ``--target`` :data:`PACK_TARGETS` unless a full build."""
+    argv = [cfg.cmake, "--build", str(cfg.build_dir), "--config", "Release", f"-j{cfg.jobs}"]
+    return argv if cfg.full_build else argv + ["--target", *PACK_TARGETS]
+
+
+def step_env(cfg: BuildConfig, base: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The environment of the configure and build steps: ``base`` (default ``os.environ``) plus the ccache launchers.
+
+    CMake reads ``CMAKE_<LANG>_COMPILER_LAUNCHER`` from the environment when a
+    project (also an ExternalProject such as ``flatbuffers_ep``, which builds
+    the host flatc with its own configure) does not set it; so ccache covers
+    the host flatc too.  None (inherit) without ccache.
+    """
+    if not cfg.ccache:
+        return None
+    env = dict(os.environ if base is None else base)
+    for var in LAUNCHER_VARS:
+        env.setdefault(var, cfg.ccache)
+    return env
 
 
 def pack_command(cfg: BuildConfig) -> list[str]:
@@ -160,6 +241,7 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
     """
     if not cfg.executorch_root.is_dir():
         raise PackError("ExecuTorch root is not a directory", path=str(cfg.executorch_root))
+    check_tree(cfg.executorch_root)
     for tool, what in ((cfg.cmake, "cmake"), ("bash", "bash")):
         if which(tool) is None:
             raise PackError(f"{what} not found on PATH (looked for {tool!r}); install it before building a pack")
@@ -174,6 +256,75 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
                         "(it first appears in v1.4.0)", path=str(script))
     for d, what in ((cfg.build_dir, "build directory"), (cfg.output_dir, "output directory")):
         _check_creatable(d, what)
+    check_build_dir(cfg)
+
+
+def check_tree(root: Path) -> None:
+    """Refuse an ExecuTorch tree that cannot build a pack, before anything runs.
+
+    Raises:
+        PackError (exit 2): the folder is not named ``executorch`` (CMake
+        refuses to configure it, FORMATS.md section 5); the flatbuffers
+        submodule is missing (:data:`FLATBUFFERS_MARKER`: flatc and the pack's
+        ``include/flatbuffers/`` are built from it).
+    """
+    if root.name != ROOT_NAME:
+        raise PackError(f"the ExecuTorch tree is in a folder named {root.name!r}, but ExecuTorch's CMake "
+                        f"refuses to configure unless the folder is named {ROOT_NAME!r}; check it out into "
+                        f"a folder named {ROOT_NAME} (in a workflow: actions/checkout with "
+                        f"`path: {ROOT_NAME}`; on the command line: git clone --recurse-submodules "
+                        f"--branch vX.Y.Z https://github.com/pytorch/executorch.git {ROOT_NAME})", path=str(root))
+    if not (root / FLATBUFFERS_MARKER).is_file():
+        raise PackError(f"the flatbuffers submodule is missing ({FLATBUFFERS_MARKER} not found): flatc and the "
+                        "pack's include/flatbuffers/ are built from it; run `git submodule update --init "
+                        "--recursive` in the tree (or clone with --recurse-submodules; actions/checkout: "
+                        "`submodules: recursive`)", path=str(root))
+
+
+def tree_version(root: Path) -> str:
+    """The ExecuTorch version of a tree: its ``version.txt`` (``1.4.1``; ``1.5.0a0`` on main), or ``"unknown"``."""
+    try:
+        return (root / "version.txt").read_text(encoding="utf-8").strip() or "unknown"
+    except (OSError, UnicodeDecodeError):
+        return "unknown"
+
+
+def check_build_dir(cfg: BuildConfig) -> None:
+    """Refuse a build directory left from another ExecuTorch tree or version (CMake would reuse its cache).
+
+    The bot writes :data:`STAMP` (``{"root", "version"}``) into every build
+    directory it configures.  A directory holding a ``CMakeCache.txt``
+    without the stamp, or whose stamp names another root or version, raises
+    :class:`PackError` (exit 2) naming both; an empty or new one passes.
+    """
+    b = cfg.build_dir
+    cache, stamp = b / "CMakeCache.txt", b / STAMP
+    if not cache.exists() and not stamp.exists():
+        return
+    how = "remove it or choose an empty --build-dir"
+    try:
+        old = json.loads(stamp.read_text(encoding="utf-8"))
+        if not isinstance(old, dict):
+            raise ValueError
+    except FileNotFoundError:
+        raise PackError(f"the build directory holds a CMake tree (CMakeCache.txt) that executorch-pack-bot did "
+                        f"not configure, so its ExecuTorch version is unknown; {how}", path=str(b)) from None
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise PackError(f"the build directory's {STAMP} cannot be read; {how}", path=str(b)) from None
+    now = {"root": str(cfg.executorch_root), "version": tree_version(cfg.executorch_root)}
+    if old.get("version") != now["version"]:
+        raise PackError(f"the build directory was configured for ExecuTorch {old.get('version')!r}, but "
+                        f"{cfg.executorch_root} is {now['version']!r}: CMake would reuse the old cache and "
+                        f"generated files; {how}", path=str(b))
+    if old.get("root") != now["root"]:
+        raise PackError(f"the build directory was configured for the ExecuTorch tree {old.get('root')!r}, not "
+                        f"{now['root']!r}; {how}", path=str(b))
+
+
+def write_stamp(cfg: BuildConfig) -> None:
+    """Write :data:`STAMP` into the build directory (the tree and version this build is for)."""
+    data = {"root": str(cfg.executorch_root), "version": tree_version(cfg.executorch_root)}
+    (cfg.build_dir / STAMP).write_text(json.dumps(data) + "\n", encoding="utf-8")
 
 
 def _check_creatable(path: Path, what: str) -> None:
@@ -301,12 +452,60 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
 
 
 @dataclass(frozen=True)
+class CcacheStats:
+    """ccache counters of one build: compilations served from the cache and compilations that missed it."""
+
+    hits: int
+    misses: int
+
+    @property
+    def rate(self) -> float | None:
+        """Hits over hits + misses (0.0 to 1.0), or None when nothing went through ccache."""
+        total = self.hits + self.misses
+        return self.hits / total if total else None
+
+    def line(self) -> str:
+        """``"ccache: 120 hits, 30 misses (80.0% hit rate)"``."""
+        if self.rate is None:
+            return "ccache: no compilation went through ccache"
+        return f"ccache: {self.hits} hits, {self.misses} misses ({self.rate * 100:.1f}% hit rate)"
+
+
+def ccache_counters(ccache: str) -> dict[str, int] | None:
+    """``ccache --print-stats`` (ccache 4.x: one ``name<TAB>value`` a line) as a dict; None when it cannot be read."""
+    try:
+        proc = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    out = {}
+    for line in proc.stdout.splitlines():
+        name, _, value = line.partition("\t")
+        if value.strip().isdigit():
+            out[name.strip()] = int(value)
+    return out or None
+
+
+def ccache_delta(before: dict[str, int] | None, after: dict[str, int] | None) -> CcacheStats | None:
+    """The hits and misses between two :func:`ccache_counters` readings (ccache 4.x counter names)."""
+    if before is None or after is None:
+        return None
+
+    def d(name: str) -> int:
+        return max(0, after.get(name, 0) - before.get(name, 0))
+
+    return CcacheStats(hits=d("direct_cache_hit") + d("preprocessed_cache_hit"), misses=d("cache_miss"))
+
+
+@dataclass(frozen=True)
 class BuildOutcome:
-    """A finished pack build: the ``.pack`` path, the steps run, and the trap guard's findings."""
+    """A finished pack build: the ``.pack`` path, the steps run, the trap guard's findings and the ccache counters."""
 
     pack: Path
     steps: tuple[StepResult, ...]
     tree: TreeReport
+    ccache: CcacheStats | None = None
 
 
 Runner = Callable[..., StepResult]
@@ -325,6 +524,10 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
         runner: runs one step (tests substitute it); same signature as :func:`run_step`.
         on_step: called with each finished step, also the failing one (for timings).
 
+    The log names the build mode, the ``--cmake-arg`` settings and whether
+    ccache is used; with ccache, the hit rate of configure + build follows
+    the build step (:class:`CcacheStats`, also in the outcome).
+
     Raises:
         PackError (exit 2): a missing tool or input (:func:`preflight`), before anything runs.
         StepFailed (exit code of the step): a step exited non-zero; later steps do not run.
@@ -340,16 +543,18 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
             d.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PackError(f"cannot create the directory: {exc.strerror}", path=str(d)) from None
+    write_stamp(cfg)
     steps: list[StepResult] = []
+    env = step_env(cfg)
 
-    def step(name: str, argv: list[str]) -> StepResult:
+    def step(name: str, argv: list[str], env: dict[str, str] | None = None) -> StepResult:
         emit(f"::group::{name}" if github_actions else f"==> {name}: {' '.join(argv)}")
         if github_actions:
             # a build's output is data: a line of it starting with "::" must not run as a workflow command
             resume = secrets.token_hex(16)
             emit(f"::stop-commands::{resume}")
             emit(" ".join(argv))
-        result = runner(name, argv, emit=emit, cwd=cfg.executorch_root)
+        result = runner(name, argv, emit=emit, cwd=cfg.executorch_root, env=env)
         if github_actions:
             emit(f"::{resume}::")
             emit("::endgroup::")
@@ -361,18 +566,28 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
             raise StepFailed(result)
         return result
 
-    step("configure", configure_command(cfg))
-    step("build", build_command(cfg))
+    if cfg.cmake_args:
+        emit("extra CMake settings (--cmake-arg), after the documented ones: " + " ".join(cfg.cmake_args))
+    emit("ccache: " + (f"{cfg.ccache} as compiler launcher" if cfg.ccache else "not on PATH, not used"))
+    emit("build: " + ("the documented full build (--full-build)" if cfg.full_build else
+                      "only the CMake targets the pack takes: " + " ".join(PACK_TARGETS)
+                      + " (--full-build for everything)"))
+    before = ccache_counters(cfg.ccache) if cfg.ccache else None
+    step("configure", configure_command(cfg), env)
+    step("build", build_command(cfg), env)
+    stats = ccache_delta(before, ccache_counters(cfg.ccache)) if cfg.ccache else None
+    if stats is not None:
+        emit(stats.line())
     tree = check_build_tree(cfg.build_dir)
     emit("trap guard: generated headers and flatbuffers headers present in the build tree")
-    before = _file_signature(cfg.pack_path)
+    signature = _file_signature(cfg.pack_path)
     step("package", pack_command(cfg))
     if not cfg.pack_path.is_file():
         raise CheckFailed("build_pack.sh exited 0 but did not write the pack", path=str(cfg.pack_path))
-    if before is not None and _file_signature(cfg.pack_path) == before:
+    if signature is not None and _file_signature(cfg.pack_path) == signature:
         raise CheckFailed("build_pack.sh exited 0 but did not write a new pack: this file is left over from an "
                           "earlier run (unchanged); remove it or use an empty --output-dir", path=str(cfg.pack_path))
-    return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree)
+    return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree, ccache=stats)
 
 
 def _file_signature(path: Path) -> tuple[int, int, int, int] | None:

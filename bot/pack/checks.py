@@ -124,11 +124,25 @@ def file_name(pack_file: str, version: str) -> CheckResult:
     return CheckResult("pack-file-name", "pass", expected)
 
 
-def url(pdsc: Pdsc, expected: str) -> CheckResult:
-    """The ``url`` check: ``<url>`` equals the release download location ``expected``."""
+def url(pdsc: Pdsc, expected: str, *, upstream_form: str | None = None) -> CheckResult:
+    """The ``url`` check: ``<url>`` equals the download location ``expected``.
+
+    ``upstream_form``: the url upstream's release workflow writes instead
+    (``.../download/1.4.1/`` for tag ``v1.4.1``, see
+    :func:`bot.pack.verify.upstream_url_form`): a warning naming the mismatch
+    and what it breaks, with data ``{"declared", "expected", "upstream_form":
+    True}``.  Any other url (another repository, another version) fails.
+    """
     where = f"{pdsc.path}:{pdsc.url_line}" if pdsc.url_line else pdsc.path
     if pdsc.url is None:
         return CheckResult("url", "fail", f"{pdsc.path}: no <url>; expected {expected}")
+    if upstream_form is not None and pdsc.url == upstream_form and pdsc.url != expected:
+        return CheckResult("url", "warn",
+                           f"{where}: <url> is {pdsc.url} (the form upstream's release workflow writes), "
+                           f"but the release's download location is {expected}: a download through the "
+                           "pack index by this <url> (cpackget add by pack ID) gets 404; the pack file "
+                           "itself is fine",
+                           {"declared": pdsc.url, "expected": expected, "upstream_form": True})
     if pdsc.url != expected:
         return CheckResult("url", "fail", f"{where}: <url> is {pdsc.url}, expected {expected}",
                            {"declared": pdsc.url, "expected": expected})

@@ -14,6 +14,7 @@ from bot.textreport import plural
 import re
 from dataclasses import dataclass, field
 
+from bot import inert
 from bot.model import CheckResult
 
 _ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
@@ -48,7 +49,14 @@ class PackReport:
         checks: the results in the order they ran.
         operators_added / operators_removed: operator Csubs (``"Portable add"``)
             against ``--baseline``; empty without a baseline.
+        operators_changed: operator Csubs in both packs whose files,
+            ``#define`` or condition changed (``Cversion`` aside).
+        template_missing: ``"FILE:LINE: component id"`` of each component the
+            ``--template`` selects that the pack no longer has (the
+            ``template-components`` check fails: blocking).
         baseline: the baseline pack's file name, or None.
+        baseline_note: why there is no baseline (``previous-pack`` found none), or None.
+        baseline_source: where the baseline came from (the template's ``path:``, a release asset), or None.
     """
 
     pack: str
@@ -57,11 +65,24 @@ class PackReport:
     operators_added: list = field(default_factory=list)
     operators_removed: list = field(default_factory=list)
     baseline: str | None = None
+    operators_changed: list = field(default_factory=list)
+    template_missing: list = field(default_factory=list)
+    baseline_note: str | None = None
+    baseline_source: str | None = None
 
     @property
     def failed(self) -> bool:
         """True when any check failed (the command then exits 1)."""
         return any(c.status == "fail" for c in self.checks)
+
+    @property
+    def pack_failed(self) -> bool:
+        """True when a check of the pack itself failed: ``template-components`` is the template's item.
+
+        A component the template selects that the pack no longer has is a
+        blocking item of the pull request (a draft that lists it), not a bad pack.
+        """
+        return any(c.status == "fail" and c.name != "template-components" for c in self.checks)
 
     def count(self, status: str) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -77,10 +98,38 @@ class PackReport:
                 f"{self.count('fail')} failed")
 
     def to_json(self) -> dict:
-        """``{"pack", "version", "failed", "checks": [...], "operators": {"added", "removed"}, "baseline"}``."""
+        """``{"pack", "version", "failed", "checks": [...], "baseline", "baseline_note", "baseline_source",
+        "operators": {"added", "removed", "changed", "template_missing"}}``."""
         return {"pack": self.pack, "version": self.version, "failed": self.failed,
                 "checks": [c.to_json() for c in self.checks], "baseline": self.baseline,
-                "operators": {"added": list(self.operators_added), "removed": list(self.operators_removed)}}
+                "baseline_note": self.baseline_note, "baseline_source": self.baseline_source,
+                "operators": {"added": list(self.operators_added), "removed": list(self.operators_removed),
+                              "changed": list(self.operators_changed),
+                              "template_missing": list(self.template_missing)}}
+
+    @property
+    def selected_gone(self) -> list[str]:
+        """Operator Csubs among :attr:`template_missing` (``"Cortex-M quantize_per_tensor"``), for the PR body."""
+        out = []
+        for item in self.template_missing:
+            comp = item.rpartition(": ")[2]
+            if ":ExecuTorch Operators:" in comp:
+                out.append(comp.split(":ExecuTorch Operators:", 1)[1].split("@", 1)[0].split("&", 1)[0].strip())
+        return out
+
+    def operator_rows(self) -> list[tuple[str, list, bool]]:
+        """The Operators data of a PR body: ``(title, items, blocking)`` rows, empty when there is nothing to say.
+
+        With a baseline: Added, Removed, Changed; always (when ``--template``
+        found some): "Selected by the template but gone" (blocking).
+        """
+        rows = []
+        if self.baseline:
+            rows += [("Added", list(self.operators_added), False), ("Removed", list(self.operators_removed), False),
+                     ("Changed", list(self.operators_changed), False)]
+        if self.template_missing:
+            rows.append(("Selected by the template but gone", list(self.template_missing), True))
+        return rows
 
     def to_text(self) -> str:
         """An aligned plain-text table, one check a line (control characters escaped), then a one-line summary."""
@@ -88,9 +137,10 @@ class PackReport:
         lines = [f"{'check':<{width}}  status  detail"]
         for c in self.checks:
             lines.append(f"{c.name:<{width}}  {c.status:<6}  {one_line(c.detail)}")
-        if self.baseline:
-            for title, items in (("added", self.operators_added), ("removed", self.operators_removed)):
-                lines.append(f"operators {title} ({len(items)}): {one_line(', '.join(items)) or '-'}")
+        for title, items, _blocking in self.operator_rows():
+            lines.append(f"operators {title.lower()} ({len(items)}): {one_line(', '.join(items)) or '-'}")
+        if self.baseline_note:
+            lines.append(one_line(self.baseline_note))
         lines.append(self.summary)
         return "\n".join(lines) + "\n"
 
@@ -103,9 +153,16 @@ class PackReport:
                "| Check | Result | Detail |", "|---|---|---|"]
         for c in self.checks:
             out.append(f"| `{c.name}` | {_ICON.get(c.status, c.status)} | {_md(c.detail)} |")
-        if self.baseline:
-            out += ["", f"#### Operator components against `{self.baseline}`", ""]
-            for title, items in (("Added", self.operators_added), ("Removed", self.operators_removed)):
-                shown = ", ".join(f"`{_md(i)}`" for i in items) if items else "none"
-                out.append(f"- {title} ({len(items)}): {shown}")
+        rows = self.operator_rows()
+        if rows or self.baseline_note:
+            against = f" against {inert.code(self.baseline)}" if self.baseline else ""
+            out += ["", f"#### Operator components{against}", ""]
+            if self.baseline_source:
+                out += [f"Previous pack: {inert.markdown(self.baseline_source)}.", ""]
+            if self.baseline_note:
+                out += [inert.markdown(self.baseline_note[:1].upper() + self.baseline_note[1:]) + ".", ""]
+            for title, items, blocking in rows:
+                shown = ", ".join(inert.code(i) for i in items) if items else "none"
+                mark = " (blocking)" if blocking else ""
+                out.append(f"- {title}{mark} ({len(items)}): {shown}")
         return "\n".join(out) + "\n"

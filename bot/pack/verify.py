@@ -27,7 +27,7 @@ from bot.pack import checks
 from bot.pack.archive import Limits, UnsafeArchive, open_zip, read_member, require_file, scan_archive
 from bot.pack.pdsc import MAX_PDSC_BYTES, Pdsc, PdscError, parse_pdsc
 from bot.pack.report import PackReport
-from bot.versions import parse_user_version, to_semver, version_to_tag
+from bot.versions import PackVersion, parse_pack_version
 
 DOWNLOAD_URL = "https://github.com/pytorch/executorch/releases/download/{tag}/"
 
@@ -35,17 +35,33 @@ __all__ = ["verify_pack", "PackReport", "DOWNLOAD_URL", "expected_url", "pack_ve
 
 
 def pack_version(version: str) -> tuple[str, str]:
-    """(pack SemVer version, release tag) for a user-typed version: ``"1.4.1"``/``"v1.4.1"`` -> ``("1.4.1", "v1.4.1")``.
+    """(pack version as written, url segment) for a user-typed version.
 
-    Raises :class:`UsageError` for anything else (``versions.parse_user_version``).
+    ``"1.4.1"``/``"v1.4.1"`` -> ``("1.4.1", "v1.4.1")``; ``"1.4.1-rc2"`` ->
+    ``("1.4.1-rc2", "v1.4.1-rc2")``; a local build ``"1.4.1-local"`` ->
+    ``("1.4.1-local", "1.4.1-local")`` (its ``<url>`` ends in the label,
+    :attr:`bot.versions.PackVersion.url_segment`).  Raises :class:`UsageError`
+    for anything that is not a SemVer pack version.
     """
-    v = parse_user_version(version, what="--version")
-    return to_semver(v), version_to_tag(v)
+    v = parse_pack_version(version, what="--version")
+    return v.text, v.url_segment
 
 
 def expected_url(tag: str) -> str:
-    """The release download location of a tag (GitHub release assets): ``.../releases/download/v1.4.1/``."""
+    """The download location ending in ``tag`` (GitHub release assets): ``.../releases/download/v1.4.1/``."""
     return DOWNLOAD_URL.format(tag=tag)
+
+
+def upstream_url_form(segment: str) -> str | None:
+    """The ``<url>`` upstream's release workflow writes for the download location ``segment``, when it differs.
+
+    Upstream's ``.github/workflows/build-cmsis-pack.yml`` (v1.4.1) builds the
+    release pack with ``PACK_VERSION="${GITHUB_REF#refs/tags/v}"`` and its PDSC
+    template writes ``.../releases/download/%{RELEASE_VERSION}%/``, so the pack
+    of tag ``v1.4.1`` says ``.../download/1.4.1/`` (FORMATS.md section 5).
+    ``"v1.4.1"`` -> that url; a segment without the ``v`` -> None.
+    """
+    return DOWNLOAD_URL.format(tag=segment[1:]) if segment.startswith("v") and len(segment) > 1 else None
 
 
 def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | None = None,
@@ -57,10 +73,20 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
 
     Args:
         pack: the ``.pack`` file.
-        version: ``X.Y.Z``, ``vX.Y.Z`` or ``X.Y.Z-rcN`` (PEP 440 ``X.Y.ZrcN`` accepted).
+        version: a SemVer pack version, checked exactly as written against the
+            file name, ``<release>`` and every ``Cversion``: ``X.Y.Z``,
+            ``X.Y.Z-rcN``, a local build ``X.Y.Z-local`` / ``X.Y.Z-local.2``
+            (``vX.Y.Z`` and PEP 440 ``X.Y.ZrcN`` accepted).
         url / tag: the expected ``<url>``; default the download location of
-            ``tag``, itself defaulting to ``vX.Y.Z``.  Give at most one.
-        baseline: an older pack: operator components added/removed.
+            ``tag``, itself defaulting to ``vX.Y.Z`` (``vX.Y.Z-rcN``), or for a
+            local build ``.../download/X.Y.Z-local/``.  Give at most one.  Without
+            ``url``, upstream's own form ``.../download/X.Y.Z/`` for tag
+            ``vX.Y.Z`` is a warning (:func:`upstream_url_form`), any other
+            ``<url>`` a failure.
+        baseline: the previous version's pack (a ``.pack``, an unpacked pack
+            folder, or a folder written by ``previous-pack``, whose record may
+            say there is none: :mod:`bot.pack.previous`): operator components
+            added, removed and changed.
         template: a template checkout (or one clayer/cproject file): its
             selected ExecuTorch components must exist in the pack.
         executorch_root: an ExecuTorch checkout whose ``validate_pack.py`` runs on the pack.
@@ -77,11 +103,21 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
     limits = limits or Limits()
     if url is not None and tag is not None:
         raise UsageError("give --url or --tag, not both")
-    semver, default_tag = pack_version(version)
-    want_url = url if url is not None else expected_url(tag or default_tag)
+    semver, default_segment = pack_version(version)
+    want_url = url if url is not None else expected_url(tag or default_segment)
+    # the known upstream form is a warning only when the location comes from the version or --tag
+    upstream_form = None if url is not None else upstream_url_form(tag or default_segment)
     pack = require_file(Path(pack), "pack")
+    baseline_note = None
+    baseline_from = None
     if baseline is not None:
-        require_file(Path(baseline), "--baseline")
+        baseline = Path(baseline)
+        if baseline.is_dir() and not (baseline / checks.PDSC_NAME).is_file():
+            from bot.pack.previous import read_previous
+            prev = read_previous(baseline)
+            baseline, baseline_note, baseline_from = prev.path, prev.note, prev.source or None
+        if baseline is not None and not baseline.is_dir():
+            require_file(baseline, "--baseline")
     if template is not None:
         _require_template(Path(template))
     if executorch_root is not None:
@@ -94,7 +130,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
         from bot.pack.cpackget import find_cpackget
         find_cpackget()
 
-    report = PackReport(pack=pack.name, version=semver, baseline=Path(baseline).name if baseline else None)
+    report = PackReport(pack=pack.name, version=semver, baseline=Path(baseline).name if baseline else None,
+                        baseline_note=baseline_note, baseline_source=baseline_from)
     add = report.checks.append
 
     say("archive")
@@ -135,7 +172,7 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             add(checks.release_version(pdsc, semver))
         add(checks.file_name(pack.name, semver))
         if pdsc is not None:
-            add(checks.url(pdsc, want_url))
+            add(checks.url(pdsc, want_url, upstream_form=upstream_form))
 
         say("contents")
         add(checks.flatbuffers_headers(index))
@@ -157,6 +194,7 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             old = _read_baseline(Path(baseline), limits)
             if pdsc is not None:
                 res, report.operators_added, report.operators_removed = baseline_check(old, pdsc, Path(baseline).name)
+                report.operators_changed = list(res.data.get("changed", []))
                 add(res)
             else:
                 add(CheckResult("baseline-operators", "fail", "the new pack has no readable PDSC to compare"))
@@ -164,7 +202,9 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             say("template")
             from bot.pack.baseline import template_check
             if pdsc is not None:
-                add(template_check(Path(template), pdsc))
+                res = template_check(Path(template), pdsc)
+                report.template_missing = list((res.data or {}).get("missing", []))
+                add(res)
             else:
                 add(CheckResult("template-components", "fail", "the new pack has no readable PDSC"))
 
@@ -205,7 +245,20 @@ def _guarded(name: str, fn: Callable[[], CheckResult]) -> CheckResult:
 
 
 def _read_baseline(path: Path, limits: Limits) -> Pdsc:
-    """The PDSC of the baseline pack; raises :class:`PackError` (exit 2) when it cannot be read safely."""
+    """The PDSC of the baseline pack (a ``.pack`` or an unpacked pack folder); raises :class:`PackError` (exit 2)
+    when it cannot be read safely."""
+    if path.is_dir():
+        f = path / checks.PDSC_NAME
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise PackError(f"--baseline: cannot read: {exc.strerror}", path=str(f)) from None
+        if len(data) > MAX_PDSC_BYTES:
+            raise PackError(f"--baseline: larger than {MAX_PDSC_BYTES} bytes", path=str(f))
+        try:
+            return parse_pdsc(data, f"{path.name}/{checks.PDSC_NAME}")
+        except PdscError as exc:
+            raise PackError(f"--baseline {path.name}: {exc}") from exc
     try:
         zf = open_zip(path)
     except UnsafeArchive as exc:

@@ -136,10 +136,14 @@ def operators(pack_report, selected: tuple[str, ...] = ()) -> list[str]:
     removed = list(getattr(pack_report, "operators_removed", None) or ())
     changed = list(getattr(pack_report, "operators_changed", None) or ())
     baseline = getattr(pack_report, "baseline", None)
+    note = getattr(pack_report, "baseline_note", None)   # why there is no previous pack (bot/pack/previous.py)
     if not (baseline or added or removed or changed):
-        return []
+        return ["", "#### Operator components", "", markdown(note[:1].upper() + note[1:], cap=400) + "."] \
+            if isinstance(note, str) and note else []
     title = f"#### Operator components against {code(baseline)}" if baseline else "#### Operator components"
-    out = ["", title, "", f"- Added ({len(added)}): {_names(added, selected)}",
+    source = getattr(pack_report, "baseline_source", None)   # where the previous pack came from
+    out = ["", title, ""] + ([f"Previous pack: {markdown(source, cap=300)}.", ""] if isinstance(source, str) and source
+                             else []) + [f"- Added ({len(added)}): {_names(added, selected)}",
            f"- Removed ({len(removed)}): {_names(removed, selected)}"]
     if changed:
         out.append(f"- Changed ({len(changed)}): {_names(changed, selected)}")

@@ -185,6 +185,31 @@ def pdsc_text(spec: PackSpec) -> str:
         "  <components>\n" + "\n".join(comps) + "\n  </components>\n</package>\n")
 
 
+def build_pack_sh_spec(version: str, *, date: str = "2026-09-30", **knobs) -> PackSpec:
+    """The pack upstream's ``build_pack.sh --version VERSION`` writes (FORMATS.md section 5).
+
+    The script accepts any label (``1.4.1``, ``1.4.1-local``) and puts it
+    verbatim into the file name, the one ``<release version>``, every
+    ``Cversion`` and the ``<url>`` (``.../releases/download/VERSION/``).
+    Other :class:`PackSpec` knobs pass through.
+    """
+    return PackSpec(version=version, releases=[(version, date)], url=URL.format(tag=version), **knobs)
+
+
+def upstream_release_spec(github_ref: str, **knobs) -> PackSpec:
+    """The pack upstream's release workflow attaches to a tag (``.github/workflows/build-cmsis-pack.yml``, v1.4.1).
+
+    The workflow runs ``PACK_VERSION="${GITHUB_REF#refs/tags/v}"`` and then
+    ``build_pack.sh --version "$PACK_VERSION"``: for ``refs/tags/v1.4.1`` the
+    pack is ``PyTorch.ExecuTorch.1.4.1.pack`` whose ``<url>`` says
+    ``.../download/1.4.1/`` while the release's assets live under
+    ``.../download/v1.4.1/``.
+    """
+    ref = github_ref
+    pack_version = ref[len("refs/tags/v"):] if ref.startswith("refs/tags/v") else ref  # ${GITHUB_REF#refs/tags/v}
+    return build_pack_sh_spec(pack_version, **knobs)
+
+
 def _registration(spec: PackSpec) -> str:
     out = ["// Generated kernel registration (invented sample).", "#include <executorch/runtime/core/error.h>",
            "namespace { void reg(const char*) {} }", "void register_all_kernels() {"]

@@ -314,14 +314,16 @@ def _set(data: Any, path: YamlPath, value: Any) -> None:
 
 
 def check_yaml(before: TextDocument, after: TextDocument, edits: list[Edit],
-               positions: Callable[[YamlPath], bool]) -> None:
+               positions: Callable[[YamlPath], bool], extra: Optional[dict] = None) -> None:
     """Assert that ``after`` differs from ``before`` only by the planned pack version strings.
 
     Every edit overlapping an ExecuTorch pack scalar of ``before`` must
     replace exactly its version (after ``@``) with a plain version; the
     expected tree is ``before``'s tree with those new values, and it must
     equal ``after``'s tree.  Edits elsewhere (comments) must not change the
-    tree.  Raises :class:`ManagerError` naming the file (and line) otherwise.
+    tree, except at the YAML paths of ``extra`` (``{path: expected new
+    value}``, the moved ``path:`` of a local pack).  Raises
+    :class:`ManagerError` naming the file (and line) otherwise.
     """
     node_b, data_b = load(before)
     values = locate(before, node_b, data_b, positions)
@@ -335,6 +337,8 @@ def check_yaml(before: TextDocument, after: TextDocument, edits: list[Edit],
                 raise ManagerError(f"a planned edit ({e.old!r} -> {e.new!r}) does not replace just the "
                                    f"version of {v.value}", path=before.path, line=v.line)
             _set(expected, v.path, before.text[v.start:e.start] + e.new)
+    for p, value in (extra or {}).items():
+        _set(expected, p, value)
     try:
         node_a, data_a = load(after)
     except ManagerError as exc:
@@ -433,17 +437,77 @@ class CmsisManager(Manager):
             + miscased_ids(doc, node, _is_pack_position)
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
+        """Move exact pins to ``bump.new_pack``; a ``path:`` naming the old pack moves with its pin.
+
+        A ``path:`` beside a moved pin that names the old pack
+        (``../packs/PyTorch.ExecuTorch.1.4.0-local``, :func:`path_version_span`)
+        gets an Edit of kind ``"pack-path"`` replacing just the version; a
+        ``path:`` that does not name it keeps the non-blocking ``pack-path``
+        flag (the reviewer points it at the new pack).
+        """
         node, values = self._values(doc)
         result = pin_edits(doc, values, bump, kind="pack-pin", why=f"{PACK} pack pin", what="pack pin")
         flags = list(result.flags)
+        edits = list(result.edits)
         for e in result.edits:
             v = next(v for v in values if v.end == e.end)
             local = _path_value(node, v.path[:-1])
-            if local is not None:
-                flags.append(Flag("pack-path", f"{PACK} is taken from the local "
-                                  f"path {local.value!r}; the pin moves to {bump.new_pack} but the path "
-                                  "is not changed", path=doc.path, line=v.line, blocking=False))
-        return ManagerResult(edits=result.edits, flags=tuple(flags))
+            if local is None:
+                continue
+            span = path_version_span(local.value, e.old)
+            if span is not None:
+                start, end = scalar_span(doc, local, v.path[:-1] + ("path",))
+                edits.append(Edit(path=doc.path, start=start + span[0], end=start + span[1], old=e.old,
+                                  new=bump.new_pack, line=doc.line_of(start), kind="pack-path",
+                                  why=f"local path of the {PACK} pack"))
+                continue
+            flags.append(Flag("pack-path", f"{PACK} is taken from the local "
+                              f"path {local.value!r}; the pin moves to {bump.new_pack} but the path "
+                              "does not name the old pack version, so it is not changed",
+                              path=doc.path, line=v.line, blocking=False))
+        edits.sort(key=lambda x: x.start)
+        return ManagerResult(edits=tuple(edits), flags=tuple(flags))
 
     def check(self, before: TextDocument, after: TextDocument, edits: list[Edit]) -> None:
-        check_yaml(before, after, edits, _is_pack_position)
+        check_yaml(before, after, edits, _is_pack_position, extra=_path_positions(before, edits))
+
+
+def path_version_span(path_text: str, version: str) -> Optional[tuple[int, int]]:
+    """Span of ``version`` in a local pack path that names it as the pack's version, or None.
+
+    The path must hold ``PyTorch.ExecuTorch.VERSION`` (the folder or file
+    name ``build_pack.sh`` writes, FORMATS.md section 3) followed by the end,
+    ``/`` or ``.pack``: ``../packs/PyTorch.ExecuTorch.1.4.0-local`` and
+    ``./PyTorch.ExecuTorch.1.4.0-local/`` name ``1.4.0-local``;
+    ``PyTorch.ExecuTorch.1.4.0-local.2`` does not name ``1.4.0-local``.
+    """
+    m = re.search(r"(?:^|[/\\])PyTorch\.ExecuTorch\.(" + re.escape(version) + r")(?=$|[/\\]|\.pack$)", path_text)
+    return (m.start(1), m.end(1)) if m else None
+
+
+def _path_positions(doc: TextDocument, edits: list[Edit]) -> dict:
+    """``{yaml path of a path: scalar: its expected new value}`` for the ``"pack-path"`` edits."""
+    moved = [e for e in edits if e.kind == "pack-path"]
+    if not moved:
+        return {}
+    node, _ = load(doc)
+    out = {}
+    placed = 0
+    for p, n in walk_nodes(node):
+        if not (isinstance(n, yaml.ScalarNode) and p and p[-1] == "path"):
+            continue
+        mine = [e for e in moved if n.start_mark.index <= e.start <= n.end_mark.index]
+        if not mine:
+            continue
+        placed += len(mine)
+        start, end = scalar_span(doc, n, p)
+        value = doc.text[start:end]
+        for e in sorted(mine, key=lambda x: -x.start):
+            if not (start <= e.start and e.end <= end):
+                raise ManagerError("a planned path edit does not lie inside the path value",
+                                   path=doc.path, line=e.line)
+            value = value[:e.start - start] + e.new + value[e.end - start:]
+        out[p] = value
+    if placed != len(moved):
+        raise ManagerError("a planned path edit does not lie inside a path: value", path=doc.path)
+    return out

@@ -84,6 +84,8 @@ class Scan:
     others: list[str] = field(default_factory=list)
     skipped_dirs: list[str] = field(default_factory=list)
     python_locks: list[str] = field(default_factory=list)
+    #: submodule working trees (bot.template.submodules), never descended into; sorted
+    submodules: list[str] = field(default_factory=list)
 
 
 #: Folders skipped without a word: version control, never part of a template's content.
@@ -141,8 +143,11 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     Returns a :class:`Scan`.  Raises nothing for unreadable sub-directories
     (they are skipped); the caller checks that ``repo`` is a directory.
     """
+    from bot.template.submodules import declared_paths, is_submodule
+
     mgrs = managers() if mgrs is None else mgrs
     root = Path(repo).resolve()
+    declared = declared_paths(root)
     scan = Scan()
     stack = [""]
     while stack:
@@ -164,6 +169,9 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
                 if _skip_dir(entry.name, rel):
                     if entry.name not in _SILENT_DIRS:
                         scan.skipped_dirs.append(rel)
+                    continue
+                if is_submodule(entry.path, rel, declared):
+                    scan.submodules.append(rel)      # another repository: never edited (bot.template.submodules)
                     continue
                 subdirs.append(rel)
                 continue
@@ -191,6 +199,7 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
         stack.extend(reversed(subdirs))
     scan.files.sort(key=lambda item: item[0])
     scan.skipped_dirs.sort()
+    scan.submodules.sort()
     return scan
 
 
