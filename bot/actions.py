@@ -19,6 +19,12 @@ import sys
 import uuid
 from typing import Mapping, Optional, TextIO
 
+from bot import inert
+from bot.logstream import write_command
+
+#: Longest annotation message the bot writes (characters of the message; an ellipsis marks a cut).
+ANNOTATION_CAP = 2000
+
 
 def in_actions(env: Mapping[str, str] = os.environ) -> bool:
     """True inside a GitHub Actions job (``GITHUB_ACTIONS=true``)."""
@@ -85,18 +91,25 @@ def group(title: str, out: Optional[TextIO] = None, env: Mapping[str, str] = os.
     out = out or sys.stdout
     active = in_actions(env)
     if active:
-        print(f"::group::{_escape_data(title)}", file=out, flush=True)
+        write_command(out, f"::group::{_escape_data(inert.line(title, cap=200))}")
     try:
         yield
     finally:
         if active:
-            print("::endgroup::", file=out, flush=True)
+            write_command(out, "::endgroup::")
 
 
 def error(message: str, *, file: Optional[str] = None, line: Optional[int] = None,
           out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
-    """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions)."""
+    """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions).
+
+    ``message`` and ``file`` may quote foreign text: every line of the message
+    goes through :func:`bot.inert.lines` (capped at :data:`ANNOTATION_CAP`
+    characters, 40 lines), ``file`` is one line.
+    """
     out = out or sys.stderr
+    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
+    file = inert.line(file, cap=300) if file else None
     if not in_actions(env):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
         print(f"error: {where}{message}", file=out)
@@ -107,14 +120,18 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
         if line:
             props.append(f"line={int(line)}")
     head = "::error" + (" " + ",".join(props) if props else "")
-    print(f"{head}::{_escape_data(message)}", file=out, flush=True)
+    write_command(out, f"{head}::{_escape_data(message)}")
 
 
 def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
-    """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat."""
+    """A ``::warning`` annotation (plain ``warning: ...`` outside Actions), for a run that succeeds with a caveat.
+
+    Every line of ``message`` goes through :func:`bot.inert.lines` (capped at :data:`ANNOTATION_CAP`, 40 lines).
+    """
     out = out or sys.stderr
+    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
     if in_actions(env):
-        print(f"::warning title=executorch-pack-bot::{_escape_data(message)}", file=out, flush=True)
+        write_command(out, f"::warning title=executorch-pack-bot::{_escape_data(message)}")
     else:
         print(f"warning: {message}", file=out)
 
@@ -122,4 +139,4 @@ def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str
 def add_mask(secret: Optional[str], out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
     """Ask the runner to hide ``secret`` in every later log line (Actions only; nothing for an empty value)."""
     if secret and in_actions(env):
-        print(f"::add-mask::{_escape_data(secret)}", file=out or sys.stdout, flush=True)
+        write_command(out or sys.stdout, f"::add-mask::{_escape_data(secret)}")

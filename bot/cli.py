@@ -20,7 +20,7 @@ import os
 import pkgutil
 import sys
 
-from bot import __version__
+from bot import __version__, inert
 from bot.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, BotError
 
 PROG = "executorch-pack-bot"
@@ -56,10 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from bot.logstream import guarded
+    with guarded():   # no line of foreign text the command prints can be a workflow command
+        return _run(args)
+
+
+#: Longest error message printed (characters): a message may quote a foreign value.
+ERROR_CAP = 2000
+
+
+def _run(args) -> int:
     try:
         return int(args._run(args) or 0)
     except BotError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        # the bot's own message may span lines (a list of disagreeing pins): each line inert and capped
+        print(f"{PROG}: error: " + "\n".join(inert.lines(exc, cap=ERROR_CAP, max_lines=60)), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -80,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         client = sys.modules.get("bot.github.client")   # loaded whenever a token was read: hide it
         if client is not None:
             text = client.mask(text)
-        print(f"{PROG}: internal error: {text} "
+        print(f"{PROG}: internal error: {inert.line(text, cap=ERROR_CAP)} "
               "(set EXECUTORCH_PACK_BOT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
         return EXIT_BAD_INPUT
 

@@ -23,7 +23,11 @@ passes such text through exactly one of the three functions here:
   in GitHub's docs) or mentions forms.
 - :func:`line` for text printed to stdout/stderr: one line with control
   characters replaced, never starting with ``::`` (GitHub docs, "Workflow
-  commands for GitHub Actions": a command is a line that starts with ``::``).
+  commands for GitHub Actions": a command is a line that starts with ``::``)
+  and never holding ``##[`` (the runner's older command form, which its
+  ``ActionCommand.TryParse`` accepts anywhere in a line: ``##[error]x``).
+- :func:`log_safe` for many lines printed as they are (a diff, a build
+  log): each line keeps its text but can start no workflow command.
 
 Each caps its result (``cap`` characters of the foreign text, an ellipsis
 ``…`` marking the cut), so one padded string cannot crowd out the rest of a
@@ -107,13 +111,37 @@ def line(text: object, *, cap: int = 500) -> str:
     CR, LF and tab become spaces, other control characters U+FFFD; a
     leading ``::`` (after any spaces: the Actions runner trims them before
     it looks for a command) becomes ``:\u200b:`` (a zero-width space, which
-    is not white space to the runner).
+    is not white space to the runner), and ``##[`` anywhere ``##\u200b[``.
     """
-    s = _one_line(text, cap)
+    return _no_command(_one_line(text, cap))
+
+
+_LEGACY_COMMAND = re.compile(r"##\[")
+_BREAK = "\u200b"   # zero-width space: not white space to the runner, invisible in the log
+
+
+def _no_command(s: str) -> str:
+    """``s`` (one line) with a leading ``::`` (after spaces) and every ``##[`` broken by a zero-width space."""
+    if "##[" in s:
+        s = _LEGACY_COMMAND.sub("##" + _BREAK + "[", s)
     body = s.lstrip()
     if body.startswith("::"):
-        s = s[:len(s) - len(body)] + ":\u200b:" + body[2:]
+        s = s[:len(s) - len(body)] + ":" + _BREAK + ":" + body[2:]
     return s
+
+
+def log_safe(text: object) -> str:
+    """Many lines of foreign text printed as they are, none of them a workflow command.
+
+    Lines are split where the Actions runner splits them (``\n``, ``\r``);
+    each keeps its text and line end, with a leading ``::`` and any ``##[``
+    broken as in :func:`line`.  No cap: use it for output the bot shows in
+    full (the diff of a plan), :func:`lines` for output it may cut.
+    """
+    s = "" if text is None else str(text)
+    if "::" not in s and "##[" not in s:
+        return s
+    return "".join(_no_command(part) for part in re.split(r"(?<=[\r\n])", s))
 
 
 def lines(text: object, *, cap: int = 500, max_lines: int = 40) -> list[str]:

@@ -6,8 +6,13 @@ The Markdown renderings for pull requests and job summaries live in
 
 from __future__ import annotations
 
+from bot import inert
 from bot.model import Flag
 from bot.plan import Plan
+
+#: Longest foreign value shown in a table cell / a flag message (characters; an ellipsis marks a cut).
+CELL_CAP = 120
+MESSAGE_CAP = 600
 
 
 def plural(n: int, noun: str) -> str:
@@ -16,7 +21,12 @@ def plural(n: int, noun: str) -> str:
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
-    """A fixed-width text table with a header rule; cells are ``str``."""
+    """A fixed-width text table with a header rule; cells are ``str``.
+
+    Cells may hold foreign text (a pin, its source): each is one line through
+    :func:`bot.inert.line`, capped at :data:`CELL_CAP` characters.
+    """
+    rows = [[inert.line(c, cap=CELL_CAP) for c in r] for r in rows]
     widths = [len(h) for h in headers]
     for r in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, r)]
@@ -27,13 +37,18 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def flag_lines(flags: list[Flag]) -> list[str]:
-    """``["  ! path:line: message [code]", ...]``; ``!`` blocking, ``-`` informational."""
+    """``["  ! path:line: message [code]", ...]``; ``!`` blocking, ``-`` informational.
+
+    A message quotes upstream and template text (a pin expression, a
+    requirement, ``requires-python``): it is one line through
+    :func:`bot.inert.line`, capped at :data:`MESSAGE_CAP` characters.
+    """
     out = []
     for f in flags:
         where = ""
         if f.path:
-            where = f.path + (f":{f.line}" if f.line else "") + ": "
-        out.append(f"  {'!' if f.blocking else '-'} {where}{f.message} [{f.code}]")
+            where = inert.line(f.path, cap=CELL_CAP) + (f":{f.line}" if f.line else "") + ": "
+        out.append(f"  {'!' if f.blocking else '-'} {where}{inert.line(f.message, cap=MESSAGE_CAP)} [{f.code}]")
     return out
 
 
@@ -89,7 +104,7 @@ def plan_summary(plan: Plan) -> str:
         for e in plan.edits:
             by_file[e.path] = by_file.get(e.path, 0) + 1
         lines.append(f"{plural(len(plan.edits), 'edit')} in {plural(len(by_file), 'file')}:")
-        lines += [f"  {p} ({n})" for p, n in sorted(by_file.items())]
+        lines += [f"  {inert.line(p, cap=300)} ({n})" for p, n in sorted(by_file.items())]
     if plan.flags:
         blocking = len(plan.blocking_flags)
         lines.append("")

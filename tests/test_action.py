@@ -226,5 +226,5 @@ def test_install_is_skipped_when_already_installed_from_the_same_path(tmp_path):
     run = ActionRun(tmp_path)
     run.run({"command": "check"})
     run.run({"command": "publish"})
-    assert len(run.pip_log.read_text().splitlines()) == 1
+    assert len(run.pip_log.read_text().splitlines()) == 2   # one install: the locked dependencies, then the bot
     assert [c["argv"][0] for c in run.calls()] == ["check", "publish"]

@@ -136,36 +136,35 @@ def test_check_prints_whether_the_pack_is_on_the_index(world, capsys, tpl):
 
 def test_publish_says_a_pack_was_built_on_the_runner(world, capsys, monkeypatch):
     co, plan = planned_checkout(world, capsys)
+    from packgen import DEMO_OPS, PackSpec, make_pack
     pack_dir = world.tmp / "pack"
-    pack_dir.mkdir()
-    (pack_dir / "PyTorch.ExecuTorch.1.5.1.pack").write_bytes(b"built bytes")
-    report = pack_dir / "pack-report.md"
-    report.write_text("### Pack verification\n\n**Passed** for version `1.5.1`\n")
+    # publish verifies it itself (every check but the compile check), against the template's components too
+    built = make_pack(pack_dir, PackSpec(operators=DEMO_OPS)).read_bytes()
     monkeypatch.setenv("GITHUB_RUN_ID", "77")
     world.pack_index = [("PyTorch", "ExecuTorch", "1.5.1")]
-    code, _ = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--pack-report", str(report),
+    code, _ = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan),
                   "--pack", str(pack_dir), "--pack-built")
     assert code == 0
     lines = _body(world).splitlines()
     i = next(n for n, x in enumerate(lines) if "**1. The pack**" in x)
     assert lines[i:i + 2] == [
         f"- [x] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: built on the Arm runner from tag `v1.5.1` with "
-        f"`build-pack` ([run]({RUN})) (sha256 `{hashlib.sha256(b'built bytes').hexdigest()}`); verification: "
+        f"`build-pack` ([run]({RUN})) (sha256 `{hashlib.sha256(built).hexdigest()}`); verification: "
         "passed (`verify-pack`, section below)",
         "  - [x] on the public pack index (`cbuild setup --packs` finds it)"]
 
 
 def test_publish_names_the_release_asset_it_was_given(world, capsys):
     co, plan = planned_checkout(world, capsys)
-    pack = world.tmp / "PyTorch.ExecuTorch.1.5.1.pack"
-    pack.write_bytes(b"asset bytes")
+    from packgen import PackSpec, make_pack
+    pack = make_pack(world.tmp, PackSpec(flatbuffers=False))   # verified by publish itself: here it fails
     url = "https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack"
     code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--pack", str(pack),
                     "--pack-url", url, "--dry-run")
     assert code == 0
     step = next(x for x in out.out.splitlines() if "**1. The pack**" in x)
     assert step == (f"- [ ] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: the release asset `{url}` (sha256 "
-                    f"`{hashlib.sha256(b'asset bytes').hexdigest()}`); verification: not run")
+                    f"`{hashlib.sha256(pack.read_bytes()).hexdigest()}`); verification: **failed** (section below)")
 
 
 @pytest.mark.parametrize("extra", [["--pack-built", "--pack-url", "https://x/p.pack"]])

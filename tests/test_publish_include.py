@@ -80,7 +80,9 @@ def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result
     def value(expr):   # the expressions of the args, evaluated as GitHub would (no recreate command here)
         if expr == "needs.watch.outputs.recreate == 'true' && '--recreate' || ''":
             return ""
-        if expr.startswith("needs.build-pack.result"):   # the pack's origin (test_workflow_jobs.py)
+        if expr == "needs.watch.outputs.target":
+            return "1.5.1"
+        if expr.startswith("needs.build-pack.result"):   # the pack's origin and compile result (test_workflow_jobs.py)
             return ""
         m = re.fullmatch(r"needs\.ai-layer\.result == 'success' && '([^']*)' \|\| ''", expr)
         assert m, expr

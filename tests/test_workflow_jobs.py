@@ -50,11 +50,13 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
 
     from bot.commands.demo import copy_template
 
+    from packgen import make_pack
+
     copy_template(tmp_path / "template")
-    (tmp_path / "pack").mkdir()
-    (tmp_path / "pack" / "pack-report.md").write_text("### Pack verification\n\nall checks passed\n")
-    (tmp_path / "pack" / "PyTorch.ExecuTorch.1.5.1.pack").write_bytes(b"the pack of this run")
-    sha = hashlib.sha256(b"the pack of this run").hexdigest()
+    pack = make_pack(tmp_path / "pack")   # the artifact: the pack the build or fetch job left
+    if origin == "build-pack":   # and, from the build job, the compile check's result
+        (tmp_path / "pack" / "compile-result.json").write_text('{"status": "pass", "detail": "all 2 compile"}')
+    sha = hashlib.sha256(pack.read_bytes()).hexdigest()
     context = {
         BUILT: "--pack-built" if origin == "build-pack" else "",
         ASSET: "--pack-url" if origin == "fetch-pack" else "",
@@ -65,10 +67,13 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
+        "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
+            "--compile-result pack/compile-result.json" if origin == "build-pack" else "",
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
+        "inputs.commit": "",
     }
     steps = bot_steps("pull-request")
-    assert [s["command"] for s in steps] == ["update", "publish"]
+    assert [s["command"] for s in steps] == ["previous-pack", "update", "publish"]
     runner = ActionRun(tmp_path, bot="real")
     procs = []
     for with_ in steps:
@@ -79,7 +84,9 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         assert proc.returncode == 0, (with_, proc.stdout, proc.stderr)
     publish = procs[-1].stdout
     assert "\nBump ExecuTorch to 1.5.1\n" in publish
-    assert "all checks passed" in publish  # the pack report reached the PR body
+    # the pack was verified in this job and its report reached the PR body (with the build job's compile bit)
+    assert "Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`" in publish
+    assert ("build job: all 2 compile" in publish) is (origin == "build-pack")
     step1 = next(x for x in publish.splitlines() if "**1. The pack**" in x)
     if origin == "build-pack":   # the provenance of a pack built on the runner, with the pack's sha256
         assert f"built on the Arm runner from tag `v1.5.1` with `build-pack`" in step1 and f"(sha256 `{sha}`)" in step1

@@ -37,13 +37,19 @@ def test_build_job_builds_exactly_the_templates_pack_version():
 
 
 def test_verification_gets_the_template_and_the_previous_pack():
-    for job in ("fetch-pack", "build-pack"):
+    # the pull-request job verifies the pack for the PR body itself (docs/security.md): it finds the previous
+    # pack, checks out the template and passes --baseline to publish --pack; build-pack verifies too
+    publish = _command("pull-request", "publish")["with"]["args"].split()
+    assert publish[publish.index("--pack") + 1] == "pack" and publish[publish.index("--baseline") + 1] == "baseline"
+    for job in ("pull-request", "build-pack"):
         commands = [s["with"]["command"] for s in _bot_steps(job)]
         assert "previous-pack" in commands, job
         if "update" in commands:   # the previous pack is the one the template pins before it moves
             assert commands.index("previous-pack") < commands.index("update"), job
         previous = _command(job, "previous-pack")
         assert (previous["with"]["repo-path"], previous["with"]["args"]) == ("template", "--dest baseline")
+        if job == "pull-request":
+            continue   # publish --pack verifies against its --repo, the template
         args = _command(job, "verify-pack")["with"]["args"].split()
         assert args[args.index("--template") + 1] == "template", job
         assert args[args.index("--baseline") + 1] == "baseline", job
@@ -59,7 +65,7 @@ def test_ai_layer_installs_cmsis_toolbox_with_the_templates_vcpkg_configuration(
     assert vcpkg["uses"] == VCPKG
     assert vcpkg["if"] == "hashFiles('template/vcpkg-configuration.json') != ''"
     assert vcpkg["with"] == {"config": "template/vcpkg-configuration.json"}
-    install = steps[i + 1]
+    install = next(s for s in steps[i + 1:] if "cpackget add" in s.get("run", ""))
     assert "cpackget add" in install["run"]
     # the self-hosted route stays: without the file, the tools must already be on PATH
     assert 'command -v "$tool"' in install["run"]

@@ -19,7 +19,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot import engine
+    from bot import engine, inert
     from bot.textreport import flag_lines, plural, table
 
     result = engine.audit(args.repo, exclude=tuple(args.exclude))
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if result.stale_mentions:
         print("\nProse mentioning another ExecuTorch version (history, or left behind):")
         for f in result.stale_mentions:
-            print(f"  {f.path}:{f.line}: {f.text or f.version}")
+            print(f"  {inert.line(f.path, cap=300)}:{f.line}: {inert.line(f.text or f.version, cap=300)}")
     if result.flags:
         print("\nFlagged items:")
         print("\n".join(flag_lines(result.flags)))

@@ -67,6 +67,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the pack; print the pack path and the per-step timings. Returns the exit code."""
+    from bot import inert
+    from bot.logstream import write_command
     from bot.errors import UsageError
     from bot.pack.build import BuildConfig, build_pack, timing_table
     from bot.versions import parse_pack_version
@@ -88,10 +90,12 @@ def run(args: argparse.Namespace) -> int:
     steps = []
 
     def emit(line: str) -> None:
-        print(line, flush=True)
+        # a line of upstream's CMake / build_pack.sh output: foreign text
+        print(inert.line(line, cap=4000), flush=True)
 
     try:
-        outcome = build_pack(cfg, emit=emit, on_step=steps.append)
+        outcome = build_pack(cfg, emit=emit, on_step=steps.append,
+                             command=lambda text: write_command(sys.stdout, text))
     finally:
         if steps:
             for line in timing_table(steps):

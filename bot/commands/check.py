@@ -105,7 +105,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, inert
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import token_from
@@ -131,10 +131,11 @@ def run(args: argparse.Namespace) -> int:
         report_pack_index(flow.pack_index_status(state, url=index_url))
     outs = state.outputs()
     for k, v in outs.items():
-        print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else v}")
+        print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else inert.line(v, cap=1000)}")
     actions.set_outputs(outs)
     if state.index is not None and not state.index.ready:
         # update-needed stays true: the next scheduled run asks again.
-        print(state.index.summary())
-        actions.append_summary(f"executorch-pack-bot check: {state.index.summary()}; no pull request yet\n")
+        print(inert.line(state.index.summary(), cap=1000))
+        actions.append_summary(f"executorch-pack-bot check: {inert.markdown(state.index.summary(), cap=1000)}; "
+                               "no pull request yet\n")
     return 0

@@ -126,7 +126,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot import engine
+    from bot import engine, inert
     from bot.errors import UsageError
     from bot.sample import build_upstream_repo
     from bot.textreport import plan_summary
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         plan = engine.plan(template, GitSource(upstream),
                            progress=lambda m: print(f"# {m}", file=sys.stderr))
-        sys.stdout.write(plan.diff())
+        sys.stdout.write(inert.log_safe(plan.diff()))
         print()
         sys.stdout.write(plan_summary(plan))
         print()

@@ -21,10 +21,19 @@ def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
-    p.add_argument("--pack-report", type=Path, help="Markdown from `verify-pack --markdown FILE` for the PR body")
-    p.add_argument("--pack", type=Path, metavar="FILE|DIR",
-                   help="the verified pack the report is about (or the folder holding PyTorch.ExecuTorch.V.pack): "
-                        "its sha256 goes to the PR body")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--pack", type=Path, metavar="FILE|DIR",
+                     help="the pack (or the folder holding PyTorch.ExecuTorch.V.pack), verified here, in this job "
+                          "(every check but the compile check): the PR body and the draft decision come from this "
+                          "verification, and its sha256 goes to the PR body")
+    src.add_argument("--pack-report", type=Path,
+                     help="Markdown from `verify-pack --markdown FILE` for the PR body (only from a job where no "
+                          "upstream code ran; the reusable workflow uses --pack)")
+    p.add_argument("--compile-result", type=Path, metavar="FILE",
+                   help="with --pack: the build job's `verify-pack --compile-result FILE`, trusted as pass/fail only")
+    p.add_argument("--baseline", type=Path, metavar="OLD",
+                   help="with --pack: the previous version's pack or the folder `previous-pack` wrote, for the "
+                        "operator components added, removed and changed")
     origin = p.add_mutually_exclusive_group()
     origin.add_argument("--pack-built", action="store_true",
                         help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
@@ -81,7 +90,8 @@ def pack_provenance(args, plan, evidence, report) -> None:
     elif args.pack_url:
         pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
     elif report is not None:
-        pack.how, pack.run_url = "reported", evidence.run_url
+        # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
+        pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), evidence.run_url
 
 
 def include_paths(values) -> tuple[str, ...]:
@@ -244,6 +254,28 @@ def _check_applied(plan, edits, plan_file: Path) -> None:
                              "--plan-file` again on this checkout before publishing", path=str(plan_file))
 
 
+def verify_here(pack: Path, version: str, *, template: Path | None = None, compile_result: Path | None = None,
+                baseline: Path | None = None):
+    """Verify ``pack`` in this process for pack version ``version``; returns the :class:`~bot.pack.report.PackReport`.
+
+    Every check but the compile check runs here (the archive, the PDSC, the
+    headers, references, components, the template's selected components, the operators against
+    ``baseline``);
+    nothing of the job that built the pack is trusted but the pack itself
+    and, with ``compile_result``, the compile check's pass/fail bit
+    (:func:`bot.pack.compile_result.read_compile_result`).
+    Raises what :func:`bot.pack.verify.verify_pack` raises (exit 2 for an unreadable file).
+    """
+    from bot.commands.verify_pack import pack_in
+    from bot.pack.compile_result import read_compile_result
+    from bot.pack.verify import verify_pack
+
+    report = verify_pack(pack_in(pack, version), version, template=template, baseline=baseline)
+    if compile_result is not None:
+        report.checks.append(read_compile_result(compile_result))
+    return report
+
+
 def _read_report(path: Path) -> str:
     """The Markdown of ``--pack-report``; :class:`UsageError` naming the file when it cannot be read as UTF-8."""
     from bot.errors import UsageError
@@ -259,8 +291,9 @@ def _read_report(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from bot import actions
+    from bot import actions, inert
     from bot.config import load_config, with_commit_mode
+    from bot.errors import UsageError
     from bot.github import flow
     from bot.github.commitmsg import commit_message
     from bot.github.client import make_github, token_from
@@ -280,7 +313,14 @@ def run(args: argparse.Namespace) -> int:
     from bot.pack.public_index import pack_index_url
     index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
-    report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
+    if (args.compile_result or args.baseline) and not args.pack:
+        raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
+    if args.pack:
+        pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
+        report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
+                             compile_result=args.compile_result, baseline=args.baseline)
+    else:
+        report = flow.MarkdownReport(_read_report(args.pack_report)) if args.pack_report else None
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     base_branch = config.base or current_branch(args.repo)
@@ -294,7 +334,7 @@ def run(args: argparse.Namespace) -> int:
     answer = check_pack_index(plan.bump.new_pack, url=index_url)
     evidence.pack.record_index(answer)
     report_pack_index(answer)
-    pack_note = None if report else "No pack report was given to `publish --pack-report`."
+    pack_note = None if report else "No pack was given to `publish --pack`."
     rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
                       evidence=evidence)
     body = rendered.body
@@ -317,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     full = repo_full_name(args.repo, args.github_repo, remote=args.remote)
     pub = Publisher(make_github(token), full, args.repo, config,
-                    token=token, remote=args.remote, progress=lambda m: print(f"# {m}", file=sys.stderr))
+                    token=token, remote=args.remote, progress=lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr))
     msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate,
@@ -326,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
     notice = refusal_notice(res)
     if notice:
         actions.warning(notice)
-        actions.append_summary(f"- **not pushed**: {notice}\n")
+        actions.append_summary(f"- **not pushed**: {inert.markdown(notice, cap=1000)}\n")
     actions.set_outputs({"pr-number": res.number or "", "pr-url": res.url or "",   # the action's output names
                          "pull-request": res.number or "", "pull-request-url": res.url or "", "action": res.action})
     return 0

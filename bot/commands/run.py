@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     if not token:
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
-    say = lambda m: print(f"# {m}", file=sys.stderr)  # noqa: E731
+    from bot import inert
+    say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
     try:
         with actions.group("executorch-pack-bot run"):
             config = with_commit_mode(load_config(args.repo), args.commit)
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                            ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
-            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {exc}"))
+            actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))
         except BotError as summary_exc:   # the run's own error matters more than a lost summary
             print(f"# {summary_exc}", file=sys.stderr)
         if not actions.in_actions():
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                                        upstream=getattr(source, "full_name", ""), pack_report=out.pack_report,
                                        pack_note=out.pack_note, index_line=out.index_line,
                                        evidence=out.evidence)
-                           + (f"\n- **not pushed**: {notice}\n" if notice else ""))
+                           + (f"\n- **not pushed**: {inert.markdown(notice, cap=1000)}\n" if notice else ""))
     if args.dry_run and out.title:
         print(f"Would open pull request: {out.title}\n")
         print(out.body)

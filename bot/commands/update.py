@@ -56,13 +56,13 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot import engine
+    from bot import engine, inert
     from bot.sources import open_source
     from bot.textreport import blocked_line, plan_summary, plural
 
     def progress(msg: str) -> None:
         if not args.json:
-            print(f"# {msg}", file=sys.stderr)
+            print(f"# {inert.line(msg, cap=1000)}", file=sys.stderr)
 
     if args.plan_file is not None:
         _check_plan_file(args.plan_file)
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         if args.dry_run:
-            sys.stdout.write(plan.diff())
+            sys.stdout.write(inert.log_safe(plan.diff()))
             print()
         sys.stdout.write(plan_summary(plan))
         if blocked:

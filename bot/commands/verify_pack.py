@@ -26,7 +26,8 @@ ORDER = 40
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``verify-pack``: the pack, its version, and the optional checks' inputs."""
-    parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file")
+    parser.add_argument("pack", type=Path, metavar="PACK",
+                        help="the .pack file, or a folder holding PyTorch.ExecuTorch.<V>.pack for --version V")
     parser.add_argument("--version", required=True, dest="pack_version", metavar="V",
                         help="pack version expected, checked exactly as written against the file name, <release>, "
                              "every Cversion and <url>: X.Y.Z (vX.Y.Z), X.Y.Z-rcN, or a locally built "
@@ -49,12 +50,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
+    parser.add_argument("--installed", type=Path, metavar="PACK_ROOT",
+                        help="a CMSIS pack root the pack was installed into: PACK_ROOT/PyTorch/ExecuTorch/<V> must "
+                             "hold exactly the pack's files, byte for byte")
     parser.add_argument("--allow-flagged", action="store_true",
                         help="exit 0 when only template-components failed (a component the template selects is "
                              "gone: a blocking item of the pull request, which the report lists), as update's "
                              "--allow-flagged")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the PR-body Markdown section to FILE")
+    parser.add_argument("--compile-result", type=Path, metavar="FILE",
+                        help="with --compile-check: write the compile check's pass/fail and one inert line to FILE "
+                             "(JSON) for `publish --compile-result`, after every check has finished")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,22 +71,47 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cxx and not args.compile_check:
         raise UsageError("--cxx needs --compile-check")
+    args.pack = pack_in(args.pack, args.pack_version)
+    installed = None
+    if args.installed is not None:
+        from bot.pack.verify import pack_version
+        installed = args.installed / "PyTorch" / "ExecuTorch" / pack_version(args.pack_version)[0]
+    if args.compile_result and not args.compile_check:
+        raise UsageError("--compile-result needs --compile-check")
     if args.markdown:
         _check_markdown_target(args.markdown, [p for p in (args.pack, args.baseline) if p])
+    if args.compile_result:   # a result left there before (by anyone) must not survive a run that stops early
+        from bot.pack.compile_result import write_compile_result
+        write_compile_result(None, args.compile_result)
     report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
                          template=args.template, executorch_root=args.executorch_root,
-                         compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget)
+                         compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget,
+                         installed=installed)
     if args.markdown:
         try:
             args.markdown.write_text(report.to_markdown(), encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"--markdown: cannot write {args.markdown}: {exc.strerror}") from exc
+    if args.compile_result:   # written by the bot, after every upstream process (validator, compiler) has exited
+        from bot.pack.compile_result import write_compile_result
+        write_compile_result(report.check("compile"), args.compile_result)
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report.to_text())
     return 1 if (report.pack_failed if args.allow_flagged else report.failed) else 0
+
+
+def pack_in(path: Path, version: str) -> Path:
+    """``path`` itself, or for a folder ``path/PyTorch.ExecuTorch.<pack version of version>.pack``.
+
+    Raises :class:`~bot.errors.UsageError` for a version that is not X.Y.Z, vX.Y.Z or X.Y.Z-rcN.
+    """
+    if Path(path).is_dir():
+        from bot.pack.verify import pack_version
+        return Path(path) / f"PyTorch.ExecuTorch.{pack_version(version)[0]}.pack"
+    return Path(path)
 
 
 def _check_markdown_target(target: Path, inputs: list) -> None:

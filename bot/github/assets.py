@@ -34,6 +34,8 @@ from bot.github.releases import Asset, Release
 from bot.versions import to_semver
 
 CHUNK = 1 << 20
+#: Most bytes of a pack asset downloaded, whatever the release declares (a real pack is about 2 MB).
+MAX_ASSET_BYTES = 256 << 20
 _HEX64 = re.compile(r"[0-9A-Fa-f]{64}")
 Progress = Callable[[int, Optional[int]], None]
 
@@ -63,8 +65,12 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
 
     Raises:
         CheckFailed: the sha256 differs from the asset's ``digest`` (the file
-            is deleted; exit 1).
-        PackError: the transfer failed for good, or ``digest`` is not a sha256.
+            is deleted; exit 1), or the server sends more bytes than the
+            asset's declared size or than :data:`MAX_ASSET_BYTES` (the
+            transfer stops there and the partial file is deleted).
+        PackError: the transfer failed for good, ``digest`` is not a sha256,
+            or the declared size is over :data:`MAX_ASSET_BYTES` (nothing is
+            downloaded).
     """
     import requests
 
@@ -77,6 +83,10 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
         want = hexd.lower()
     if not asset.name or "/" in asset.name or "\\" in asset.name or asset.name in (".", ".."):
         raise PackError(f"release asset name {asset.name!r} is not a plain file name")
+    if asset.size and asset.size > MAX_ASSET_BYTES:
+        raise PackError(f"release asset {asset.name}: {asset.size} bytes declared, more than the limit of "
+                        f"{MAX_ASSET_BYTES}; nothing was downloaded")
+    cap = min(asset.size, MAX_ASSET_BYTES) if asset.size else MAX_ASSET_BYTES
     http = http or session()
     dest = Path(dest)
     try:
@@ -91,9 +101,17 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
         got = 0
         try:
             r = _open(http, asset, token, policy)
-            total = int(r.headers.get("Content-Length") or 0) or (asset.size or None)
+            total = _content_length(r) or (asset.size or None)
+            if total and total > cap:
+                r.close()
+                raise CheckFailed(f"release asset {asset.name}: the server announces {total} bytes, more than "
+                                  f"{cap} ({'the declared size' if cap == asset.size else 'the limit'}); "
+                                  "nothing was kept")
             with open(part, "wb") as fh:
                 for chunk in r.iter_content(CHUNK):
+                    if got + len(chunk) > cap:
+                        r.close()
+                        raise _TooLarge(cap)
                     fh.write(chunk)
                     h.update(chunk)
                     got += len(chunk)
@@ -109,6 +127,11 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             if attempt + 1 >= policy.attempts or not policy.wait(attempt, None):
                 raise PackError(policy.gave_up(f"download {asset.name}", attempt + 1, last))
             continue
+        except _TooLarge as exc:
+            _remove(part)
+            raise CheckFailed(f"release asset {asset.name}: the server sent more than {exc.cap} bytes "
+                              f"({'the declared size' if exc.cap == asset.size else 'the limit'}); "
+                              "the transfer was stopped and the partial file deleted") from None
         except OSError as exc:   # disk full, no permission, a folder in the way: not worth retrying
             _remove(part)
             raise PackError(f"cannot write the download: {exc.strerror or exc}", path=str(part)) from None
@@ -126,6 +149,21 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
 
 
 _REDIRECTS = (301, 302, 303, 307, 308)
+
+
+class _TooLarge(Exception):
+    """More bytes arrived than the cap allows (not retried: the server is not short, it is over)."""
+
+    def __init__(self, cap: int):
+        super().__init__(cap)
+        self.cap = cap
+
+
+def _content_length(r) -> int:
+    try:
+        return max(0, int(r.headers.get("Content-Length") or 0))
+    except ValueError:
+        return 0
 
 
 def _open(http, asset: Asset, token: Optional[str], policy: RetryPolicy):

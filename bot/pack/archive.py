@@ -43,14 +43,15 @@ class Limits:
 
     Attributes:
         max_entries: most entries in the central directory (a real v1.4.1 pack
-            has about 1,000; FORMATS.md section 3).
+            has about 1,000; FORMATS.md section 3); checked from the
+            end-of-central-directory record before the directory is parsed.
         max_total_size: most uncompressed bytes, declared and actually inflated.
         max_ratio: most uncompressed/compressed ratio of one member ...
         ratio_floor: ... counted only for members larger than this many bytes
             (small text files legitimately compress very well).
     """
 
-    max_entries: int = 1_000_000
+    max_entries: int = 50_000
     max_total_size: int = 4 << 30
     max_ratio: int = 100
     ratio_floor: int = 1 << 20
@@ -227,8 +228,60 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return bool(mode) and stat.S_ISLNK(mode)
 
 
-def open_zip(path: Path) -> zipfile.ZipFile:
-    """Open ``path`` as a zip; raises :class:`UnsafeArchive` when it is not a readable zip."""
+_EOCD = b"PK\x05\x06"
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_EOCD = b"PK\x06\x06"
+#: Most bytes of central directory read (46 bytes + name + extra + comment per entry; ~100 per real entry).
+MAX_DIRECTORY_BYTES = 64 << 20
+
+
+def declared_entries(path: Path) -> tuple[int, int] | None:
+    """(entry count, central directory size in bytes) as the end-of-central-directory record declares them.
+
+    Reads only the file's tail (PKWARE APPNOTE 6.3.x, sections 4.3.14-4.3.16:
+    the record is at most 22 + 65,535 bytes from the end; a count of 0xFFFF
+    or a size of 0xFFFFFFFF defers to the ZIP64 record the locator points at).
+    None when there is no such record (:mod:`zipfile` then says why the file is not a zip).
+    """
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        tail_len = min(size, 22 + 0xFFFF)
+        fh.seek(size - tail_len)
+        tail = fh.read(tail_len)
+        at = tail.rfind(_EOCD)
+        if at < 0 or len(tail) - at < 22:
+            return None
+        entries = int.from_bytes(tail[at + 10:at + 12], "little")
+        cd_size = int.from_bytes(tail[at + 12:at + 16], "little")
+        loc = at - 20
+        if (entries == 0xFFFF or cd_size == 0xFFFFFFFF) and loc >= 0 and tail[loc:loc + 4] == _ZIP64_LOCATOR:
+            fh.seek(int.from_bytes(tail[loc + 8:loc + 16], "little"))
+            rec = fh.read(56)
+            if rec[:4] == _ZIP64_EOCD and len(rec) == 56:
+                entries = int.from_bytes(rec[32:40], "little")
+                cd_size = int.from_bytes(rec[40:48], "little")
+    return entries, cd_size
+
+
+def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
+    """Open ``path`` as a zip; raises :class:`UnsafeArchive` when it is not a readable zip.
+
+    The entry count and the central directory's size are checked from the
+    end-of-central-directory record (:func:`declared_entries`) before
+    :mod:`zipfile` parses the directory (one object per entry: 300,000
+    entries cost hundreds of MB before any later limit could apply).
+    """
+    try:
+        declared = declared_entries(path)
+    except OSError as exc:
+        raise UnsafeArchive(f"not a readable zip archive ({exc.strerror or exc})", path=path.name) from exc
+    entries, cd_size = declared or (0, 0)
+    if entries > limits.max_entries:
+        raise UnsafeArchive(f"{entries} entries, more than the limit of {limits.max_entries}", path=path.name)
+    if cd_size > MAX_DIRECTORY_BYTES:
+        raise UnsafeArchive(f"central directory of {cd_size} bytes, more than the limit of {MAX_DIRECTORY_BYTES}",
+                            path=path.name)
     try:
         return zipfile.ZipFile(path)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:

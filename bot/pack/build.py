@@ -436,8 +436,10 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
     """
     start = time.monotonic()
     tail: deque[str] = deque(maxlen=tail_lines)
+    from bot.scrubbed import scrubbed_env
     try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=subprocess.PIPE,
+        # upstream code: no token, no Actions file command (bot/scrubbed.py)
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=scrubbed_env(env), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     except OSError as exc:
         raise PackError(f"cannot start step {name!r}: {argv[0]}: {exc.strerror}") from None
@@ -513,12 +515,15 @@ Runner = Callable[..., StepResult]
 
 def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = None,
                runner: Runner = run_step,
-               on_step: Callable[[StepResult], None] | None = None) -> BuildOutcome:
+               on_step: Callable[[StepResult], None] | None = None,
+               command: Emit | None = None) -> BuildOutcome:
     """Configure, build, guard against the trap, package; return the pack.
 
     Args:
         cfg: the build inputs (see :class:`BuildConfig`).
-        emit: receives every output line, group markers and timing lines.
+        emit: receives every output line (upstream's: foreign text) and timing lines.
+        command: receives the bot's own workflow commands (group and stop-commands
+            markers); default ``emit``.
         github_actions: wrap steps in ``::group::`` markers; default from
             ``GITHUB_ACTIONS == "true"``.
         runner: runs one step (tests substitute it); same signature as :func:`run_step`.
@@ -545,19 +550,23 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
             raise PackError(f"cannot create the directory: {exc.strerror}", path=str(d)) from None
     write_stamp(cfg)
     steps: list[StepResult] = []
+    command = command or emit
     env = step_env(cfg)
 
     def step(name: str, argv: list[str], env: dict[str, str] | None = None) -> StepResult:
-        emit(f"::group::{name}" if github_actions else f"==> {name}: {' '.join(argv)}")
+        if github_actions:
+            command(f"::group::{name}")
+        else:
+            emit(f"==> {name}: {' '.join(argv)}")
         if github_actions:
             # a build's output is data: a line of it starting with "::" must not run as a workflow command
             resume = secrets.token_hex(16)
-            emit(f"::stop-commands::{resume}")
+            command(f"::stop-commands::{resume}")
             emit(" ".join(argv))
         result = runner(name, argv, emit=emit, cwd=cfg.executorch_root, env=env)
         if github_actions:
-            emit(f"::{resume}::")
-            emit("::endgroup::")
+            command(f"::{resume}::")
+            command("::endgroup::")
         emit(f"{name}: exit {result.returncode} in {result.seconds:.1f} s")
         steps.append(result)
         if on_step is not None:

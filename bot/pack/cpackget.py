@@ -56,7 +56,8 @@ def cpackget_check(pack: Path, version: str, *, exe: str = "cpackget", timeout: 
     """
     tool = find_cpackget(exe)
     with tempfile.TemporaryDirectory(prefix="et-pack-root-") as root:
-        env = dict(os.environ, CMSIS_PACK_ROOT=root)
+        from bot.scrubbed import scrubbed_env
+        env = dict(scrubbed_env(), CMSIS_PACK_ROOT=root)
         add_rc, add_out = _run([tool, "add", "--agree-embedded-license", "--pack-root", root,
                                 str(pack.resolve())], env, timeout)
         list_rc, list_out = _run([tool, "list", "--pack-root", root], env, timeout)

@@ -8,9 +8,12 @@ optionally ``Cbundle``/``Cvariant``, ``Cversion`` inherited from a
 ``<bundle>``), ``<file category name>`` children, and defines in
 ``<RTE_Components_h>`` (``#define RTE_ML_EXECUTORCH_OP_PORTABLE_ADD``).
 
-The parser is hardened: a PDSC never needs a DOCTYPE, so any ``<!DOCTYPE``
-is refused before parsing (this stops external entities and the
-billion-laughs expansion), and lxml runs with entity resolution, DTD
+The parser is hardened: the bytes are decoded first (UTF-8, or UTF-16 with a
+byte-order mark; any other encoding is refused, so a ``<!DOCTYPE`` cannot
+hide in UTF-32 or EBCDIC from the scan that follows); a PDSC never needs a
+DOCTYPE, so any ``<!DOCTYPE``/``<!ENTITY`` in the decoded text is refused
+before parsing (this stops external entities, parameter entities naming
+local files, and the billion-laughs expansion), and lxml runs with entity resolution, DTD
 loading and network access off and the huge-tree limits on.  Comments and
 processing instructions are dropped while parsing, so an element's text is
 read whole whatever comments it holds.
@@ -18,13 +21,20 @@ read whole whatever comments it holds.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 
 from bot.errors import PackError
 
 MAX_PDSC_BYTES = 32 << 20
-_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(?:[ \t]+(.*?))?\s*$", re.M)
+#: Longest ``<RTE_Components_h>``/``<Pre_Include_*_h>`` text of one component (characters); a real one is a few lines.
+MAX_DEFINES_TEXT = 1 << 18
+# Matched against one stripped line at a time (never with re.M over the block: ``^\s*#`` there
+# spans newlines and backtracks quadratically over a run of empty lines).
+_DEFINE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+(.*))?")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ENCODING_DECL = re.compile(r"""<\?xml[^>]{0,200}?\bencoding[ \t\r\n]*=[ \t\r\n]*["']([A-Za-z0-9._-]{1,40})["']""")
 
 
 class PdscError(PackError):
@@ -114,26 +124,67 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def decode_pdsc(data: bytes, path: str) -> str:
+    """The PDSC's text: UTF-8 (with or without a BOM) or UTF-16 with a BOM; raises :class:`PdscError` otherwise.
+
+    XML 1.0 (section 4.3.3, "Character Encoding in Entities") lets a document
+    without a BOM or an encoding declaration be UTF-8 only; CMSIS packs are
+    UTF-8.  A UTF-32 BOM, a declared encoding other than UTF-8/UTF-16, or
+    bytes that do not decode are refused, so that the ``<!DOCTYPE`` scan of
+    :func:`parse_pdsc` sees exactly the text the XML parser would read.
+    """
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise PdscError("is UTF-32; a PDSC must be UTF-8 (or UTF-16 with a byte-order mark)", path=path)
+    if data.startswith(codecs.BOM_UTF8):
+        codec, body = "utf-8", data[len(codecs.BOM_UTF8):]
+    elif data.startswith(codecs.BOM_UTF16_LE):
+        codec, body = "utf-16-le", data[2:]
+    elif data.startswith(codecs.BOM_UTF16_BE):
+        codec, body = "utf-16-be", data[2:]
+    else:
+        codec, body = "utf-8", data
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise PdscError(f"is not {codec.upper()} text (byte {exc.start}); a PDSC must be UTF-8 "
+                        "(or UTF-16 with a byte-order mark)", path=path, line=_line_of(body, exc.start)) from None
+    if "\x00" in text:   # not XML (1.0, section 2.2); UTF-16/32 without a BOM decodes as "valid" UTF-8 like this
+        raise PdscError("holds NUL characters (UTF-16 or UTF-32 without a byte-order mark?); a PDSC must be UTF-8 "
+                        "(or UTF-16 with a byte-order mark)", path=path, line=text.count("\n", 0, text.index("\x00")) + 1)
+    decl = _ENCODING_DECL.match(text)
+    if decl and decl.group(1).lower().replace("_", "-") not in ("utf-8", "utf8", "utf-16", "utf16"):
+        raise PdscError(f"declares encoding {decl.group(1)!r}; a PDSC must be UTF-8 (or UTF-16 with a byte-order "
+                        "mark)", path=path, line=1)
+    return text
+
+
 def parse_pdsc(data: bytes, path: str) -> Pdsc:
     """Parse PDSC bytes; raises :class:`PdscError` naming ``path`` and the line.
 
-    Refuses a DOCTYPE (external entities, billion laughs) before parsing, and
-    anything that is not well-formed XML with a ``<package>`` root.
+    Decodes first (:func:`decode_pdsc`), refuses a DOCTYPE or ENTITY in the
+    decoded text (external entities, parameter entities naming local files,
+    billion laughs) before parsing, and anything that is not well-formed XML
+    with a ``<package>`` root.  lxml then reads the decoded text re-encoded as
+    UTF-8 (its own encoding detection is never used), with no network, no DTD
+    and no entity resolution.
     """
     from lxml import etree  # imported here: keeps CLI start-up fast
 
     if len(data) > MAX_PDSC_BYTES:
         raise PdscError(f"{len(data)} bytes, more than {MAX_PDSC_BYTES}", path=path)
-    for marker in (b"<!DOCTYPE", b"<!ENTITY", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be")):
-        at = data.find(marker)
+    text = decode_pdsc(data, path)
+    upper = text.upper()   # XML names are case-sensitive, but refuse any spelling
+    for marker in ("<!DOCTYPE", "<!ENTITY"):
+        at = upper.find(marker)
         if at >= 0:
             raise PdscError("declares a DOCTYPE/ENTITY; DTDs and entities are refused in a PDSC",
-                            path=path, line=_line_of(data, at))
+                            path=path, line=text.count("\n", 0, at) + 1)
     # remove_comments: a comment inside an element (<vendor><!-- x -->PyTorch</vendor>) must not cut its text
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False)
+                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False,
+                             encoding="utf-8")
     try:
-        root = etree.fromstring(data, parser)
+        root = etree.fromstring(text.encode("utf-8"), parser)
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
         raise PdscError(f"not well-formed XML: {exc.msg}", path=path, line=line) from exc
@@ -163,11 +214,11 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
         for el in comps:
             tag = _local(el)
             if tag == "component":
-                components.append(_component(el, {}))
+                components.append(_component(el, {}, path))
             elif tag == "bundle":
                 inherited = {"Cclass": el.get("Cclass"), "Cversion": el.get("Cversion"), "Cbundle": el.get("Cbundle")}
                 for sub in _children(el, "component"):
-                    components.append(_component(sub, inherited))
+                    components.append(_component(sub, inherited, path))
     return Pdsc(path=path, vendor=vendor, name=name, url=url, releases=tuple(releases),
                 components=tuple(components), license=lic or None, overview=overview, url_line=url_line)
 
@@ -190,7 +241,7 @@ def _children(el, tag: str):
     return [c for c in el if _local(c) == tag]
 
 
-def _component(el, inherited: dict) -> Component:
+def _component(el, inherited: dict, path: str) -> Component:
     def attr(n: str):
         v = el.get(n)
         return v if v is not None else inherited.get(n)
@@ -204,8 +255,14 @@ def _component(el, inherited: dict) -> Component:
     for tag in ("RTE_Components_h", "Pre_Include_Global_h", "Pre_Include_Local_Component_h"):
         block = _child(el, tag)
         if block is not None and block.text:
-            for m in _DEFINE.finditer(block.text):
-                defines.append(m.group(1) + (f"={m.group(2)}" if m.group(2) else ""))
+            if len(block.text) > MAX_DEFINES_TEXT:
+                raise PdscError(f"<{tag}> holds {len(block.text)} characters, more than {MAX_DEFINES_TEXT}",
+                                path=path, line=block.sourceline)
+            for line in _LINE_BREAK.split(block.text):
+                m = _DEFINE.fullmatch(line.strip())
+                if m:
+                    value = (m.group(2) or "").strip()
+                    defines.append(m.group(1) + (f"={value}" if value else ""))
     return Component(cclass=attr("Cclass") or "", cgroup=el.get("Cgroup") or "", csub=el.get("Csub"),
                      cversion=attr("Cversion"), line=el.sourceline, cbundle=attr("Cbundle"),
                      cvariant=el.get("Cvariant"), condition=el.get("condition"), files=tuple(files),

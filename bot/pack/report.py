@@ -9,13 +9,16 @@ the same data for ``--json`` and the job summary.
 
 from __future__ import annotations
 
-from bot.textreport import plural
-
 import re
 from dataclasses import dataclass, field
 
 from bot import inert
 from bot.model import CheckResult
+from bot.textreport import plural
+
+#: Longest detail / component name shown (characters of pack text; an ellipsis marks a cut).
+DETAIL_CAP = 1000
+NAME_CAP = 120
 
 _ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
 
@@ -35,8 +38,8 @@ def one_line(text: str) -> str:
 
 
 def _md(text: str) -> str:
-    """Escape text for a Markdown table cell: one line (:func:`one_line`), pipes, backslashes and ``<`` escaped."""
-    return one_line(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    """Pack text for a Markdown table cell: one line (:func:`one_line`), then inert (:func:`bot.inert.markdown`)."""
+    return inert.markdown(one_line(text), cap=DETAIL_CAP)
 
 
 @dataclass
@@ -136,18 +139,19 @@ class PackReport:
         width = max([len(c.name) for c in self.checks] + [5])
         lines = [f"{'check':<{width}}  status  detail"]
         for c in self.checks:
-            lines.append(f"{c.name:<{width}}  {c.status:<6}  {one_line(c.detail)}")
+            lines.append(f"{c.name:<{width}}  {c.status:<6}  {inert.line(one_line(c.detail), cap=DETAIL_CAP)}")
         for title, items, _blocking in self.operator_rows():
-            lines.append(f"operators {title.lower()} ({len(items)}): {one_line(', '.join(items)) or '-'}")
+            shown = ", ".join(inert.line(one_line(i), cap=NAME_CAP) for i in items)
+            lines.append(f"operators {title.lower()} ({len(items)}): {shown or '-'}")
         if self.baseline_note:
-            lines.append(one_line(self.baseline_note))
+            lines.append(inert.line(one_line(self.baseline_note), cap=DETAIL_CAP))
         lines.append(self.summary)
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
         """The PR-body section: heading, verdict, check table, operator components added/removed."""
-        out = [f"### Pack verification: `{self.pack}`", "",
-               f"**{'Failed' if self.failed else 'Passed'}** for version `{self.version}`: "
+        out = [f"### Pack verification: {inert.code(self.pack, cap=NAME_CAP)}", "",
+               f"**{'Failed' if self.failed else 'Passed'}** for version {inert.code(self.version, cap=NAME_CAP)}: "
                f"{self.count('pass')} passed, {plural(self.count('warn'), 'warning')}, {self.count('fail')} failed.",
                "",
                "| Check | Result | Detail |", "|---|---|---|"]
@@ -155,14 +159,14 @@ class PackReport:
             out.append(f"| `{c.name}` | {_ICON.get(c.status, c.status)} | {_md(c.detail)} |")
         rows = self.operator_rows()
         if rows or self.baseline_note:
-            against = f" against {inert.code(self.baseline)}" if self.baseline else ""
+            against = f" against {inert.code(self.baseline, cap=NAME_CAP)}" if self.baseline else ""
             out += ["", f"#### Operator components{against}", ""]
             if self.baseline_source:
                 out += [f"Previous pack: {inert.markdown(self.baseline_source)}.", ""]
             if self.baseline_note:
                 out += [inert.markdown(self.baseline_note[:1].upper() + self.baseline_note[1:]) + ".", ""]
             for title, items, blocking in rows:
-                shown = ", ".join(inert.code(i) for i in items) if items else "none"
+                shown = ", ".join(inert.code(one_line(i), cap=NAME_CAP) for i in items) if items else "none"
                 mark = " (blocking)" if blocking else ""
                 out.append(f"- {title}{mark} ({len(items)}): {shown}")
         return "\n".join(out) + "\n"

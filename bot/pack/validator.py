@@ -39,14 +39,18 @@ def run_validator(executorch_root: Path, pack: Path, *, timeout: float = 300,
     script = validator_script(executorch_root)
     cmd = [python or sys.executable, str(script), str(pack.resolve())]
     try:
+        from bot.scrubbed import scrubbed_env
+        # upstream's script: no token, no Actions file command (bot/scrubbed.py)
         proc = subprocess.run(cmd, cwd=executorch_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout, text=True, errors="replace")
+                              timeout=timeout, text=True, errors="replace", env=scrubbed_env(),
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return CheckResult("upstream-validator", "fail", f"{SCRIPT} did not finish within {timeout:.0f} s")
     except OSError as exc:
         return CheckResult("upstream-validator", "fail", f"{SCRIPT} could not be run: {exc}")
     lines = proc.stdout.splitlines()
-    last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "(no output)")
+    from bot import inert
+    last = inert.line(next((ln.strip() for ln in reversed(lines) if ln.strip()), "(no output)"), cap=300)
     data = {"exit_code": proc.returncode, "output": lines[-TAIL_LINES:]}
     if proc.returncode != 0:
         return CheckResult("upstream-validator", "fail", f"{SCRIPT.name} exited {proc.returncode}: {last}", data)

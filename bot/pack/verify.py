@@ -67,7 +67,7 @@ def upstream_url_form(segment: str) -> str | None:
 def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | None = None,
                 baseline: Path | None = None, template: Path | None = None,
                 executorch_root: Path | None = None, compile_check: bool = False, cxx: str | None = None,
-                cpackget: bool = False, limits: Limits | None = None,
+                cpackget: bool = False, limits: Limits | None = None, installed: Path | None = None,
                 progress: Callable[[str], None] | None = None) -> PackReport:
     """Run every applicable check on ``pack`` for pack version ``version``; returns a :class:`PackReport`.
 
@@ -92,6 +92,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
         executorch_root: an ExecuTorch checkout whose ``validate_pack.py`` runs on the pack.
         compile_check / cxx: compile the Runtime sources (default ``arm-none-eabi-g++``).
         cpackget: install with cpackget into a temporary pack root.
+        installed: a folder the pack was installed into (``$CMSIS_PACK_ROOT/PyTorch/ExecuTorch/V``):
+            it must hold exactly the pack's files (:mod:`bot.pack.installed`).
         limits: zip bomb limits (:class:`~bot.pack.archive.Limits`).
         progress: called with a short message before each group of checks.
 
@@ -136,7 +138,7 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
 
     say("archive")
     try:
-        zf = open_zip(pack)
+        zf = open_zip(pack, limits)
     except UnsafeArchive as exc:
         add(CheckResult("archive", "fail", str(exc)))
         return report
@@ -224,6 +226,13 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             else:
                 from bot.pack.cpackget import cpackget_check
                 add(cpackget_check(pack, semver))
+        if installed is not None:
+            say("installed")
+            if unsafe:
+                add(CheckResult("installed", "fail", skip))
+            else:
+                from bot.pack.installed import installed_check
+                add(_guarded("installed", lambda: installed_check(zf, Path(installed), limits)))
         if compile_check:
             say("compile")
             if unsafe or pdsc is None:
@@ -260,7 +269,7 @@ def _read_baseline(path: Path, limits: Limits) -> Pdsc:
         except PdscError as exc:
             raise PackError(f"--baseline {path.name}: {exc}") from exc
     try:
-        zf = open_zip(path)
+        zf = open_zip(path, limits)
     except UnsafeArchive as exc:
         raise PackError(f"--baseline: {_detail(exc, path)}", path=str(path)) from exc
     with zf:

@@ -24,7 +24,9 @@ class PackProvenance:
 
     ``how``: ``"asset"`` (the release asset), ``"built"`` (``build-pack`` on
     a runner), ``"reported"`` (another job of the workflow verified it and
-    handed over its report: ``publish --pack-report``), or None (no pack in
+    handed over its report: ``publish --pack-report``), ``"verified-here"``
+    (another job obtained it, the publishing job verified it: ``publish
+    --pack``), or None (no pack in
     this run); ``url``/``sha256`` of the
     asset, or ``sha256`` of the built pack; ``run_url`` of the build run;
     ``tag``: the upstream tag a built pack was built from; ``on_index``:

@@ -44,6 +44,10 @@ def pack_step(plan, evidence, pack_report, pack_note) -> list[str]:
     if how == "asset":
         got = f"the release asset {code(prov.url or '', cap=300)}" + \
               (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else " (no sha256 published with the asset)")
+    elif how == "verified-here":
+        got = ("obtained by an earlier job of this workflow" +
+               (f" ([run]({prov.run_url}))" if prov.run_url else "") +
+               " and verified again by the job that opened this pull request, whose report is below")
     elif how == "reported":
         got = ("obtained and verified by an earlier job of this workflow" +
                (f" ([run]({prov.run_url}))" if prov.run_url else "") + ", whose report is below")

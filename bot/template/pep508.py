@@ -15,7 +15,8 @@ import re
 from typing import Optional
 
 # name, optional extras, then the specifier (PEP 508 "name_req"); a URL requirement has "@".
-_HEAD = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\])?\s*")
+# linear: each run of white space is matched by one quantifier (``\s*(X)?\s*`` is quadratic without X)
+_HEAD = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\]\s*)?")
 _BARE_OPERATOR = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*")
 
 

@@ -25,6 +25,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from bot import inert
 from bot.errors import UpstreamError
 from bot.model import norm
 from bot.template.pep508 import empty_operator_problem
@@ -51,12 +52,28 @@ class ReqLine:
         if self.problem:
             return self.problem
         if self.url:
-            return f"pinned by a URL ({self.url}), not a version"
+            return f"pinned by a URL ({_quote(self.url)}), not a version"
         if not self.spec:
             return "no version pin"
         if self.spec.lstrip().startswith("=="):
-            return f"no exact version ({self.name}{self.spec})"
-        return f"only a range ({self.name}{self.spec})"
+            return f"no exact version ({_quote(self.name + self.spec)})"
+        return f"only a range ({_quote(self.name + self.spec)})"
+
+
+#: Longest upstream text quoted in a reason or flag (a pin expression, a URL, a specifier), in characters.
+QUOTE_CAP = 200
+#: Longest logical line of an upstream requirement file, and longest requirement string in
+#: Python or TOML (characters): a real one is under 200; longer is refused, not scanned.
+MAX_REQUIREMENT = 4096
+#: Longest upstream pin file read (bytes): the real ones are a few kB.
+MAX_UPSTREAM_FILE = 2 << 20
+#: Longest ``requires-python`` (characters).
+MAX_REQUIRES_PYTHON = 200
+
+
+def _quote(text: object) -> str:
+    """Upstream text as quoted in a reason: one line, capped at :data:`QUOTE_CAP` (:func:`bot.inert.line`)."""
+    return inert.line(text, cap=QUOTE_CAP)
 
 
 def _exact(req: Requirement) -> Optional[str]:
@@ -72,8 +89,11 @@ def _exact(req: Requirement) -> Optional[str]:
     return normal if specs[0].operator == "==" else specs[0].version
 
 
+# Every pattern applied to upstream text is linear: no two quantifiers can match the same
+# characters one after the other (``\s*(X)?\s*`` backtracks quadratically over a run of spaces
+# when X is absent), and the ones searched (not anchored) start with a single character.
 _NAME_TEXT = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
-_SPEC_TEXT = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*([^;]*)")
+_SPEC_TEXT = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\]\s*)?([^;]*)")
 
 
 def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) -> ReqLine:
@@ -100,7 +120,7 @@ def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) 
 _URL_LINE = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+)?[a-z]+://", re.I)
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # Per-requirement options after the requirement (pip: --hash, --config-settings ...).
-_OPTIONS = re.compile(r"\s+--[A-Za-z]")
+_OPTIONS = re.compile(r"\s--[A-Za-z]")   # one white space: the text before it is stripped anyway
 
 
 def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
@@ -128,6 +148,9 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
         if stripped.endswith("\\") and no <= len(lines):
             pending += stripped[:-1] + " "
             continue
+        if len(pending) + len(raw) > MAX_REQUIREMENT:
+            raise UpstreamError(f"line longer than {MAX_REQUIREMENT} characters @ {tag}: not a requirement",
+                                path=path, line=start)
         logical = _OPTIONS.split(_COMMENT.sub("", pending + raw), 1)[0].strip()
         pending = ""
         if not logical or logical.startswith("-"):
@@ -142,7 +165,8 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
         try:
             out.append(_req_line(logical, start))
         except InvalidRequirement as exc:
-            raise UpstreamError(f"not a requirement @ {tag}: {logical!r} ({exc})", path=path, line=start) from exc
+            raise UpstreamError(f"not a requirement @ {tag}: {_quote(repr(logical))} ({_quote(exc)})",
+                                path=path, line=start) from exc
     return out
 
 
@@ -168,7 +192,8 @@ class PythonFacts:
     assigned: dict[str, str] = field(default_factory=dict)
 
 
-_REQ_SHAPE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?\s*(==|===|>=|<=|~=|!=|<|>|@)")
+# group 1: extras, group 2: the operator (each white-space run matched by one quantifier: linear)
+_REQ_SHAPE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:(\[[^\]]*\])\s*)?(==|===|>=|<=|~=|!=|<|>|@)")
 
 
 def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
@@ -183,7 +208,11 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         raise UpstreamError(f"not valid Python @ {tag}: {exc.msg}", path=path, line=exc.lineno) from exc
+    except (RecursionError, MemoryError):
+        # CPython's parser gives up on expressions nested thousands deep (``-(-(-...))``, ``a+a+...``)
+        raise UpstreamError(f"Python nested too deeply to read @ {tag}", path=path) from None
     facts = PythonFacts()
+    lines = _LINE_BREAK.split(text)   # once: ast.get_source_segment splits the whole file on every call
     for node in tree.body:
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
@@ -192,7 +221,8 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             targets, value = [node.target], node.value
         for t in targets:
             if isinstance(t, ast.Name):
-                facts.assigned[t.id] = ast.get_source_segment(text, value) or ast.dump(value)
+                # quoted in a flag: a multi-line expression becomes one capped line here
+                facts.assigned[t.id] = _quote(_segment(lines, value))
         if targets and isinstance(value, ast.Constant) and isinstance(value.value, str):
             for t in targets:
                 if isinstance(t, ast.Name):
@@ -210,7 +240,7 @@ def parse_python(data: bytes, path: str, tag: str) -> PythonFacts:
             if text_value is None:
                 _unrenderable_fstring(node, facts)
                 continue
-        if text_value is None or not _REQ_SHAPE.match(text_value):
+        if text_value is None or len(text_value) > MAX_REQUIREMENT or not _REQ_SHAPE.match(text_value):
             continue
         try:
             facts.requirements.append(_req_line(text_value.strip(), node.lineno, via))
@@ -233,6 +263,26 @@ def _unrenderable_fstring(node: ast.JoinedStr, facts: PythonFacts) -> None:
     facts.requirements.append(ReqLine(
         norm(name.group(0).strip()), None, head.value[shape.end(2) - len(shape.group(2)):].strip(),
         line=node.lineno, problem="an f-string whose placeholder is not a module-level string constant"))
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")   # where Python's tokenizer ends a line (as ast.get_source_segment)
+
+
+def _segment(lines: list[str], node: ast.expr) -> str:
+    """The source text of ``node``, at most about :data:`QUOTE_CAP` characters of it (ast offsets are UTF-8 bytes)."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    out, size = [], 0
+    for i in range(first, last + 1):
+        b = lines[i].encode("utf-8")
+        if i == last and node.end_col_offset is not None:
+            b = b[:node.end_col_offset]
+        if i == first:
+            b = b[node.col_offset:]
+        out.append(b.decode("utf-8", "replace"))
+        size += len(out[-1])
+        if size > QUOTE_CAP:
+            break
+    return "\n".join(out)
 
 
 def _render_fstring(node: ast.JoinedStr, constants: dict[str, str]) -> tuple[Optional[str], Optional[str]]:
@@ -270,22 +320,31 @@ def parse_pyproject(data: bytes, path: str, tag: str) -> PyprojectFacts:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
-        raise UpstreamError(f"not valid TOML @ {tag}: {exc}", path=path,
+        raise UpstreamError(f"not valid TOML @ {tag}: {_quote(exc)}", path=path,
                             line=int(m.group(1)) if m else None) from exc
+    except (RecursionError, MemoryError):
+        # tomllib recurses once per nested array or inline table
+        raise UpstreamError(f"TOML nested too deeply to read @ {tag}", path=path) from None
     project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
     facts = PyprojectFacts()
     rp = project.get("requires-python")
     facts.requires_python = rp if isinstance(rp, str) else None
+    if facts.requires_python is not None and len(facts.requires_python) > MAX_REQUIRES_PYTHON:
+        raise UpstreamError(f"[project] requires-python is longer than {MAX_REQUIRES_PYTHON} characters @ {tag}",
+                            path=path)
 
     def reqs(items, where: str) -> list[ReqLine]:
         out = []
         for item in items if isinstance(items, list) else []:
             if not isinstance(item, str):
                 continue
+            if len(item) > MAX_REQUIREMENT:
+                raise UpstreamError(f"{where} has an entry longer than {MAX_REQUIREMENT} characters @ {tag}",
+                                    path=path)
             try:
                 out.append(_req_line(item))
             except InvalidRequirement as exc:
-                raise UpstreamError(f"{where} entry {item!r} is not a requirement @ {tag} ({exc})",
+                raise UpstreamError(f"{where} entry {_quote(repr(item))} is not a requirement @ {tag} ({_quote(exc)})",
                                     path=path) from exc
         return out
 

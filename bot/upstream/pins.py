@@ -40,7 +40,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.errors import UpstreamError, UsageError
 from bot.model import Flag, PinChange, PinSet, ResolvedPin, norm
-from bot.upstream.pinfiles import ReqLine, parse_pyproject, parse_python, parse_requirement_file
+from bot.upstream.pinfiles import MAX_UPSTREAM_FILE, ReqLine, parse_pyproject, parse_python, parse_requirement_file
 from bot.upstream.source import UpstreamSource
 from bot.versions import tag_version, to_semver
 
@@ -92,6 +92,9 @@ class _TagFiles:
     def get(self, path: str, parser):
         if path not in self._cache:
             data = self.source.read(self.tag, path)
+            if data is not None and len(data) > MAX_UPSTREAM_FILE:
+                raise UpstreamError(f"{len(data)} bytes @ {self.tag}, more than the {MAX_UPSTREAM_FILE} a pin file "
+                                    "may have", path=path)
             self._cache[path] = None if data is None else parser(data, path, self.tag)
         return self._cache[path]
 
