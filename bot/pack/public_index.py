@@ -186,21 +186,31 @@ def _fetch(http, url: str, what: str, policy, cache: Optional[Path]) -> Optional
 def _parse(data: bytes, url: str):
     """The XML root of ``data``; PlatformError when it is not XML or declares a DOCTYPE/ENTITY.
 
-    Hardened as :func:`bot.pack.pdsc.parse_pdsc`: an index or PDSC never
-    needs a DTD, so one is refused before parsing (external entities, the
-    billion-laughs expansion); lxml runs without entities, DTD or network.
+    Hardened as :func:`bot.pack.pdsc.parse_pdsc`: the bytes are decoded
+    first (:func:`bot.pack.pdsc.decode_pdsc`: UTF-8, or UTF-16 with a BOM;
+    UTF-32, UTF-7, EBCDIC and other declared encodings are refused, so a
+    ``<!DOCTYPE`` cannot hide from the scan in an encoding lxml would read),
+    an index or PDSC never needs a DTD, so one is refused before parsing
+    (external entities, the billion-laughs expansion), and lxml reads the
+    decoded text as UTF-8 without entities, DTD or network.
     """
     from lxml import etree
 
     from bot.errors import PlatformError
+    from bot.pack.pdsc import PdscError, decode_pdsc
 
-    for marker in (b"<!DOCTYPE", b"<!ENTITY", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be")):
-        if marker in data:
-            raise PlatformError(f"{url} declares a DOCTYPE/ENTITY; DTDs and entities are refused")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False)
     try:
-        root = etree.fromstring(data, parser)
+        text = decode_pdsc(data, url)
+    except PdscError as exc:
+        raise PlatformError(f"{url} {exc.message.replace('a PDSC must', 'it must')}") from None
+    upper = text.upper()
+    if "<!DOCTYPE" in upper or "<!ENTITY" in upper:
+        raise PlatformError(f"{url} declares a DOCTYPE/ENTITY; DTDs and entities are refused")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False,
+                             encoding="utf-8")
+    try:
+        root = etree.fromstring(text.encode("utf-8"), parser)
     except etree.XMLSyntaxError as exc:
         raise PlatformError(f"{url} is not XML ({exc.msg})") from None
     if root is None:
