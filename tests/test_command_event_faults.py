@@ -240,3 +240,20 @@ def test_a_repo_that_is_not_a_folder_is_bad_usage_not_the_default_settings(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck")
     assert (code, err, outputs) == (2, f"executorch-pack-bot: error: --repo {w.repo}: not a directory\n", {})
     assert w.fake.requests == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_an_event_path_that_is_not_a_regular_file_is_refused_unread(w, kind):
+    import os
+    path = w.tmp / "event.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path = "/dev/zero"
+    w.capsys.readouterr()
+    code = main(["command", "--event-name", "issue_comment", "--event-path", str(path), "--repo", str(w.repo)])
+    assert (code, w.capsys.readouterr().err) == (
+        2, f"executorch-pack-bot: error: {path}: the event payload is not a regular file\n")
+    assert w.fake.requests == []

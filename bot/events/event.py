@@ -110,6 +110,8 @@ def load_event(name: Optional[str] = None, path: Optional[str] = None,
         raise UsageError("no event name: set GITHUB_EVENT_NAME or pass --event-name")
     if not path:
         raise UsageError("no event payload: set GITHUB_EVENT_PATH or pass --event-path")
+    if os.path.exists(path) and not os.path.isfile(path):   # a FIFO or device would block or never end
+        raise UsageError("the event payload is not a regular file", path=path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_PAYLOAD + 1)
