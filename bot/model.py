@@ -9,15 +9,18 @@ flagged item.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 
 
+@lru_cache(maxsize=4096)
 def norm(name: str) -> str:
     """PEP 503 normalised package name: ``"Ethos_U.Vela"`` -> ``"ethos-u-vela"``.
 
     ``packaging.utils`` is imported on first use: it pulls in ``packaging.tags``
-    (tens of ms), which commands such as ``verify-pack`` never need.
+    (tens of ms), which commands such as ``verify-pack`` never need.  Answers are
+    cached: the managers normalise the same few names for every file of a template.
     """
     from packaging.utils import canonicalize_name
     return canonicalize_name(name)

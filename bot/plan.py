@@ -20,8 +20,6 @@ The engine's entry points (:mod:`bot.engine`, re-exported from its modules):
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -78,6 +76,8 @@ class Plan:
 
     def diff(self) -> str:
         """A unified diff (``a/PATH`` / ``b/PATH``) of every changed file, in path order."""
+        import difflib
+
         out: list[str] = []
         for path in sorted(self.contents):
             old = self.originals[path].decode("utf-8", "replace").splitlines(keepends=True)
@@ -93,6 +93,8 @@ class Plan:
         carries it hidden so a later run can tell "already proposed" (or
         "closed unmerged") from "new".
         """
+        import hashlib
+
         lines = sorted(f"{r.name}={r.new}" for r in self.rows if r.new is not None)
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 

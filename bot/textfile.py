@@ -17,7 +17,6 @@ import bisect
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -155,6 +154,8 @@ def write_all(root: Path, contents: dict[str, bytes]) -> None:
             if not mode & stat.S_IWUSR or not os.access(real, os.W_OK) or not os.access(real.parent, os.W_OK):
                 raise TemplateError("is read-only; make it writable or leave it out of the bump", path=rel)
             original = real.read_bytes()
+            import tempfile  # only when writing: a dry run never loads it
+
             fd, tmp = tempfile.mkstemp(prefix=".epb-", dir=str(real.parent))
             try:
                 with os.fdopen(fd, "wb") as fh:

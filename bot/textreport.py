@@ -6,9 +6,13 @@ The Markdown renderings for pull requests and job summaries live in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot import inert
 from bot.model import Flag
-from bot.plan import Plan
+
+if TYPE_CHECKING:  # annotations only: bot.plan (difflib, hashlib) is not loaded by commands that print no plan
+    from bot.plan import Plan
 
 #: Longest foreign value shown in a table cell / a flag message (characters; an ellipsis marks a cut).
 CELL_CAP = 120

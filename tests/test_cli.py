@@ -19,7 +19,7 @@ def test_closed_pipe_is_not_a_success(tmp_path):
 def test_unexpected_exception_is_one_line(monkeypatch, capsys):
     def boom(args):
         raise ValueError("boom")
-    monkeypatch.setattr(cli, "build_parser", lambda: _Parser(boom))
+    monkeypatch.setattr(cli, "build_parser", lambda **_: _Parser(boom))
     assert cli.main([]) == 2
     err = capsys.readouterr().err
     assert err.startswith("executorch-pack-bot: internal error: ValueError: boom")

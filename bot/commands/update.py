@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -88,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
             _write_plan_file(args.plan_file, data, quiet=True)
             raise
     if args.json:
+        import json
+
         print(json.dumps(data, indent=2))
     else:
         if args.dry_run:
@@ -119,6 +120,8 @@ def _write_plan_file(path, data: dict, quiet: bool = False) -> None:
 
     if path is None:
         return
+    import json
+
     try:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:

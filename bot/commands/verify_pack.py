@@ -9,7 +9,6 @@ bad usage or an unreadable file.  Heavy imports happen inside :func:`run`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -96,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         from bot.pack.compile_result import write_compile_result
         write_compile_result(report.check("compile"), args.compile_result)
     if args.json:
+        import json
+
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

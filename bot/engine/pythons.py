@@ -10,12 +10,13 @@ import re
 from pathlib import Path
 
 from bot.engine.read import Template
+from bot.lazyre import lazy
 from bot.template import scan as scanmod
 from bot.textfile import TextDocument
 
 
-_PY_VERSION_KEY = re.compile(r"(?m)^[ \t-]*python-version[ \t]*:[ \t]*(?P<value>[^#\r\n]*)")
-PY_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+_PY_VERSION_KEY = lazy(r"(?m)^[ \t-]*python-version[ \t]*:[ \t]*(?P<value>[^#\r\n]*)")
+PY_VERSION = lazy(r"^\d+\.\d+(?:\.\d+)?$")
 
 
 def stated_pythons(tpl: Template) -> list[tuple[str, int, str]]:

@@ -124,6 +124,9 @@ def _exclude_way_out(rel: str) -> str:
     return f", or leave it out with --exclude {rel} (or an exclude: entry in {CONFIG_PATH})"
 
 
+#: The byte-level filter of prose files (:func:`read_template`); False reads every one (tests compare both).
+BYTE_FILTER = True
+
 #: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
 
@@ -140,6 +143,13 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     bytes) is skipped only when it can hold neither a pin (no pin manager
     handles it) nor an ExecuTorch mention (no ``executorch`` in it, any case);
     otherwise it is refused, never silently left behind.
+
+    Byte-level filter (:data:`BYTE_FILTER`), before any decode or pattern: a
+    file only the prose manager handles is not loaded when it does not name
+    ExecuTorch, or when it is readable ASCII text without a digit, dot, digit
+    sequence (:func:`bot.template.scan.may_name_version`): every version form
+    the bot reads, moves or counts holds one, so such a file can yield no
+    finding, edit, flag or counted occurrence.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -167,7 +177,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
                 raw = fh.read()
         except OSError as exc:
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
-        if all(m.name == "prose" for m in mgrs) and not scanmod.mentions_executorch(raw):
+        prose_only = all(m.name == "prose" for m in mgrs)
+        if prose_only and not scanmod.mentions_executorch(raw):
             if rel.endswith(_C_SUFFIXES) and b"define" in raw and b"version" in raw.lower():
                 tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
             continue  # prose without the word ExecuTorch holds no mention
@@ -178,6 +189,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
                 raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
             continue
+        if prose_only and BYTE_FILTER and not scanmod.may_name_version(raw):
+            continue  # readable ASCII text without a digit.digit: no version, so no mention, edit or occurrence
         try:
             doc = TextDocument.from_bytes(rel, raw)
         except TemplateError as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +88,9 @@ class Scan:
     #: submodule working trees (bot.template.submodules), never descended into; sorted
     submodules: list[str] = field(default_factory=list)
 
+
+#: The one byte sequence every version form holds (:func:`may_name_version`).
+_DIGIT_DOT_DIGIT = re.compile(rb"[0-9]\.[0-9]")
 
 #: Folders skipped without a word: version control, never part of a template's content.
 _SILENT_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -270,6 +274,14 @@ def unreadable_text(raw: bytes) -> tuple[str, int] | None:
         return (f"holds a NUL byte at offset {i} (binary data, or UTF-16 text without a byte order "
                 "mark); convert the file to UTF-8 text before running the bot", raw.count(b"\n", 0, i) + 1)
     return None
+
+
+def may_name_version(raw: bytes) -> bool:
+    """False only when ASCII ``raw`` holds no digit, dot, digit sequence (``1.4``): then it can hold no
+    version in any form the bot reads, moves or counts (``X.Y.Z``, ``vX.Y.Z``, ``X.Y.Z-local``, ``X.Y``,
+    the torch/torchao/vela/TOSA pins, Python versions); True for any other bytes (a non-ASCII file may
+    write digits a ``\\d`` pattern matches in other scripts)."""
+    return not raw.isascii() or _DIGIT_DOT_DIGIT.search(raw) is not None
 
 
 def mentions_executorch(raw: bytes) -> bool:

@@ -1,108 +1,89 @@
-"""Benchmark of verify-pack: time per pack and per 1,000 entries, peak memory, start-up.
+"""Benchmark of verify-pack: the whole process beside a reference, growth with size, peak memory.
 
-Run: ``python tests/bench/bench_verify_pack.py`` (prints figures, asserts nothing).
+Run: ``python tests/bench/bench_verify_pack.py [--repeat R] [--bot-root DIR]`` (prints figures, asserts nothing).
 
-* the offline checks (archive to template components) on generated packs at real scale (about 1,000 entries and 200
-  components, FORMATS.md section 3) and at 10x and 100x: growth must be linear;
-* peak RSS of a whole ``verify-pack`` process on the real-scale pack and on a
-  pack of at least 200 MB (incompressible members): memory must not grow with size;
-* start-up of ``executorch-pack-bot verify-pack`` as a process, and the
-  real-scale pack verified as a whole process (upstream's validate_pack.py
-  needs about 0.2 s for a real pack).
+* ``executorch-pack-bot verify-pack`` as a whole process, every default check on, on a
+  real-size generated pack (:func:`bot.sample.packgen.realistic_spec`: about 1,000
+  entries, about 200 components), interleaved with the reference
+  ``tests/bench/reference_validate.py`` (zipfile + xml.etree on the same pack: the kind
+  of work upstream's validate_pack.py does; upstream's script is not available offline);
+  medians and the ratio;
+* the same at 10x and 100x (``realistic_spec(10)``, ``realistic_spec(100)``): time per
+  1,000 entries;
+* peak RSS (GNU ``/usr/bin/time -f %M``) of both processes on the 1x
+  and 100x packs, and on a pack of the 1x entries plus 200 MB of incompressible members:
+  the ratio to the 1x pack.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))          # tests/ for packgen
-sys.path.insert(0, str(HERE.parent.parent))   # the repository, when not installed
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1]))
 
-from packgen import make_pack, realistic_spec  # noqa: E402
+from benchkit import bot_cmd, bot_root, compile_bot, interleaved, machine, row  # noqa: E402
 
-from bot.pack.verify import verify_pack  # noqa: E402
+from bot.sample.packgen import make_pack, realistic_spec  # noqa: E402
 
-# VmHWM is the high-water mark of this process's own address space (ru_maxrss would
-# carry the parent's peak across fork/exec); tracemalloc gives the Python heap peak.
-PEAK = """
-import sys, tracemalloc
-from bot.pack.verify import verify_pack
-tracemalloc.start()
-r = verify_pack(sys.argv[1], "1.5.1")
-heap = tracemalloc.get_traced_memory()[1] // 1024
-hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
-print(hwm, heap, int(r.failed))
-"""
+REFERENCE = HERE / "reference_validate.py"
 
 
-def best_of(n: int, fn) -> float:
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def peak_rss_kib(argv: list[str], cwd: Path) -> int:
+    """Peak resident set (KiB) of one run of ``argv``, measured by GNU time (``%M``).
 
-
-def peak_kib(pack: Path) -> tuple[int, int, int]:
-    """(peak RSS KiB, peak traced Python heap KiB, failed) of a fresh process verifying ``pack``."""
-    out = subprocess.run([sys.executable, "-c", PEAK, str(pack)], capture_output=True, text=True, check=True).stdout
-    rss, heap, failed = out.split()
-    return int(rss), int(heap), int(failed)
+    Not this process's ``wait4``: a child forked from this (large) process starts its
+    high-water mark at the parent's size, and Linux carries it across ``exec``.
+    """
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name] + argv, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=cwd)
+        return int(out.read().split()[-1])
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--bot-root")
+    a = ap.parse_args()
+    root = bot_root(a.bot_root)
+    compile_bot(root)
+    print(f"machine: {machine()}")
+    print(f"bot: {root}; {a.repeat} interleaved runs each (3 at 10x, 1 at 100x), medians")
     tmp = Path(tempfile.mkdtemp(prefix="bench-verify-pack-"))
     try:
-        print("verify-pack benchmark (offline checks, in process, best of runs)")
-        print(f"{'scale':>6} {'entries':>8} {'components':>10} {'MB zip':>7} {'gen s':>6} {'verify s':>9} {'s/1k entries':>12}")
-        small = None
-        for scale in (1, 10, 100):
-            t = time.perf_counter()
-            pack = make_pack(tmp / f"x{scale}", realistic_spec(scale))
-            gen = time.perf_counter() - t
-            entries = len(zipfile.ZipFile(pack).infolist())
-            report = verify_pack(pack, "1.5.1")
-            comps = report.check("component-ids").detail.split()[0]
-            assert not report.failed, report.to_text()
-            secs = best_of(3 if scale < 100 else 1, lambda: verify_pack(pack, "1.5.1"))
-            print(f"{scale:>5}x {entries:>8} {comps:>10} {pack.stat().st_size / 1e6:>7.2f} {gen:>6.1f} "
-                  f"{secs:>9.3f} {secs / entries * 1000:>12.4f}")
-            if scale == 1:
-                small = pack
-
-        t = time.perf_counter()
+        packs = {scale: make_pack(tmp / f"x{scale}", realistic_spec(scale)) for scale in (1, 10, 100)}
         big = make_pack(tmp / "big", realistic_spec(1), big_members=(52 << 20,) * 4)
-        gen = time.perf_counter() - t
-        secs = best_of(1, lambda: verify_pack(big, "1.5.1"))
-        rss_small, heap_small, _ = peak_kib(small)
-        rss_big, heap_big, failed = peak_kib(big)
-        print("\npeak memory of a fresh verify process (VmHWM RSS / tracemalloc Python heap peak)")
-        print(f"  real-scale pack {small.stat().st_size / 1e6:8.1f} MB: {rss_small / 1024:6.1f} MiB / {heap_small / 1024:5.1f} MiB")
-        print(f"  big pack        {big.stat().st_size / 1e6:8.1f} MB: {rss_big / 1024:6.1f} MiB / {heap_big / 1024:5.1f} MiB "
-              f"(verified in {secs:.2f} s, generated in {gen:.1f} s, failed={bool(failed)})")
-
-        exe = shutil.which("executorch-pack-bot")
-        cmd = [exe] if exe else [sys.executable, "-m", "bot"]
-        bare = best_of(5, lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
-        help_s = best_of(5, lambda: subprocess.run(cmd + ["verify-pack", "--help"], capture_output=True, check=True))
-        whole = best_of(5, lambda: subprocess.run(cmd + ["verify-pack", str(small), "--version", "1.5.1"],
-                                                   capture_output=True))
-        probe = ("import sys, bot.cli; bot.cli.build_parser(); "
-                 "import bot.commands.verify_pack; print(sorted(m for m in ('github', 'requests', 'lxml') if m in sys.modules))")
-        heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip()
-        print(f"\nstart-up: bare `python -c pass` {bare:.3f} s; `verify-pack --help` as a process {help_s:.3f} s; "
-              f"heavy modules at start-up: {heavy}")
-        print(f"whole process, real-scale pack (offline checks): {whole:.3f} s (upstream validate_pack.py: about 0.2 s)")
+        rss: dict[str, tuple[int, int]] = {}
+        for scale, pack in packs.items():
+            entries = len(zipfile.ZipFile(pack).infolist())
+            verify = bot_cmd(root) + ["verify-pack", "--version", "1.5.1", str(pack)]
+            ref = [sys.executable, str(REFERENCE), str(pack)]
+            repeat = a.repeat if scale == 1 else (3 if scale == 10 else 1)
+            res = interleaved([("reference", ref, root, (0,)), ("verify-pack", verify, root, (0,))], repeat)
+            print(f"\n{scale}x pack: {entries} entries, {pack.stat().st_size / 1e6:.1f} MB")
+            print(row("reference (zipfile + xml.etree)", res["reference"]))
+            print(row("verify-pack (whole process)", res["verify-pack"], res["reference"]))
+            print(f"{'per 1,000 entries':<44} verify-pack {res['verify-pack'] / entries * 1e6:7.1f} ms, "
+                  f"reference {res['reference'] / entries * 1e6:7.1f} ms")
+            if scale in (1, 100):
+                rss[f"{scale}x"] = (peak_rss_kib(verify, root), peak_rss_kib(ref, root))
+        verify_big = bot_cmd(root) + ["verify-pack", "--version", "1.5.1", str(big)]
+        rss["1x + 200 MB"] = (peak_rss_kib(verify_big, root), peak_rss_kib([sys.executable, str(REFERENCE), str(big)], root))
+        print("\npeak RSS (MiB): verify-pack / reference, and verify-pack's ratio to the 1x pack")
+        base = rss["1x"][0]
+        for label, (v, r) in rss.items():
+            print(f"  {label:<12} {v / 1024:7.1f} / {r / 1024:7.1f}   ratio {v / base:5.2f}x")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nmachine after: {machine()}")
 
 
 if __name__ == "__main__":

@@ -98,19 +98,30 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
-@lru_cache(maxsize=16)
+#: Every form holds ``\d+\.\d+``: a text without a digit, dot, digit holds no mention.
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+#: Documents whose mentions are kept: the engine extracts from every file of a template, then
+#: updates every one, so the cache must hold a whole template's files to serve the second pass.
+CACHE_FILES = 8192
+
+
+@lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
-    if EXECUTORCH.search(text) is None:
+    if EXECUTORCH.search(text) is None or _DIGIT_DOT_DIGIT.search(text) is None:
+        return ()
+    low = text.lower()
+    forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
+    # A form with no match in the whole text has none inside a prose region either (a region ends
+    # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
+    # no comment scan at all (most vendored sources naming executorch in their includes).
+    if not any(rx.search(text) for _, rx, _, _, _ in forms):
         return ()
     doc = TextDocument(path=path, text=text)
     regions = regions_of(path, text)
     ctx = Context(text)
     found: list[Mention] = []
     taken: set[int] = set()  # offsets covered by an accepted version span
-    low = text.lower()
-    for form, rx, weak, pack_form, literals in _FORMS:
-        if not any(lit in low for lit in literals):
-            continue
+    for form, rx, weak, pack_form, literals in forms:
         for lo, hi in regions:
             for m in rx.finditer(text, lo, hi):
                 group = "v" if m.group("v") is not None else "v2"

@@ -33,6 +33,14 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 Span = tuple[int, int]
 
 
+@lru_cache(maxsize=1)
+def _kind_matchers() -> tuple:
+    """``(kind, match)`` for each of :data:`KINDS`: one compiled alternation of its globs (what
+    :func:`fnmatch.fnmatchcase` tries one glob at a time), made on first use."""
+    return tuple((kind, re.compile("|".join(fnmatch.translate(p) for p in pats)).match) for kind, pats in KINDS)
+
+
+@lru_cache(maxsize=8192)
 def file_kind(relpath: str) -> Optional[str]:
     """The prose kind of a repository-relative POSIX path, or None when not handled.
 
@@ -43,8 +51,8 @@ def file_kind(relpath: str) -> Optional[str]:
     base = relpath.rsplit("/", 1)[-1]
     if ("/" + relpath).rsplit("/", 2)[-2] == "requirements" and base.endswith((".txt", ".in")):
         return "requirements"  # requirements/base.txt: a requirement file, comments only are prose
-    for kind, pats in KINDS:
-        if any(fnmatch.fnmatchcase(base, p) for p in pats):
+    for kind, match in _kind_matchers():
+        if match(base):
             return kind
     if is_history_file(relpath):
         return "markdown"  # NEWS, CHANGES.adoc: read as a whole, to list their mentions as history
@@ -225,7 +233,7 @@ def prose_regions(doc: TextDocument) -> list[Span]:
     return list(regions_of(doc.path, doc.text))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8192)  # a whole template's files: the engine extracts from all, then updates all
 def regions_of(path: str, text: str) -> tuple[Span, ...]:
     """Cached :func:`prose_regions` (the engine calls extract then update on the same document)."""
     spans = comment_spans(path, text)

@@ -13,13 +13,14 @@ import bisect
 import re
 from typing import Optional
 
+from bot.lazyre import lazy
 from bot.model import Edit
 from bot.template.prose.regions import Span, line_end
 from bot.textfile import TextDocument
 
 EXECUTORCH = re.compile(r"executorch", re.I)
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?(?=\n)")
-MEASURE = re.compile(
+MEASURE = lazy(
     r"(?<![\w.])\d+(?:\.\d+)?[ \t]?(?:fps|ms|µs|us|ns|cycles|[kKMG]i?B|%|[kMG]Hz|MACs?|inf/s|inferences/s)(?!\w)"
     r"|\b(?:measured|measurements?|benchmark(?:s|ed)?)\b"
     # a test claim ("tested with ... torch==2.13.0") is history too: nobody ran the new versions
