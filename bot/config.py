@@ -15,6 +15,8 @@ Example::
     dashboard: true                          # keep one dashboard issue (bot.events.dashboard)
     commit: git                              # git (push a commit made here) or api (GitHub makes and signs it)
     signoff: false                           # true: a Signed-off-by trailer with the author (DCO)
+    ignore-mentions:                         # review items a person has looked at (bot.engine.ignore)
+      - {path: docs/bench.md:14, reason: the model zoo's version}
 
 Every key is optional; an unknown key, a wrong type or a bad value is a
 :class:`~bot.errors.UsageError` naming the file and line.  The default
@@ -42,7 +44,7 @@ COMMIT_MODES = ("git", "api")
 AUTOMERGE = ("off", "on-approval")
 MERGE_METHODS = ("squash", "merge", "rebase")   # GraphQL PullRequestMergeMethod, lower case
 KNOWN = ("branch", "base", "labels", "reviewers", "author", "draft", "exclude", "automerge", "merge-method",
-         "dashboard", "commit", "signoff")
+         "dashboard", "commit", "signoff", "ignore-mentions")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -237,6 +239,8 @@ def load_config(repo: Path) -> Config:
             if not isinstance(v, yaml.SequenceNode):
                 raise err("exclude: expected a list of path globs, e.g. [docs/old/*, vendor]", v)
             values["exclude"] = tuple(scalar(key, x) for x in v.value)
+        elif key == "ignore-mentions":
+            pass  # validated and applied by the engine (bot.engine.ignore), like exclude's globs
         elif key == "author":
             a = scalar(key, v)
             m = _AUTHOR.match(a)

@@ -36,7 +36,8 @@ class Flag:
             that is a range), ``"pack-id-case"``, ``"symlink-outside-repo"`` (a
             pin file linked out of the repository), ``"tosa-unknown"``,
             ``"unmanaged-pin"`` (a template pyproject.toml constraint outside the
-            rewritten tables that the new version breaks).
+            rewritten tables that the new version breaks), ``"direct-reference"`` (a
+            VCS requirement on a commit or branch, not a release tag).
             Informational: ``"source-disagreement"``, ``"source-unusable"``,
             ``"set-override"``, ``"removed-pin"``, ``"pin-was-different"``,
             ``"nightly-pin"``, ``"url-requirement"``, ``"pack-path"``,
@@ -46,6 +47,9 @@ class Flag:
             (a prose line mixing the current version with history, left as written),
             ``"python-lock"`` (uv.lock/poetry.lock/... naming executorch: regenerate it),
             ``"lock-missing-pack"`` (a cbuild-pack.yml without ExecuTorch), ``"symlink-dangling"``;
+            for review (bot.engine.mentions): ``"review-mention"`` (an occurrence no rule explains),
+            ``"compiled-requirements"`` (a pip-compile output: regenerate it), ``"conda-pin"`` (a
+            conda-level spec), ``"restatement-partial"`` (a sentence restating pins that cannot all move);
             ``"symlink-outside-repo"`` is informational for a linked prose/script file or folder.
         message: one sentence naming the file, package and versions involved.
         path: repository-relative POSIX path (template) or upstream path, or None.
@@ -157,6 +161,9 @@ class Bump:
     old_tag: str
     new_tag: str
     changes: tuple[PinChange, ...] = ()
+    #: ``(name, version)`` the template itself pins for the packages of ``changes`` (the ``old`` column of
+    #: the pin table): prose restating those values moves with them even when upstream's old value differs
+    restated: tuple[tuple[str, str], ...] = ()
 
     def change_for(self, name: str) -> Optional[PinChange]:
         """The :class:`PinChange` for a package name (PEP 503 comparison), or None."""

@@ -64,6 +64,8 @@ class Plan:
     findings: list[Finding] = field(default_factory=list)
     contents: dict[str, bytes] = field(default_factory=dict)
     originals: dict[str, bytes] = field(default_factory=dict)
+    #: the closed-world accounting of the versions the bump moves (bot.engine.mentions.Accounting), or None
+    mentions: Optional[object] = None
 
     @property
     def nothing_to_do(self) -> bool:
@@ -106,7 +108,10 @@ class Plan:
         ``pins`` (``[{"name", "old", "new", "source"}]``), ``edits``
         (``[{"path", "line", "kind", "old", "new", "why"}]``), ``flags``
         (``[{"code", "message", "path", "line", "blocking"}]``), ``files``
-        (changed paths), ``fingerprint``.
+        (changed paths), ``fingerprint``, ``mentions`` (the accounting of every
+        occurrence of a version the bump moves: ``{"version", "tracked", "counts":
+        {"moved", "history", "other", "review"}, "review": [item], "items": [item]}``,
+        see docs/mentions.md; null when there is no bump).
         """
         b = self.bump
         return {
@@ -120,4 +125,5 @@ class Plan:
             "flags": [f.to_json() for f in self.flags],
             "files": sorted(self.contents),
             "fingerprint": self.fingerprint(),
+            "mentions": None if self.mentions is None else self.mentions.to_json(),
         }

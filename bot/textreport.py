@@ -64,6 +64,7 @@ _HINTS = {
     "pack-id-case": "fix the letter case of the pack ID (PyTorch::ExecuTorch)",
     "symlink-outside-repo": "replace the link with a regular file, or leave it out with --exclude",
     "unmanaged-pin": "edit the listed pyproject.toml constraint in the same PR",
+    "direct-reference": "pin the direct reference to a release tag (@vX.Y.Z) or with ==",
 }
 
 
@@ -109,6 +110,9 @@ def plan_summary(plan: Plan) -> str:
             by_file[e.path] = by_file.get(e.path, 0) + 1
         lines.append(f"{plural(len(plan.edits), 'edit')} in {plural(len(by_file), 'file')}:")
         lines += [f"  {inert.line(p, cap=300)} ({n})" for p, n in sorted(by_file.items())]
+    if plan.mentions is not None:
+        lines.append("")
+        lines.append(plan.mentions.summary())
     if plan.flags:
         blocking = len(plan.blocking_flags)
         lines.append("")

@@ -26,7 +26,7 @@ def test_docs_example_pr_is_the_body_for_the_sample_bump():
 def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
     body = example_body()
     heads = [line for line in body.splitlines() if line.startswith("### ")]
-    assert heads == ["### For the reviewer (3)", "### Maintenance procedure", "### Upstream changes that matter",
+    assert heads == ["### For the reviewer (4)", "### Maintenance procedure", "### Upstream changes that matter",
                      "### Pins", "### Files changed", "### Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`",
                      "### Template CI", "### Hardware test plan", "### Reproduce locally"]
     assert "Only comments or white space changed: a `.pte` exported with the old version loads as before." in body
@@ -35,5 +35,5 @@ def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
     assert ("- `backends/cortex_m/`: 1 file changed (`backends/cortex_m/ops/op_quantized_add.cpp`); "
             "operators added: `quantized_add`") in body
     assert "passes added: `FuseQuantizedActivationPass`" in body
-    assert "10 pin edits, 17 prose edits, 2 lock entries in 11 files." in body
+    assert "10 pin edits, 18 prose edits, 2 lock entries in 11 files." in body
     assert len(body) < MAX_BODY and parse_fingerprint(body) is not None

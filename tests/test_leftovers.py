@@ -50,11 +50,14 @@ def test_leftovers_of_the_old_version_are_flagged_with_path_and_line(template, u
     assert rc == 0, err
     data = json.loads(out)
     left = sorted((f["path"], f["line"]) for f in data["flags"] if f["code"] == "leftover")
-    assert left == [("app/version.c", 1), ("cmsis-executorch.csolution.yml", 8), ("environment.yml", 3),
+    assert left == [("app/version.c", 1), ("cmsis-executorch.csolution.yml", 8),
                     ("settings.json", 1), ("settings.json", 2)]
-    flag = next(f for f in data["flags"] if f["path"] == "environment.yml")
+    flag = next(f for f in data["flags"] if f["path"] == "settings.json")
     assert not flag["blocking"] and "not rewritten" in flag["message"] and "edit by hand" in flag["message"]
-    assert "executorch==1.4.0" in (template / "environment.yml").read_text()
+    # the pip section of a conda environment file is a requirement list: moved, not a leftover
+    assert [(e["path"], e["line"], e["old"], e["new"]) for e in data["edits"] if e["path"] == "environment.yml"] \
+        == [("environment.yml", 3, "1.4.0", "1.5.1")]
+    assert (template / "environment.yml").read_text() == "dependencies:\n  - pip:\n    - executorch==1.5.1\n"
 
 
 def test_no_leftover_flag_for_edited_spans_in_the_sample(template, upstream_repo, capsys):
@@ -85,7 +88,7 @@ def test_c_define_of_an_executorch_version_is_a_leftover(capsys, template, upstr
 
 
 def test_leftover_hint_says_where_to_tell_us(capsys, template, upstream_repo):
-    write(template, "environment.yml", "dependencies:\n  - pip:\n    - executorch==1.4.0\n")
+    write(template, "settings.json", '{"install": "pip install executorch==1.4.0"}\n')
     plan = _plan_json(capsys, template, upstream_repo)
     msg = next(f["message"] for f in plan["flags"] if f["code"] == "leftover")
     assert "open an issue for executorch-pack-bot" in msg and "tell us" not in msg

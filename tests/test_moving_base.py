@@ -39,8 +39,9 @@ def _maintainer_readme(world, adjacent: bool = True) -> bytes:
 
 
 def _bumped(text: bytes) -> bytes:
-    """What the bump makes of the README lines it edits (1.4.0 -> 1.5.1 on the three ExecuTorch lines)."""
+    """What the bump makes of the README lines it edits (1.4.0 -> 1.5.1 on the four ExecuTorch lines)."""
     return (text.replace(b"ExecuTorch 1.4.0:", b"ExecuTorch 1.5.1:")
+            .replace(b"| ExecuTorch | 1.4.0   |", b"| ExecuTorch | 1.5.1   |")
             .replace(b"PyTorch::ExecuTorch@1.4.0", b"PyTorch::ExecuTorch@1.5.1")
             .replace(b"executorch==1.4.0", b"executorch==1.5.1"))
 

@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"FAIL: the ExecuTorch pins disagree:{result.disagreement()}")
     else:
         print("FAIL: no exact ExecuTorch pin found.")
+    if result.mentions is not None:
+        print("\n" + result.mentions.summary())
     if result.stale_mentions:
         print("\nProse mentioning another ExecuTorch version (history, or left behind):")
         for f in result.stale_mentions:

@@ -161,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
             audit = engine.audit(template)
             print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
                   + ("every ExecuTorch pin is " + audit.versions[0] if audit.agree else "PINS DISAGREE"))
+            if audit.mentions is not None:
+                print(f"audit after applying: {audit.mentions.summary()}")
             code = 0 if audit.agree else 1
         version, tag = (plan.bump.new_pack, plan.bump.new_tag) if plan.bump else ("1.5.1", "v1.5.1")
         packs, lines, packs_ok = try_packs(work, template, version, tag)

@@ -9,7 +9,9 @@ from typing import Optional
 from packaging.version import InvalidVersion, Version
 
 from bot.engine.current import PinGroup, describe_groups, group_pins, local_build_line, nightly_flags
-from bot.engine.flags import sort_flags
+from bot.engine.flags import dedupe, sort_flags
+from bot.engine.ignore import drop_ignored, ignore_entries
+from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
 
@@ -37,6 +39,8 @@ class Audit:
     not_scanned: list[str] = field(default_factory=list)
     #: one line when the pins agree on a locally built pack (``@1.4.0-local`` beside ``executorch==1.4.0``)
     local_build: Optional[str] = None
+    #: the accounting of the pinned versions (bot.engine.mentions.Accounting), None when the pins disagree
+    mentions: Optional[object] = None
 
     def disagreement(self) -> str:
         """The pins grouped by version (:func:`describe_groups`), for the FAIL line."""
@@ -60,7 +64,8 @@ class Audit:
                 "pins": [f(p) for p in self.pins],
                 "stale_mentions": [f(p) for p in self.stale_mentions],
                 "flags": [x.to_json() for x in self.flags],
-                "not_scanned": self.not_scanned, "local_build": self.local_build}
+                "not_scanned": self.not_scanned, "local_build": self.local_build,
+                "mentions": None if self.mentions is None else self.mentions.to_json()}
 
 
 def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
@@ -93,8 +98,8 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     if agree:
         pinned = groups[0].key
         for f in tpl.findings:
-            if f.kind != "prose" or not f.version:
-                continue
+            if f.kind != "prose" or not f.version or (f.name == "@version" and not f.exact):
+                continue  # a bare @~X range is another pack's range
             try:
                 v = Version(f.version)
             except InvalidVersion:
@@ -104,9 +109,16 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
                     stale.append(f)
             elif v != pinned:
                 stale.append(f)
+    accounting = None
+    ignore = ignore_entries(repo)
+    flags.extend(_conda_flags(tpl, groups[0].version if agree else None))
+    flags = drop_ignored(flags, ignore)
+    if agree:
+        accounting = audit_accounting(tpl, str(groups[0].key), ignore, tuple(flags))
+        flags.extend(accounting_flags(accounting, tuple(flags)))
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
-                 flags=sort_flags(flags), groups=groups, not_scanned=list(tpl.skipped_dirs),
-                 local_build=local_build_line(groups[0]) if agree else None)
+                 flags=sort_flags(dedupe(flags)), groups=groups, not_scanned=list(tpl.skipped_dirs),
+                 local_build=local_build_line(groups[0]) if agree else None, mentions=accounting)
 
 
 def _admits(spec: Optional[str], version: Version) -> bool:
@@ -116,3 +128,32 @@ def _admits(spec: Optional[str], version: Version) -> bool:
         return SpecifierSet(spec or "").contains(version, prereleases=True)
     except InvalidSpecifier:
         return False
+
+
+def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
+    """A non-blocking ``conda-pin`` per conda-level spec of a Python pin (bot.template.conda): the bot
+    never rewrites conda specs, so each is listed, run after run, until it is listed under
+    ``ignore-mentions:``; the message says whether it agrees with the template's pin of the package."""
+    from bot.engine.current import template_values
+    out = []
+    for f in tpl.findings:
+        if f.kind != "conda-pin":
+            continue
+        have = [pinned] if f.name == "executorch" and pinned else template_values(tpl, f.name)
+        if not have:
+            state = f"the template has no pip pin of {f.name} to compare it with"
+        elif f.exact and any(_same_version(f.version, h) for h in have):
+            state = f"it agrees with the template's {f.name} {', '.join(have)} today"
+        else:
+            state = f"the template pins {f.name} {', '.join(have)}"
+        out.append(Flag("conda-pin", f"the conda-level spec {f.text!r} is never rewritten by the bot and {state}; "
+                        "a bump leaves it behind: edit it by hand, or list it under ignore-mentions:",
+                        path=f.path, line=f.line, blocking=False))
+    return out
+
+
+def _same_version(a: Optional[str], b: Optional[str]) -> bool:
+    try:
+        return Version(a or "") == Version(b or "")
+    except InvalidVersion:
+        return a == b

@@ -9,6 +9,7 @@ from: FORMATS.md section 1 (which template files pin what) and section 2
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -18,6 +19,8 @@ from bot.engine.checks.leftovers import leftovers
 from bot.engine.checks.python_range import python_flags, python_range_change
 from bot.engine.current import current_pins, template_values
 from bot.engine.flags import dedupe, sort_flags
+from bot.engine.ignore import drop_ignored, ignore_entries
+from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
 from bot.model import Bump, Edit, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
@@ -85,6 +88,8 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         old_executorch=str(current), new_executorch=target.executorch,
         old_pack=old_pack, new_pack=new_pack,
         old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
+    bump = replace(bump, restated=tuple((norm(c.name), v) for c in changes
+                                        for v in template_values(tpl, c.name) if v != c.new))
     result = Plan(repo=Path(repo), bump=bump)
     # Even when the template already is on the target, the managers run: a
     # Python pin left behind (a hand-made partial bump) is still moved.
@@ -118,7 +123,10 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     flags.extend(python_range_change(current_set, target))
     flags.extend(python_flags(tpl, target))
     result.rows = _rows(tpl, bump)
-    result.flags = sort_flags(dedupe(flags))
+    ignore = ignore_entries(tpl.repo)
+    flags = drop_ignored(dedupe(flags), ignore)
+    result.mentions = account(tpl, bump, result.edits, flags, ignore)
+    result.flags = sort_flags(flags + result.mentions.flags)
     result.findings = tpl.findings
     return result
 

@@ -59,6 +59,25 @@ class Template:
     skipped_dirs: list[str] = field(default_factory=list)
     #: Python lock files (uv.lock, poetry.lock ...), never rewritten (bot.template.locks)
     python_locks: list[str] = field(default_factory=list)
+    #: bytes of the ``others`` read so far (:meth:`other_bytes`); None for a file that could not be read
+    _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def other_bytes(self, rel: str) -> Optional[bytes]:
+        """The bytes of one of :attr:`others` (read once, then cached).
+
+        The checks after planning (leftovers, the mentions accounting) search the
+        same files; each is read from disk once.  Raises :class:`TemplateError`
+        naming the file (and ``--exclude``) when it cannot be read: a file the
+        accounting cannot see could hide an occurrence, so it is never skipped.
+        """
+        if rel not in self._other_cache:
+            try:
+                with open(os.path.join(os.fspath(self.repo), rel), "rb") as fh:
+                    self._other_cache[rel] = fh.read()
+            except OSError as exc:
+                raise TemplateError(f"cannot read: {exc.strerror}; make it readable" + _exclude_way_out(rel),
+                                    path=rel) from None
+        return self._other_cache[rel]
 
     def executorch_pins(self, unmanaged: bool = True) -> list[Finding]:
         """Exact ExecuTorch pins: pack entries, the lock file, and ``executorch==`` requirements.
@@ -179,9 +198,14 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
         prose_only = all(m.name == "prose" for m in mgrs)
         if prose_only and not scanmod.mentions_executorch(raw):
-            if rel.endswith(_C_SUFFIXES) and b"define" in raw and b"version" in raw.lower():
-                tpl.others.append(rel)  # no mention, but a #define ET_VERSION "X" leftover form is possible
-            continue  # prose without the word ExecuTorch holds no mention
+            # prose without the word ExecuTorch holds no mention for the managers; it is still searched
+            # after planning (leftovers such as #define ET_VERSION "X", and the mentions accounting,
+            # which sees every file read), from the bytes read here.  A file without a "." holds no
+            # version (X.Y at least), so there is nothing to search in it.
+            if b"." in raw:
+                tpl.others.append(rel)
+                tpl._other_cache[rel] = raw
+            continue
         bad = scanmod.unreadable_text(raw)
         if bad is not None:
             # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or

@@ -108,6 +108,12 @@ _ANSWERS = {
     "python-lock": "regenerate that lock file after merging (the bot does not resolve Python locks).",
     "companion-pin": "check the companion's release notes for the torch version it needs.",
     "leftover": "a mention of the old version the bot did not rewrite; edit or keep it.",
+    # for-review items of the mentions accounting (docs/mentions.md)
+    "review-mention": "the bot could not tell what this version is; edit the line, or list it under "
+                      "ignore-mentions: with a reason (audit lists it until then).",
+    "compiled-requirements": "regenerate the compiled file with the command named, after merging.",
+    "conda-pin": "conda specs are never rewritten; move it by hand, or list it under ignore-mentions:.",
+    "restatement-partial": "the sentence restates pins that cannot all move; edit it by hand.",
 }
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.errors import TemplateError
 from bot.model import Flag
 from bot.template.interface import Manager
 from bot.template.locks import is_python_lock
@@ -42,7 +43,7 @@ SKIP_SUBTREES = ("ai_layer/engine",)
 #: its pin behind silently.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Names of the managers whose files hold pins (csolution/cproject/clayer, lock file, requirements, pyproject).
-PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements", "pyproject"})
+PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements", "pyproject", "conda"})
 #: Byte order marks of UTF-16 and UTF-32 text (longest first: UTF-32 LE starts like UTF-16 LE).
 _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
               (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
@@ -51,13 +52,14 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
 def managers() -> list[Manager]:
     """One instance of every manager, in a fixed order (pins first, prose last)."""
     from bot.template.cmsis import CmsisManager
+    from bot.template.conda import CondaManager
     from bot.template.lockfile import LockfileManager
     from bot.template.prose import ProseManager
     from bot.template.pyproject import PyprojectManager
     from bot.template.requirements import RequirementsManager
     from bot.template.scripts import ScriptsManager
-    return [CmsisManager(), LockfileManager(), RequirementsManager(), PyprojectManager(), ScriptsManager(),
-            ProseManager()]
+    return [CmsisManager(), LockfileManager(), RequirementsManager(), PyprojectManager(), CondaManager(),
+            ScriptsManager(), ProseManager()]
 
 
 @dataclass
@@ -144,8 +146,9 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
         mgrs: managers to match (default :func:`managers`).
         exclude: globs (:func:`excluded`) of paths never read, links included.
 
-    Returns a :class:`Scan`.  Raises nothing for unreadable sub-directories
-    (they are skipped); the caller checks that ``repo`` is a directory.
+    Returns a :class:`Scan`.  Raises :class:`~bot.errors.TemplateError` (exit 2)
+    naming a folder that cannot be listed (and ``--exclude`` as the way out);
+    the caller checks that ``repo`` is a directory.
     """
     from bot.template.submodules import declared_paths, is_submodule
 
@@ -157,9 +160,14 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     while stack:
         rel_dir = stack.pop()
         try:
-            entries = sorted(os.scandir(root / rel_dir if rel_dir else root), key=lambda e: e.name)
-        except OSError:
-            continue
+            with os.scandir(root / rel_dir if rel_dir else root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            # a folder that cannot be listed may hold pins: skipping it would be a silent, partial bump
+            name = rel_dir or "."
+            raise TemplateError(f"cannot read the folder {name}/: {exc.strerror or exc}; make it readable, or "
+                                f"leave it out with --exclude {name} (or an exclude: entry in "
+                                ".github/executorch-pack-bot.yml)", path=name) from None
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name

@@ -17,6 +17,10 @@ Dockerfile (``pip install executorch==1.0.0``)" and ``.github/workflows/*.yml``
 * version variables ``NAME_VERSION=X`` / ``NAME_VERSION: X`` (``ARG
   EXECUTORCH_VERSION=1.4.0``, a workflow ``env:`` entry) whose name has the
   package as a whole ``_``-separated part, only when X is exactly the old value;
+* a git ref of the old release tag in a script that names ExecuTorch
+  (``git clone --branch vX`` / ``--branch=vX`` / ``-b vX``, ``git checkout vX``);
+* Makefile variables (``Makefile``, ``*.mk``) with every assignment operator
+  (``=``, ``:=``, ``::=``, ``?=``, ``+=``, ``!=``) and Dockerfile ``ENV NAME value``;
 * in CMake files (``CMakeLists.txt``, ``*.cmake``), ``set(EXECUTORCH_VERSION X)``
   and ``set(ET_VERSION "X")``-style variables (``EXECUTORCH`` or ``ET`` as a
   whole ``_`` part of a name ending in ``_VERSION``), only when X is exactly
@@ -43,7 +47,7 @@ from bot.textfile import TextDocument
 
 #: Base-name patterns of scripts outside ``.github/workflows`` (CMake files for ``set(..._VERSION X)``).
 SCRIPT_PATTERNS = ("Dockerfile", "*.Dockerfile", "Dockerfile.*", "*.sh", "*.bash", "*.bat", "*.cmd",
-                   "CMakeLists.txt", "*.cmake")
+                   "CMakeLists.txt", "*.cmake", "Makefile", "GNUmakefile", "makefile", "*.mk")
 CMAKE_PATTERNS = ("CMakeLists.txt", "*.cmake")
 _SCRIPT_RX = re.compile("|".join(fnmatch.translate(p) for p in SCRIPT_PATTERNS))
 
@@ -75,8 +79,18 @@ def _package_patterns(name: str) -> tuple["re.Pattern[str]", "re.Pattern[str]"]:
 def _variable_pattern(name: str, old: str) -> "re.Pattern[str]":
     """``[PREFIX_]NAME[_PART]_VERSION = old`` (shell, Dockerfile ARG/ENV, YAML env)."""
     up = re.escape(norm(name).upper().replace("-", "_"))
-    return re.compile(r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*" + up + r"_(?:[A-Z0-9]+_)*VERSION[\"']?[ \t]*[=:][ \t]*[\"']?"
+    if up == "EXECUTORCH":
+        up = "(?:EXECUTORCH|ET)"  # ET_PACK_VERSION, ET_VERSION: the short name templates use
+    # = (shell, export, ARG, ENV), : (YAML), Make's ?= := ::= += != and Dockerfile's "ENV NAME value"
+    return re.compile(r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*" + up + r"_(?:[A-Z0-9]+_)*VERSION[\"']?"
+                      r"(?:[ \t]*(?:::=|[?:+!]?=|:)[ \t]*|(?<=[A-Z])[ \t]+(?=[\"']?v?\d))[\"']?v?"
                       r"(?P<v>" + re.escape(old) + r")" + GUARD)
+
+
+#: A git ref naming a release tag: ``git clone --branch vX`` / ``--branch=vX`` / ``-b vX``, ``git checkout vX``.
+_GIT_REF = re.compile(r"(?:\bgit\b[^\n#]*?(?:--branch(?:=|[ \t]+)|(?<![\w-])-b[ \t]+)"
+                      r"|\bgit[ \t]+(?:-C[ \t]+\S+[ \t]+)?(?:checkout|switch)[ \t]+(?:--detach[ \t]+|-q[ \t]+)*)"
+                      r"[\"']?v" + VER + GUARD)
 
 
 _PACK_FORMS = (
@@ -142,7 +156,7 @@ class ScriptsManager(Manager):
         base = doc.path.rsplit("/", 1)[-1]
         cmake = (bump.old_executorch != bump.new_executorch and "_version" in low
                  and any(fnmatch.fnmatchcase(base, p) for p in CMAKE_PATTERNS))
-        if not relevant and not pack_relevant and not cmake:
+        if not relevant and not pack_relevant and not cmake and "git" not in low:
             return ManagerResult()
         comments = _comments(doc)
         edits: list[Edit] = []
@@ -175,6 +189,12 @@ class ScriptsManager(Manager):
                 for m in rx.finditer(text):
                     if m.group("v") == bump.old_pack:
                         add(m.start("v"), m.end("v"), m.group("v"), bump.new_pack, why, None)
+        if bump.old_executorch != bump.new_executorch and "git" in low and "executorch" in low:
+            # a release tag of ExecuTorch checked out by git: the line, or the script, names ExecuTorch
+            for m in _GIT_REF.finditer(text):
+                if m.group("v") == bump.old_executorch and _executorch_ref(text, m.start()):
+                    add(m.start("v"), m.end("v"), m.group("v"), bump.new_executorch, "git ref of the ExecuTorch "
+                        f"release tag v{bump.old_executorch}", None)
         if cmake:
             for m in _CMAKE_SET.finditer(text):
                 v = m.group("v")
@@ -183,6 +203,27 @@ class ScriptsManager(Manager):
                     add(m.start("v"), m.end("v"), v, new, "ExecuTorch version variable set(..._VERSION X)", None)
         edits.sort(key=lambda e: e.start)
         return ManagerResult(tuple(edits), tuple(flags))
+
+
+_CLONE_OR_CD = re.compile(r"\bgit[ \t]+clone\b|(?:^|[;&|(][ \t]*|\s)cd[ \t]", re.M)
+
+
+def _executorch_ref(text: str, pos: int) -> bool:
+    """True when the git command at ``pos`` acts on ExecuTorch: its line names executorch, or (a checkout
+    or switch) the nearest ``git clone`` / ``cd`` line above it does."""
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    line = text[lo:hi if hi != -1 else len(text)]
+    if "executorch" in line.lower():
+        return True
+    if "clone" in line[:pos - lo]:
+        return False
+    prev = [m for m in _CLONE_OR_CD.finditer(text, 0, lo)]
+    if not prev:
+        return False
+    a = text.rfind("\n", 0, prev[-1].start()) + 1
+    b = text.find("\n", prev[-1].start())
+    return "executorch" in text[a:b if b != -1 else len(text)].lower()
 
 
 def _changes(bump: Bump) -> list[PinChange]:
@@ -194,8 +235,9 @@ def _changes(bump: Bump) -> list[PinChange]:
 
 
 def _mentions(low: str, name: str) -> bool:
-    """Cheap pre-filter: does the lower-cased text hold any part of the package name."""
-    return norm(name).split("-")[0] in low
+    """Cheap pre-filter: does the lower-cased text hold any part of the package name (``et_`` for executorch)."""
+    first = norm(name).split("-")[0]
+    return first in low or (first == "executorch" and "et_" in low)
 
 
 def _comments(doc: TextDocument) -> tuple[tuple[int, int], ...]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from pathlib import Path
 
 from bot.engine.read import Template
 from bot.model import Bump, Edit, Flag
@@ -62,7 +61,24 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
     flagged = {(f.path, f.line) for f in flags if f.path and f.line}
     out: list[Flag] = []
 
+    def uncovered(path: str, text: str) -> bool:
+        """True when some occurrence of an old version text lies outside every edit of the file
+        (a leftover needs one; a file whose every occurrence is edited is not searched)."""
+        mine, at = by_path.get(path, []), starts.get(path, [])
+        if not mine:
+            return True
+        for o in olds:
+            i = text.find(o)
+            while i != -1:
+                k = bisect.bisect_right(at, i)
+                if not (k and mine[k - 1].end >= i + len(o)):
+                    return True
+                i = text.find(o, i + 1)
+        return False
+
     def search(path: str, text: str, line_of) -> None:
+        if not uncovered(path, text):
+            return
         mine, at = by_path.get(path, []), starts.get(path, [])
         found = 0
         more: list[int] = []
@@ -93,11 +109,8 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
         if any(o in doc.text for o in olds):
             search(doc.path, doc.text, doc.line_of)
     for rel in tpl.others:
-        try:
-            raw = (Path(tpl.repo) / rel).read_bytes()
-        except OSError:
-            continue
-        if not any(n in raw for n in needles) or b"\0" in raw[:8192]:
+        raw = tpl.other_bytes(rel)
+        if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
             continue
         try:
             text = raw.decode("utf-8-sig")

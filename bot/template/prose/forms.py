@@ -34,16 +34,33 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     # the repository must be named exactly "executorch": acme/cmsis-executorch/releases/... is another project
     ("release-url", re.compile(r"(?<![\w.\-])executorch/releases/(?:download|tag)/v?" + _V, re.I), False, True,
      ("executorch/releases/",)),
-    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob)/v" + _V, re.I), False, False,
-     ("executorch/tree/", "executorch/blob/")),
+    ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob|archive/refs/tags|archive|commits|compare"
+                              r"|releases/tag)/v" + VER + r"(?:(?=\.(?:tar\.gz|tar\.bz2|tar\.xz|tgz|zip)\b)|" + GUARD + ")",
+                              re.I), False, False,
+     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/")),
+    # the package index: pypi.org/project/executorch/X/ and a wheel file name executorch-X-cp311-...whl
+    ("package-url", re.compile(r"(?<![\w.\-])(?:pypi\.org/project/executorch/" + _V + r"|executorch-"
+                               + VER.replace("?P<v>", "?P<v2>") + r"(?=-(?:cp|py)\d))", re.I), False, False,
+     ("pypi.org/project/executorch/", "executorch-")),
+    # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
+    ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
+                         r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
+     ("executorch:", "executorch :", "executorch =", "executorch*", "executorch_", "executorch`",
+      "version:", "version :", "version=", "version =", "version*", "version_", "version`", "release:",
+      "release =", "pack:", "pack =", "pack=")),
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
                        + r"`?[ \t]+tag\b", re.I), True, False, ("tag",)),
-    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)|--branch|(?<!\w)-b)[ \t]+v" + _V), True, False,
+    ("git-ref", re.compile(r"(?:\bgit[ \t]+(?:checkout|switch)[ \t]+|--branch(?:=|[ \t]+)|(?<![\w-])-b[ \t]+)v" + _V),
+     True, False,
      ("checkout", "switch", "--branch", "-b")),
     ("ExecuTorch", re.compile(r"\bExecuTorch(?:[ \t]+|[ \t]*\r?\n[ \t]*(?:(?:#+|//|::)[ \t]*)?)"
                               r"(?:(?:version|release)[ \t]+)?v?" + _V, re.I), False, False, ("executorch",)),
+    # a Markdown table row naming ExecuTorch in a cell and the version in a later cell
+    ("table-row", re.compile(r"^[ \t]*\|?[ \t]*(?:\*\*|`)?(?:PyTorch[ \t]+)?ExecuTorch(?:[ \t]+(?:pack|version|release))?"
+                             r"(?:\*\*|`)?[ \t]*\|(?:[^|\n]*\|)*?[ \t]*`?v?" + _V + r"`?[ \t]*(?:\||$)", re.I | re.M),
+     False, False, ("|",)),
     ("release-branch", re.compile(r"(?<![\w.\-])release/(?P<v>\d+\.\d+)" + GUARD), True, False, ("release/",)),
 )
 
@@ -54,12 +71,15 @@ FORM_WHY = {
     "pack-file": "pack file name PyTorch.ExecuTorch.X.pack",
     "release-url": "release download URL",
     "source-url": "upstream source link",
+    "package-url": "package index link or wheel name",
+    "label": "a label ExecuTorch: X",
     "@version": "pack version @X / @^X",
     "local-build": "local pack build version X-local",
     "tag": "release tag vX",
     "git-ref": "git ref vX",
     "ExecuTorch": '"ExecuTorch X" in text',
     "release-branch": "release branch release/MAJOR.MINOR",
+    "table-row": "a table row | ExecuTorch | X |",
 }
 
 

@@ -20,6 +20,64 @@ from bot.template.prose.sentences import EXECUTORCH, MEASURE, Context, change_ve
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
+#: A provenance statement ending right before a version: "Since ExecuTorch X", "Starting with X", "As of vX",
+#: "Deprecated in / Removed in / New in / Introduced in / Added in ExecuTorch X": when something happened.
+PROVENANCE = re.compile(
+    r"\b(?:since|starting\s+(?:with|from|in)|as\s+of|deprecated\s+(?:in|since)|removed\s+in"
+    r"|(?:new|introduced|added|changed|dropped)\s+in)\s+(?:the\s+)?(?:(?:PyTorch\s+)?ExecuTorch\s+)?"
+    r"(?:version\s+|release\s+)?v?\Z", re.I)
+
+
+#: The last word of a provenance statement before the version (after ExecuTorch/version/release/the/v).
+_PROVENANCE_LAST = frozenset({"since", "with", "from", "in", "of"})
+_PROVENANCE_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v"})
+
+
+def _provenance(text: str, pos: int) -> bool:
+    """True when the words before ``pos`` state since when something holds (:data:`PROVENANCE`).
+
+    A word check first (the regex is tried only when the last word can end a provenance phrase):
+    the engine asks this for every mention of the current version.
+    """
+    words = text[max(0, pos - 48):pos].rsplit(None, 5)
+    while words and words[-1].lower() in _PROVENANCE_SKIP:
+        words.pop()
+    if not words or words[-1].lower() not in _PROVENANCE_LAST:
+        return False
+    return PROVENANCE.search(text, max(0, pos - 80), pos) is not None
+
+
+#: A restated derived pin: ``torch 2.13.0``, ``torch==2.13.0``, ``torchao 0.18.0``, ``Vela 5.1.0`` (full X.Y.Z only:
+#: ``Vela 5.1`` names a tool release, not a pin).
+_RESTATED = re.compile(r"(?<![\w.\-/:])(?P<n>torch|PyTorch|torchao|ethos[-_.]u[-_.]vela|vela|tosa[-_.]tools)"
+                       r"(?:[ \t]*==[ \t]*|[ \t]+v?)(?P<v>\d+\.\d+\.\d+)" + GUARD, re.I)
+_RESTATED_NAMES = {"pytorch": "torch", "vela": "ethos-u-vela"}
+
+
+def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump: Bump) -> list[str]:
+    """The derived pins a sentence restates that its edits leave behind (``["torchao 0.17.0"]``).
+
+    A restated pin is stuck when no edit of the sentence covers its version and the
+    version is not the value the bump writes for that package (or the bump writes none).
+    """
+    out: list[str] = []
+    for a, b in segments:
+        low = text[a:b].lower()
+        if "torch " not in low and "torch=" not in low and "torchao" not in low and "vela" not in low \
+                and "tosa" not in low:
+            continue  # names no derived pin (PyTorch::ExecuTorch is not one)
+        for m in _RESTATED.finditer(text, a, b):
+            s, e = m.span("v")
+            if any(ed.start < e and s < ed.end for ed in mine):
+                continue
+            name = _RESTATED_NAMES.get(m.group("n").lower(), norm(m.group("n")))
+            change = bump.change_for(name)
+            if change is not None and change.new == m.group("v"):
+                continue
+            out.append(f"{name} {m.group('v')}")
+    return out
+
+
 class ProseManager(Manager):
     """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
 
@@ -73,7 +131,8 @@ class ProseManager(Manager):
             return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
                                            for m in mentions))
         markdown = file_kind(doc.path) == "markdown"
-        sections = history_sections(text) if markdown else []
+        rst = doc.path.lower().endswith((".rst", ".txt"))
+        sections = history_sections(text, rst) if markdown else []
         others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
         for m in mentions:
             line_text = ctx.line_text(m.start)
@@ -92,12 +151,17 @@ class ProseManager(Manager):
                     else:
                         edits.append(self._edit(doc, m, new_mm, bump))
                 continue
+            if m.version not in olds and m.form == "@version" and not m.exact:
+                continue  # a bare @~X / @^X range of another version: another pack's range, not ExecuTorch's
             if m.version not in olds:
                 flags.append((m.start, self._history(doc, m, bump, line_text)))
                 others.append((m.start, m.version))
                 continue
             if MEASURE.search(line_text):
                 flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
+                continue
+            if _provenance(text, m.start):
+                flags.append((m.start, self._history(doc, m, bump, line_text, provenance=True)))
                 continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
                 else bump.new_executorch
@@ -107,7 +171,7 @@ class ProseManager(Manager):
         edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
                      if section_at(sections, e.start) is None)
         edits.sort(key=lambda e: e.start)
-        breaks = markdown_structure(text)[1] if markdown else None
+        breaks = markdown_structure(text, rst)[1] if markdown else None
         return self._leave_mixed_sentences(doc, bump, regions, ctx, breaks, mentions, edits, flags, others)
 
     # -- helpers -----------------------------------------------------------
@@ -152,6 +216,14 @@ class ProseManager(Manager):
                 continue
             why = mixed_reason(doc, mine, segments, olds, named, mention_spans)
             if why is None:
+                stuck = _stuck_restatements(doc.text, segments, mine, bump)
+                if stuck:
+                    left.append(((lo, hi), Flag(
+                        "restatement-partial", f"left as written: this sentence restates several pins and "
+                        f"{', '.join(stuck)} cannot move with the others (no new value for it in this bump), so "
+                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence}",
+                        path=doc.path, line=mine[0].line, blocking=False)))
+                    continue
                 keep.extend(mine)
                 continue
             left.append(((lo, hi), Flag(
@@ -160,13 +232,30 @@ class ProseManager(Manager):
                 f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
         out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
         out_flags.extend(f for _, f in left)
+        # A line is never both edited and listed as history: its edits are dropped and the line is
+        # one mixed-mention item for a person (which part is history is theirs to say).
+        history_lines = {f.line for f in out_flags if f.code == "history-mention"}
+        both = sorted({e.line for e in keep} & history_lines)
+        if both:
+            keep = [e for e in keep if e.line not in both]
+            lines = doc.text.splitlines()
+            out_flags = [f for f in out_flags if not (f.code == "history-mention" and f.line in both)]
+            out_flags.extend(Flag(
+                "mixed-mention", f"left as written: this line names the current ExecuTorch {bump.old_executorch} "
+                f"and history (another ExecuTorch version, or a history statement); a line is never both edited "
+                f"and history: edit it by hand if part of it should move: {clip_line(lines[n - 1])}",
+                path=doc.path, line=n, blocking=False) for n in both)
         out_flags.sort(key=lambda f: f.line or 0)
         return ManagerResult(tuple(keep), tuple(out_flags))
 
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
-                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None) -> Flag:
+                 measurement: bool = False, history_file: bool = False, section: Optional[str] = None,
+                 provenance: bool = False) -> Flag:
         snippet = clip_line(line_text)
-        if history_file:
+        if provenance:
+            why = (f"says since when something holds (\"Since / Starting with / As of / Deprecated in / Removed in "
+                   f"/ New in ExecuTorch {m.version}\"); a provenance statement is history, left as written")
+        elif history_file:
             why = (f"names ExecuTorch {m.version} in a history file (CHANGELOG*, CHANGES*, HISTORY*, NEWS*, "
                    "RELEASE*NOTES*); history files are never edited, left as written")
         elif section is not None:
@@ -184,8 +273,11 @@ class ProseManager(Manager):
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
                       taken: set[int]) -> list[Edit]:
         """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
-        names = tuple((c.name, c.old) for c in bump.changes
-                      if c.old and c.old != c.new and norm(c.name) != "executorch")
+        # the old values: upstream's at the current tag and the template's own pins (Bump.restated)
+        names = tuple(dict.fromkeys(
+            [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
+            + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
+               and bump.change_for(n).new != o]))
         if not names:
             return []
         text = doc.text

@@ -25,7 +25,8 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("markdown", ("*.md", "*.markdown", "*.rst", "*.txt")),
     ("yaml", ("*.yml", "*.yaml")),
     ("python", ("*.py",)),
-    ("shell", ("*.sh", "*.bash", "Dockerfile", "*.Dockerfile", "Dockerfile.*")),
+    ("shell", ("*.sh", "*.bash", "Dockerfile", "*.Dockerfile", "Dockerfile.*", "Makefile", "GNUmakefile", "makefile",
+               "*.mk")),
     ("batch", ("*.bat", "*.cmd")),
     ("c", ("*.c", "*.cc", "*.cpp", "*.cxx", "*.h", "*.hh", "*.hpp", "*.hxx")),
 )
