@@ -1,7 +1,7 @@
 """``.github/executorch-pack-bot.yml`` that is not a plain settings file: exit 2 naming it, for every reader.
 
 The file is read by ``load_config`` (check, run, publish, command) and by the
-engine for ``exclude:`` (update, audit); both refuse the same things the
+engine for ``exclude:`` and ``ignore-mentions:`` (update, audit); both refuse the same things the
 same way, and nothing in the checkout changes.
 """
 
@@ -14,6 +14,7 @@ import pytest
 
 from bot.config import CONFIG_PATH, load_config
 from bot.engine import config_excludes
+from bot.engine.ignore import ignore_entries
 from bot.errors import UsageError
 
 
@@ -52,7 +53,7 @@ CASES = {"symlink out of the checkout": "is a symlink", "symlink to a device": "
 
 
 @pytest.mark.parametrize("kind", list(CASES))
-@pytest.mark.parametrize("reader", [load_config, config_excludes])
+@pytest.mark.parametrize("reader", [load_config, config_excludes, ignore_entries])
 def test_a_config_that_is_not_a_regular_file_is_refused(tmp_path, kind, reader):
     repo = make(tmp_path, kind)
     before = _snapshot(repo)
@@ -63,7 +64,7 @@ def test_a_config_that_is_not_a_regular_file_is_refused(tmp_path, kind, reader):
     assert _snapshot(repo) == before
 
 
-@pytest.mark.parametrize("reader", [load_config, config_excludes])
+@pytest.mark.parametrize("reader", [load_config, config_excludes, ignore_entries])
 def test_yaml_nested_too_deeply_is_invalid_yaml_not_an_internal_error(tmp_path, reader):
     repo = make(tmp_path, "none")
     (repo / CONFIG_PATH).write_text("labels: " + "[" * 50_000 + "]" * 50_000 + "\n")
