@@ -32,6 +32,7 @@ author is the GitHub Actions bot identity (GitHub docs, "GITHUB_TOKEN":
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,36 +140,54 @@ def with_commit_mode(config: Config, mode: Optional[str]) -> Config:
     return replace(config, commit=mode)
 
 
+#: Bytes a settings file may hold; a real one is a few hundred (PyYAML takes seconds per MB of flow list).
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def config_path(repo: Path) -> Optional[str]:
     """The repository-relative path of the config file (``.yml`` or ``.yaml``), or None when there is none.
 
     Raises :class:`UsageError` naming both when both spellings exist (which
-    one wins would be a guess).
+    one wins would be a guess), and naming the file when it is there but is
+    not a regular file: a symlink (which could point out of the checkout,
+    and which the engine would not follow), a folder, a FIFO or a device
+    would otherwise be taken for "no settings" or hang the read.
     """
-    found = [rel for rel in CONFIG_PATHS if (Path(repo) / rel).is_file()]
+    found = [rel for rel in CONFIG_PATHS if os.path.lexists(Path(repo) / rel)]
     if len(found) > 1:
         raise UsageError(f"both {found[0]} and {found[1]} exist; keep one of them", path=found[1])
-    return found[0] if found else None
+    if not found:
+        return None
+    path = Path(repo) / found[0]
+    if path.is_symlink() or not path.is_file():
+        kind = "a symlink" if path.is_symlink() else "a folder" if path.is_dir() else "not a regular file"
+        raise UsageError(f"is {kind}; the settings must be a regular file in the repository", path=found[0])
+    return found[0]
 
 
-def load_config(repo: Path) -> Config:
-    """Read ``REPO/.github/executorch-pack-bot.yml`` or ``.yaml`` (absent: defaults).
+def compose_config(repo: Path):
+    """``(repository-relative path, PyYAML node)`` of the config file, or None when there is none.
 
-    Raises :class:`UsageError` ("FILE:LINE: ...", exit 2) for both files
-    present, invalid YAML, an unknown key, a wrong type or a bad value.
-    ``exclude`` is only checked to be a list of non-empty strings here; the
-    engine (:func:`bot.engine.read_template`) applies the globs.
+    The one reader of the file's bytes for :func:`load_config` and the
+    engine's ``exclude:`` (:func:`bot.engine.read.config_excludes`).  Raises
+    :class:`UsageError` naming the file (and the line when known) for what
+    :func:`config_path` refuses, a file over :data:`MAX_CONFIG_BYTES`, bytes
+    that are not UTF-8, invalid YAML, or YAML nested too deeply for the
+    parser.  The node is None for an empty file.
     """
     import yaml
 
     rel = config_path(repo)
     if rel is None:
-        return Config()
+        return None
     path = Path(repo) / rel
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"cannot read: {exc.strerror}", path=rel) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise UsageError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB; a settings file is a few lines", path=rel)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -183,6 +202,26 @@ def load_config(repo: Path) -> Config:
             line = text[:exc.position].count("\n") + 1
         raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or getattr(exc, 'reason', None) or exc}",
                          path=rel, line=line) from None
+    except RecursionError:
+        raise UsageError("invalid YAML: nested too deeply", path=rel) from None
+    return rel, node
+
+
+def load_config(repo: Path) -> Config:
+    """Read ``REPO/.github/executorch-pack-bot.yml`` or ``.yaml`` (absent: defaults).
+
+    Raises :class:`UsageError` ("FILE:LINE: ...", exit 2) for both files
+    present, a file that is not a regular file or cannot be read
+    (:func:`compose_config`), invalid YAML, an unknown key, a wrong type or
+    a bad value.  ``exclude`` is only checked to be a list of non-empty
+    strings here; the engine (:func:`bot.engine.read_template`) applies the globs.
+    """
+    import yaml
+
+    found = compose_config(repo)
+    if found is None:
+        return Config()
+    rel, node = found
     if node is None:
         return Config(path=rel)
     if not isinstance(node, yaml.MappingNode):
@@ -206,6 +245,8 @@ def load_config(repo: Path) -> Config:
     values: dict = {}
     seen: set[str] = set()
     for k, v in node.value:
+        if not isinstance(k, yaml.ScalarNode):   # "? [a]" or "{a: 1}: x": a name must be plain text
+            raise err(f"a setting name must be a word (known: {', '.join(KNOWN)})", k)
         key = str(k.value)
         if key in seen:
             raise err(f"{key}: given twice", k)

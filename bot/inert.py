@@ -42,7 +42,10 @@ ELLIPSIS = "…"
 ZWSP = "&#8203;"   # zero-width space as an HTML entity: invisible, but it splits a mention or reference
 
 # C0 and C1 control characters and the Unicode line/paragraph separators: each ends or garbles a line.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069; "Trojan Source",
+# CVE-2021-42574) reorder what is shown after them up to the end of the paragraph, the bot's own words
+# included, also outside the code span that holds them: they are replaced too.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NEWLINES = re.compile(r"\r\n|[\r\n\t]")
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{7,}")
@@ -50,7 +53,8 @@ _REF = re.compile(r"(?i)(#|gh-)(?=\d)")
 
 
 def _one_line(text: object, cap: int) -> str:
-    """``text`` as one line: CR/LF/tab become a space, other control characters U+FFFD, cut at ``cap``."""
+    """``text`` as one line: CR/LF/tab become a space, other control characters and bidirectional
+    controls U+FFFD, cut at ``cap``."""
     s = "" if text is None else str(text)
     if len(s) > cap:          # cut first: the patterns below then never see more than ``cap`` characters
         s = s[:cap] + ELLIPSIS

@@ -83,6 +83,7 @@ def world(tmp_path, monkeypatch, capsys):
         path = tmp_path / f"event{next(counter)}.json"
         path.write_text(json.dumps(comment_event(TEMPLATE, number, body, login="alice")))
         (tmp_path / "out").unlink(missing_ok=True)
+        (tmp_path / "nothing").mkdir(exist_ok=True)   # a checkout without a config file
         code = main(["command", "--event-name", "issue_comment", "--event-path", str(path),
                      "--repo", str(tmp_path / "nothing")])
         return code, read_outputs(tmp_path / "out")

@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.client import make_github, token_from
 
     event = load_event(args.event_name, args.event_path)
+    if not Path(args.repo).is_dir():   # a wrong path would otherwise read as "no config file": defaults
+        from bot.errors import UsageError
+        raise UsageError(f"--repo {args.repo}: not a directory")
     config = load_config(args.repo)
     token = token_from(args.token)
     actions.add_mask(token)

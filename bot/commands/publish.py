@@ -167,12 +167,17 @@ def load_plan(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     from bot.model import Bump, Flag
     from bot.plan import PinRow, Plan
 
+    if plan_file.exists() and not plan_file.is_file():   # a FIFO would block the read for ever
+        raise UsageError("not a regular file (expected the plan `update --plan-file` wrote)", path=str(plan_file))
     try:
         data = json.loads(plan_file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot read: {exc.strerror}", path=str(plan_file)) from None
     except ValueError as exc:
         raise UsageError(f"not JSON: {exc}", path=str(plan_file), line=getattr(exc, "lineno", None)) from None
+    except RecursionError:
+        raise UsageError("not a plan written by `update --plan-file` (JSON nested too deeply)",
+                         path=str(plan_file)) from None
     if not isinstance(data, dict):
         raise UsageError("not a plan written by `update --plan-file` (expected a JSON object)", path=str(plan_file))
     try:

@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
+    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+        from bot.versions import parse_user_version
+        parse_user_version(args.to)
     token = token_from(args.token)
     actions.add_mask(token)
     if not token:

@@ -65,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.plan_file is not None:
         _check_plan_file(args.plan_file)
+    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+        from bot.versions import parse_user_version
+        parse_user_version(args.to)
     source = open_source(args.upstream)
     plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
                        allow_prerelease=args.allow_prerelease, progress=progress,

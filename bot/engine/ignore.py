@@ -20,7 +20,6 @@ import re
 from pathlib import Path
 
 from bot.engine.mentions import IgnoreEntry
-from bot.engine.read import CONFIG_PATH
 from bot.errors import UsageError
 from bot.template import scan as scanmod
 
@@ -39,16 +38,12 @@ def ignore_entries(repo: Path) -> tuple[IgnoreEntry, ...]:
     """
     import yaml
 
-    for rel in (CONFIG_PATH, CONFIG_PATH[:-4] + ".yaml"):
-        path = Path(repo) / rel
-        if path.is_file() and not path.is_symlink():
-            break
-    else:
+    from bot.config import compose_config
+
+    found = compose_config(repo)   # the one reader of the file (refuses symlinks, FIFOs, huge or deep YAML)
+    if found is None:
         return ()
-    try:
-        node = yaml.compose(path.read_bytes().decode("utf-8-sig"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return ()  # reported by the exclude: reader (bot.engine.read.config_excludes), which runs first
+    rel, node = found
     if not isinstance(node, yaml.MappingNode):
         return ()
     for key, value in node.value:

@@ -103,29 +103,19 @@ CONFIG_PATH = ".github/executorch-pack-bot.yml"
 def config_excludes(repo: Path) -> tuple[str, ...]:
     """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (or ``.yaml``; absent file or key: ``()``).
 
-    Read with PyYAML here (the other keys are :mod:`bot.config`'s to
-    validate).  Raises :class:`UsageError` naming the file and line when the
-    file is not UTF-8 YAML, or when ``exclude`` is not a list of non-empty strings.
+    Read through :func:`bot.config.compose_config` (the other keys are
+    :mod:`bot.config`'s to validate).  Raises :class:`UsageError` naming the
+    file and line when the file is not a regular file, too large, not UTF-8
+    YAML, or when ``exclude`` is not a list of non-empty strings.
     """
     import yaml
 
-    for rel in (CONFIG_PATH, CONFIG_PATH[:-4] + ".yaml"):  # bot.config accepts either spelling
-        path = Path(repo) / rel
-        if path.is_file() and not path.is_symlink():
-            break
-    else:
+    from bot.config import compose_config
+
+    found = compose_config(repo)
+    if found is None:
         return ()
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except OSError as exc:
-        raise UsageError(f"cannot read: {exc.strerror}", path=rel) from None
-    except UnicodeDecodeError:
-        raise UsageError("not UTF-8 text", path=rel) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise UsageError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=rel,
-                         line=mark.line + 1 if mark else None) from None
+    rel, node = found
     if not isinstance(node, yaml.MappingNode):
         return ()
     for key, value in node.value:

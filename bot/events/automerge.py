@@ -84,20 +84,21 @@ def approval_enables_automerge(event, ctx) -> None:
     never a direct merge.  When auto-merge is not allowed or no check is required, the bot replies why and
     does nothing.  Other reviews, reviews by bots or by people without write permission, and reviews of other
     PRs are ignored without a write request."""
-    p = event.payload
-    review, pull = p.get("review") or {}, p.get("pull_request") or {}
-    if str(review.get("state") or "").lower() != "approved" or ctx.config.automerge != "on-approval":
+    event.obj("review")                        # an object or absent, else exit 2
+    pull = event.obj("pull_request")
+    if event.text("review", "state").lower() != "approved" or ctx.config.automerge != "on-approval":
         return
-    if is_bot(review.get("user")) or is_bot(event.sender) or not pull.get("number"):
+    number = event.number("pull_request", "number")
+    if is_bot(event.obj("review", "user")) or is_bot(event.sender) or number is None:
         return
-    pr = ctx.bot_pull(int(pull["number"]), data=pull)
+    pr = ctx.bot_pull(number, data=pull)
     if pr is None or pull.get("state", "open") != "open":
         return
-    login = str((review.get("user") or {}).get("login") or "")
+    login = event.text("review", "user", "login")
     if not ctx.is_writer(login):
         ctx.say(f"approval of #{pr.number} by a user without write permission: auto-merge not enabled")
         return
-    base = str((pull.get("base") or {}).get("ref") or "")
+    base = event.text("pull_request", "base", "ref")
     why = refusal(ctx.api, base)
     if why is None:
         try:

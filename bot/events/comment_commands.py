@@ -11,6 +11,7 @@ reason in a reply), ``-1`` not allowed.
 from __future__ import annotations
 
 from bot import inert
+from bot.errors import UsageError
 from bot.events import ignored as ign
 from bot.events import verbs
 from bot.events.event import is_bot
@@ -37,30 +38,41 @@ def comment_command(event, ctx) -> None:
     bots, comments on issues and on other pull requests, and comments
     without the prefix cost no write request.
     """
-    p = event.payload
-    issue, comment = p.get("issue") or {}, p.get("comment") or {}
-    if "pull_request" not in issue or not isinstance(comment.get("id"), int):
+    event.obj("comment")                       # an object or absent, else exit 2
+    if not event.obj("issue").get("pull_request"):
         return
-    cmd = verbs.parse(comment.get("body"))
-    if cmd is None or is_bot(comment.get("user")) or is_bot(event.sender):
+    cmd = verbs.parse(event.text("comment", "body"))
+    if cmd is None or is_bot(event.obj("comment", "user")) or is_bot(event.sender):
         return
-    number = int(issue["number"])
+    number, comment_id = event.number("issue", "number"), event.number("comment", "id")
+    login = event.text("comment", "user", "login")
+    if number is None or comment_id is None or not login:
+        raise UsageError("the event payload has no issue.number, comment.id or comment.user.login",
+                         path=event.path or None)
     pr = ctx.bot_pull(number)
     if pr is None:
         ctx.say(f"#{number} is not the bot's pull request: comment ignored")
         return
-    login = str((comment.get("user") or {}).get("login") or "")
     if not ctx.is_writer(login):
-        ctx.react(comment["id"], "-1")
+        ctx.react(comment_id, "-1")
         ctx.reply(number, NOT_ALLOWED)
         ctx.say(f"{inert.line(login)} may not command the bot ({ctx.permission(login)} permission)")
         return
-    _obey(ctx, cmd, pr, comment["id"])
+    _obey(ctx, cmd, pr, comment_id)
 
 
 def _obey(ctx, cmd, pr, comment_id: int) -> None:
     number, verb = pr.number, cmd.verb
     is_open = pr.data.get("state", "open") == "open"
+    extra = cmd.args[verbs.TAKES[verb]:] if verb in verbs.TAKES else ()
+    if extra:
+        # "ignore 1.5.1 1.6.0" must not ignore 1.5.1 alone, nor "recheck --force" look obeyed as asked.
+        ctx.react(comment_id, "confused")
+        takes = "one version X.Y.Z" if verbs.TAKES[verb] else "no argument"
+        ctx.reply(number, f"`{verb}` takes {takes} (also given: {inert.code(' '.join(extra), cap=200)}); "
+                          f"nothing was done.\n\n{verbs.HELP}")
+        ctx.say(f"{verb} with extra arguments: nothing done")
+        return
     if verb == "help":
         ctx.react(comment_id, "+1")
         ctx.reply(number, verbs.HELP)

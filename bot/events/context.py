@@ -34,7 +34,8 @@ from bot.github.client import call
 from bot.report import parse_fingerprint
 
 WRITERS = ("admin", "maintain", "write")
-_TITLE_VERSION = re.compile(r"\bBump ExecuTorch to v?(\d+\.\d+\.\d+(?:-?rc\d+)?)\b")
+_TITLE_VERSION = re.compile(r"\bBump ExecuTorch to v?([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-?rc[0-9]{1,9})?)\b",
+                            re.ASCII)
 
 
 class Api:

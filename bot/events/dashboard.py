@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from bot import inert
+from bot.errors import UsageError
 from bot.events import ignored as ign
 from bot.events import state as hidden
 from bot.events.event import is_bot
@@ -201,18 +202,23 @@ def check_now(event, ctx) -> None:
     back, hidden state included); edits by bots and edits of other issues
     are ignored without a request.
     """
-    issue = event.payload.get("issue") or {}
-    labels = [str(x.get("name")) for x in issue.get("labels") or () if isinstance(x, dict)]
-    body = issue.get("body") or ""
+    issue = event.obj("issue")
+    labels = issue.get("labels") or []
+    labels = [str(x.get("name")) for x in labels if isinstance(x, dict)] if isinstance(labels, list) else []
+    body = event.text("issue", "body")
     if not ctx.config.dashboard or LABEL not in labels or MARKER not in body or "pull_request" in issue:
         return
     if is_bot(event.sender):
         return
-    login = str(event.sender.get("login") or "")
-    before = ((event.payload.get("changes") or {}).get("body") or {}).get("from")
+    login = event.text("sender", "login")
+    number = event.number("issue", "number")
+    if number is None:
+        raise UsageError("the event payload has no issue.number", path=event.path or None)
+    before = event.obj("changes", "body").get("from")
+    before = before if isinstance(before, str) else None
     if not ctx.is_writer(login):
-        if isinstance(before, str) and MARKER in before and before != body:
-            ctx.api.patch(f"issues/{issue['number']}", {"body": before}, "undo an edit of the dashboard")
+        if before is not None and MARKER in before and before != body:
+            ctx.api.patch(f"issues/{number}", {"body": before}, "undo an edit of the dashboard")
             ctx.say(f"dashboard edited by {inert.line(login)} (no write permission): edit undone")
         return
     if not _TICKED.search(body):

@@ -5,7 +5,7 @@ comment is not rendered by GitHub (GFM spec, "HTML blocks"), so the state
 travels with the body it describes and needs no other storage.  ``<`` and
 ``>`` are written as ``\\u003c``/``\\u003e`` JSON escapes, so no value can
 end the comment early (``-->``) or open another; the last block in a body
-counts.
+that starts a line counts (a look-alike quoted inside the body never does).
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import json
 import re
 from typing import Optional
 
-_BLOCK = re.compile(r"<!--\s*executorch-pack-bot:state\s+(\{.*?\})\s*-->", re.DOTALL)
+# Only a block that opens a line counts: the bot writes its own on a line of its own, while text the
+# bot quotes (a template line, an upstream pin, a pack's component name) sits inside a code span or
+# after a list marker, never at the start of a line, so a look-alike quoted there is never read.
+_BLOCK = re.compile(r"^<!--[ \t]*executorch-pack-bot:state[ \t]+(\{[^\n]*?\})[ \t]*-->", re.MULTILINE)
 
 
 def dump(state: dict) -> str:

@@ -3,7 +3,11 @@
 Only the first line of a comment is read (the rest is free text for people),
 the way Dependabot reads ``@dependabot VERB`` only at the start of a
 comment.  Leading spaces are allowed; the prefix and the verb are matched
-without regard to case; arguments are split on white space.
+without regard to case, in ASCII only (so a look-alike such as the Kelvin
+sign U+212A for ``k``, which Python's case-insensitive matching would take
+for a ``k``, is no command); the words are separated by spaces and tabs
+only, and a version is ASCII digits (a regex digit class would take Arabic-Indic or
+full-width digits, which no tag has).
 """
 
 from __future__ import annotations
@@ -14,8 +18,13 @@ from typing import Optional
 
 PREFIX = "/executorch-pack-bot"
 VERBS = ("recheck", "rebuild", "recreate", "ignore", "unignore", "help")
-VERSION = re.compile(r"^v?(\d+\.\d+\.\d+)$")
-_LINE = re.compile(r"^\s*/executorch-pack-bot(?:\s+(.*))?$", re.IGNORECASE)
+VERSION = re.compile(r"^v?([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9})$")
+"""``X.Y.Z`` or ``vX.Y.Z`` in ASCII digits, at most 9 digits a part (a longer number is no release, and
+would overflow what ``packaging`` and ``int()`` are asked to read)."""
+_LINE = re.compile(r"^[ \t]*/executorch-pack-bot(?:[ \t]+(.*))?$", re.IGNORECASE | re.ASCII)
+_BLANKS = re.compile(r"[ \t]+")
+TAKES = {"recheck": 0, "rebuild": 0, "recreate": 0, "ignore": 1, "unignore": 1}
+"""How many arguments a verb takes at most (``help`` takes any: it only answers)."""
 
 
 @dataclass(frozen=True)
@@ -30,14 +39,20 @@ def parse(body: Optional[str]) -> Optional[Command]:
     """The command on the first line of ``body``, or None when that line is not ``/executorch-pack-bot ...``.
 
     ``/executorch-pack-bot`` alone is the verb ``""`` (unknown: answered with the help).
-    A prefix run together with more letters (``/executorch-pack-botx``) is no command.
+    A prefix run together with more letters (``/executorch-pack-botx``), or
+    followed by anything but a space or a tab (a vertical tab, a no-break
+    space, a zero-width space), is no command.  A verb with a letter outside
+    ASCII is kept as written (and so unknown).
     """
     first = (body or "").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
     m = _LINE.match(first)
     if not m:
         return None
-    words = (m.group(1) or "").split()
-    return Command(words[0].lower() if words else "", tuple(words[1:]))
+    words = [w for w in _BLANKS.split(m.group(1) or "") if w]
+    if not words:
+        return Command("", ())
+    verb = words[0].lower() if words[0].isascii() else words[0]
+    return Command(verb, tuple(words[1:]))
 
 
 def version_arg(text: str) -> Optional[str]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
@@ -41,6 +42,9 @@ OFF = "off"
 VENDOR, NAME = "PyTorch", "ExecuTorch"
 #: Bytes read at most from the index or a PDSC (the public index is a few MB).
 MAX_BYTES = 64 * 1024 * 1024
+#: Seconds one body (the index or a PDSC) may take to arrive; a few MB take seconds from a working server.
+MAX_SECONDS = 120
+_clock = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -103,15 +107,32 @@ def _cache_files(cache: Path, url: str) -> tuple[Path, Path]:
 
 
 def _read_body(r, url: str) -> bytes:
-    """The body of a streamed response, at most :data:`MAX_BYTES` (PlatformError beyond)."""
+    """The body of a streamed response, at most :data:`MAX_BYTES` and :data:`MAX_SECONDS` (PlatformError beyond).
+
+    Read with urllib3's ``read1`` (each call returns what one receive
+    brought, decoded), so the wall-clock limit holds against a server that
+    trickles a byte at a time just inside the per-read timeout: a fixed-size
+    ``iter_content`` chunk would wait for the whole chunk, each byte
+    resetting the timeout.
+    """
     from bot.errors import PlatformError
 
     out = bytearray()
+    start = _clock()
+    read1 = getattr(r.raw, "read1", None)
+    chunks = (iter(lambda: read1(1 << 16, decode_content=True), b"") if read1 is not None
+              else r.iter_content(1 << 16))
+    import urllib3
+
     try:
-        for chunk in r.iter_content(1 << 16):
+        for chunk in chunks:
             out += chunk
             if len(out) > MAX_BYTES:
                 raise PlatformError(f"{url} is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+            if _clock() - start > MAX_SECONDS:
+                raise PlatformError(f"{url} took longer than {MAX_SECONDS} s to send ({len(out):,} bytes so far)")
+    except urllib3.exceptions.HTTPError as exc:   # read1 is urllib3's own: requests does not wrap its faults
+        raise PlatformError(f"{url}: the connection broke while reading ({type(exc).__name__})") from None
     finally:
         r.close()
     return bytes(out)
@@ -165,21 +186,31 @@ def _fetch(http, url: str, what: str, policy, cache: Optional[Path]) -> Optional
 def _parse(data: bytes, url: str):
     """The XML root of ``data``; PlatformError when it is not XML or declares a DOCTYPE/ENTITY.
 
-    Hardened as :func:`bot.pack.pdsc.parse_pdsc`: an index or PDSC never
-    needs a DTD, so one is refused before parsing (external entities, the
-    billion-laughs expansion); lxml runs without entities, DTD or network.
+    Hardened as :func:`bot.pack.pdsc.parse_pdsc`: the bytes are decoded
+    first (:func:`bot.pack.pdsc.decode_pdsc`: UTF-8, or UTF-16 with a BOM;
+    UTF-32, UTF-7, EBCDIC and other declared encodings are refused, so a
+    ``<!DOCTYPE`` cannot hide from the scan in an encoding lxml would read),
+    an index or PDSC never needs a DTD, so one is refused before parsing
+    (external entities, the billion-laughs expansion), and lxml reads the
+    decoded text as UTF-8 without entities, DTD or network.
     """
     from lxml import etree
 
     from bot.errors import PlatformError
+    from bot.pack.pdsc import PdscError, decode_pdsc
 
-    for marker in (b"<!DOCTYPE", b"<!ENTITY", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be")):
-        if marker in data:
-            raise PlatformError(f"{url} declares a DOCTYPE/ENTITY; DTDs and entities are refused")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False)
     try:
-        root = etree.fromstring(data, parser)
+        text = decode_pdsc(data, url)
+    except PdscError as exc:
+        raise PlatformError(f"{url} {exc.message.replace('a PDSC must', 'it must')}") from None
+    upper = text.upper()
+    if "<!DOCTYPE" in upper or "<!ENTITY" in upper:
+        raise PlatformError(f"{url} declares a DOCTYPE/ENTITY; DTDs and entities are refused")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False,
+                             encoding="utf-8")
+    try:
+        root = etree.fromstring(text.encode("utf-8"), parser)
     except etree.XMLSyntaxError as exc:
         raise PlatformError(f"{url} is not XML ({exc.msg})") from None
     if root is None:
