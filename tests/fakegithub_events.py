@@ -132,7 +132,8 @@ class FakeGitHubEvents(FakeGitHub):
         if "enablePullRequestAutoMerge" in query:
             if not self.settings.get("allow_auto_merge"):
                 return self._json({"data": None, "errors": [{"message": "Auto merge is not allowed for this repository"}]})
-            pr["auto_merge"] = {"merge_method": var["method"].lower(), "enabled_by": self._user(self.bot_login, "Bot")}
+            pr["auto_merge"] = {"merge_method": var["method"].lower(), "enabled_by": self._user(self.bot_login, "Bot"),
+                                 "commit_title": pr.get("title", ""), "commit_message": ""}
         elif "disablePullRequestAutoMerge" in query:
             pr["auto_merge"] = None
         else:

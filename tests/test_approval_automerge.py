@@ -44,7 +44,7 @@ def test_a_writers_approval_enables_auto_merge(w):
     code, out, err, outputs = approve(w)
     n = w.pr["number"]
     assert (code, outputs) == (0, NONE)
-    assert w.pr["auto_merge"] == {"merge_method": "squash", "enabled_by": {"login": w.fake.bot_login}}
+    assert (w.pr["auto_merge"]["merge_method"], w.pr["auto_merge"]["enabled_by"]["login"]) == ("squash", w.fake.bot_login)
     assert [g["variables"] for g in w.fake.graphql] == [{"id": w.pr["node_id"], "method": "SQUASH"}]
     assert "enablePullRequestAutoMerge" in w.fake.graphql[0]["query"]
     assert w.writes() == [("POST", "/graphql"), ("POST", f"/repos/{TEMPLATE}/issues/{n}/comments")]
