@@ -41,6 +41,9 @@ from bot.versions import to_semver
 CHUNK = 1 << 20
 #: Most bytes of a pack asset downloaded, whatever the release declares (a real pack is about 2 MB).
 MAX_ASSET_BYTES = 256 << 20
+#: wall-clock budget of one download attempt: 256 MiB at about 150 KiB/s; a server trickling bytes
+#: just inside the read timeout is cut off here (the attempt counts as a broken transfer)
+MAX_ASSET_SECONDS = 1800
 _HEX64 = re.compile(r"[0-9A-Fa-f]{64}")
 Progress = Callable[[int, Optional[int]], None]
 
@@ -78,6 +81,9 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             downloaded).
     """
     import requests
+    import urllib3
+
+    from bot.github.client import BodyTooSlow, body_chunks
 
     policy = policy or RetryPolicy.from_env()
     want = None
@@ -113,7 +119,7 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
                                   f"{cap} ({'the declared size' if cap == asset.size else 'the limit'}); "
                                   "nothing was kept")
             with open(part, "wb") as fh:
-                for chunk in r.iter_content(CHUNK):
+                for chunk in body_chunks(r, size=CHUNK, seconds=MAX_ASSET_SECONDS):
                     if got + len(chunk) > cap:
                         r.close()
                         raise _TooLarge(cap)
@@ -126,8 +132,9 @@ def download_asset(asset: Asset, dest: Path, *, progress: Optional[Progress] = N
             if expected and got != expected:
                 raise _Short(f"got {got} of {expected} bytes")
         except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError,
-                requests.exceptions.ContentDecodingError, requests.Timeout, _Short) as exc:
-            last = str(exc) if isinstance(exc, _Short) else type(exc).__name__
+                requests.exceptions.ContentDecodingError, requests.Timeout, _Short, BodyTooSlow,
+                urllib3.exceptions.HTTPError) as exc:
+            last = str(exc) if isinstance(exc, (_Short, BodyTooSlow)) else type(exc).__name__
             _remove(part)
             if not policy.again(attempt):   # a broken body: no library retries it (test_truncated_download_is_retried)
                 raise policy.transient(f"download {asset.name}", attempt + 1, last)

@@ -454,3 +454,27 @@ def session(token: Optional[str] = None):
         register_secret(token)
         s.headers["Authorization"] = f"Bearer {token}"
     return s
+
+
+class BodyTooSlow(Exception):
+    """A response body did not arrive within its wall-clock budget (see :func:`body_chunks`)."""
+
+
+def body_chunks(r, *, size: int, seconds: float, clock: Callable[[], float] = time.monotonic):
+    """Yield the body of the streamed ``requests`` response ``r`` in chunks, for at most ``seconds`` in all.
+
+    Read with urllib3's ``read1`` (each call returns what one receive brought,
+    decoded), so the budget holds against a server that trickles a byte at a
+    time just inside the per-read timeout: ``iter_content(size)`` would wait
+    for a whole chunk, each byte resetting the timeout.  Raises
+    :class:`BodyTooSlow` once ``seconds`` have passed; urllib3's own errors
+    (a connection broken mid-body) pass through unwrapped.
+    """
+    start = clock()
+    read1 = getattr(r.raw, "read1", None)
+    chunks = (iter(lambda: read1(size, decode_content=True), b"") if read1 is not None
+              else r.iter_content(size))
+    for chunk in chunks:
+        yield chunk
+        if clock() - start > seconds:
+            raise BodyTooSlow(f"took longer than {seconds:g} s")

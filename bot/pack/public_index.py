@@ -109,28 +109,22 @@ def _cache_files(cache: Path, url: str) -> tuple[Path, Path]:
 def _read_body(r, url: str) -> bytes:
     """The body of a streamed response, at most :data:`MAX_BYTES` and :data:`MAX_SECONDS` (PlatformError beyond).
 
-    Read with urllib3's ``read1`` (each call returns what one receive
-    brought, decoded), so the wall-clock limit holds against a server that
-    trickles a byte at a time just inside the per-read timeout: a fixed-size
-    ``iter_content`` chunk would wait for the whole chunk, each byte
-    resetting the timeout.
+    Read through :func:`bot.github.client.body_chunks`, so the wall-clock
+    limit holds against a server that trickles a byte at a time.
     """
     from bot.errors import PlatformError
+    from bot.github.client import BodyTooSlow, body_chunks
 
     out = bytearray()
-    start = _clock()
-    read1 = getattr(r.raw, "read1", None)
-    chunks = (iter(lambda: read1(1 << 16, decode_content=True), b"") if read1 is not None
-              else r.iter_content(1 << 16))
     import urllib3
 
     try:
-        for chunk in chunks:
+        for chunk in body_chunks(r, size=1 << 16, seconds=MAX_SECONDS, clock=_clock):
             out += chunk
             if len(out) > MAX_BYTES:
                 raise PlatformError(f"{url} is larger than {MAX_BYTES // (1024 * 1024)} MiB")
-            if _clock() - start > MAX_SECONDS:
-                raise PlatformError(f"{url} took longer than {MAX_SECONDS} s to send ({len(out):,} bytes so far)")
+    except BodyTooSlow:
+        raise PlatformError(f"{url} took longer than {MAX_SECONDS} s to send ({len(out):,} bytes so far)") from None
     except urllib3.exceptions.HTTPError as exc:   # read1 is urllib3's own: requests does not wrap its faults
         raise PlatformError(f"{url}: the connection broke while reading ({type(exc).__name__})") from None
     finally:
