@@ -307,6 +307,20 @@ def _used_up_errors() -> tuple:
     return (requests.ConnectionError, requests.Timeout, requests.exceptions.RetryError)
 
 
+def _retry_or_raise(exc: Exception, policy: RetryPolicy, what: str, attempt: int) -> None:
+    """For a ``requests`` failure of attempt ``attempt``: return when it may be repeated (a body broken
+    while being read, attempts left: no library retries that); otherwise raise a transient error (exit 3)
+    for a broken body or a used-up library retry, or a :class:`PlatformError` for anything else."""
+    last = type(exc).__name__
+    if isinstance(exc, _broken_body_errors()):
+        if policy.again(attempt):
+            return
+        raise policy.transient(what, attempt + 1, last) from None
+    if isinstance(exc, _used_up_errors()):
+        raise policy.transient(what, _tries(policy), last) from None
+    raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
+
+
 def _tries(policy: RetryPolicy) -> int:
     """Attempts made by the operation so far: one more than the waits between them."""
     return len(policy.waits) + 1
@@ -344,14 +358,8 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
                 err.reason = mask(last)   # GitHub's answer alone, for a decoration's warning
                 raise err from None
             except requests.RequestException as exc:
-                last = type(exc).__name__
-                if isinstance(exc, _broken_body_errors()):
-                    if policy.again(attempt):
-                        continue
-                    raise policy.transient(what, attempt + 1, last) from None
-                if isinstance(exc, _used_up_errors()):
-                    raise policy.transient(what, _tries(policy), last) from None
-                raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
+                _retry_or_raise(exc, policy, what, attempt)
+                continue
         raise policy.transient(what, 0, "no attempt was allowed")
     finally:
         _CURRENT.reset(token)
@@ -411,14 +419,8 @@ def http_get(session, url: str, *, what: str, policy: Optional[RetryPolicy] = No
                     raise policy.transient(what, _tries(policy), last) from None
                 raise PlatformError(mask(f"cannot {what}: {last}")) from None
             except requests.RequestException as exc:
-                last = type(exc).__name__
-                if isinstance(exc, _broken_body_errors()):
-                    if policy.again(attempt):
-                        continue
-                    raise policy.transient(what, attempt + 1, last) from None
-                if isinstance(exc, _used_up_errors()):
-                    raise policy.transient(what, _tries(policy), last) from None
-                raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
+                _retry_or_raise(exc, policy, what, attempt)
+                continue
             if r.status_code in ok:
                 return r
             msg = ""
