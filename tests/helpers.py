@@ -92,3 +92,18 @@ def assert_manager_error(info, path: str, line, message: str) -> None:
     its file, line, exit code 2 and message."""
     err = info.value
     assert (err.path, err.line, err.exit_code, err.message) == (path, line, 2, message)
+
+
+def plan_json(capsys, template, upstream) -> dict:
+    """``update --dry-run --json --allow-flagged`` in-process; assert exit 0 and return the plan as data."""
+    import json
+    code, out, err = update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    """Write ``text`` to ``root/rel``, creating its folders."""
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)

@@ -6,19 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
-from helpers import run_cli
+from helpers import write, run_cli
 
 
 def _audit(capsys, template, *extra):
     return run_cli(capsys, "audit", "--repo", template, *extra)
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
 
 
 def test_audit_fails_on_a_range_pin_even_when_the_exact_pins_agree(template, capsys):

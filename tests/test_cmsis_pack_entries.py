@@ -8,18 +8,12 @@ import json
 
 import pytest
 
-from helpers import assert_refused, run_cli, snapshot
+from helpers import plan_json as _plan_json, assert_refused, run_cli, snapshot
 from helpers import update as _update
 
 
 def _audit(capsys, template, *extra):
     return run_cli(capsys, "audit", "--repo", template, *extra)
-
-
-def _plan_json(capsys, template, upstream):
-    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def test_large_csolution_is_still_bumped(template, upstream_repo, capsys):

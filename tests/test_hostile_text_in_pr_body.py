@@ -10,7 +10,6 @@ code span, and the reviewer items and the fingerprint must still be there.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from bot.report import parse_fingerprint
 from helpers import run_cli

@@ -5,9 +5,8 @@ path and line, in every text file of the scan, in a report of bounded size.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from helpers import update as _update
+from helpers import plan_json as _plan_json, write, update as _update
 
 
 def _flags(out: str, code: str) -> list[dict]:
@@ -23,18 +22,6 @@ VERSION_H = '''#pragma once
 #define ETHOS_VERSION "1.4.0"
 #define ET_VERSION_MAJOR 1
 '''
-
-
-def _plan_json(capsys, template, upstream):
-    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
 
 
 def test_leftovers_of_the_old_version_are_flagged_with_path_and_line(template, upstream_repo, capsys):

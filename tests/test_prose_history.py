@@ -4,26 +4,12 @@ claims are left as written with one flag (bump 1.4.0 -> 1.5.1).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
-from helpers import update as _update
+from helpers import plan_json as _plan_json, write
 
 CHANGELOG_LINE = "- Moved to ExecuTorch 1.4.0 (from ExecuTorch 1.3.0); `PyTorch::ExecuTorch@1.4.0` replaces `@1.3.0`."
-
-
-def _plan_json(capsys, template, upstream):
-    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
 
 
 FROM_TO_LINE = "ExecuTorch 1.4.0 takes over from 1.3.2 here."

@@ -4,24 +4,10 @@ flagged on a bump with the command that regenerates it.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
-from helpers import update as _update
-
-
-def _plan_json(capsys, template, upstream):
-    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
+from helpers import plan_json as _plan_json, write
 
 
 @pytest.mark.parametrize("name, command", [("uv.lock", "uv lock"), ("poetry.lock", "poetry lock"),

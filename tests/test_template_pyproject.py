@@ -5,9 +5,8 @@ outside the rewritten tables (Poetry, uv, build-system) read and flagged, TOML e
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from helpers import run_cli, snapshot
+from helpers import write, run_cli, snapshot
 from helpers import update as _update
 
 PYPROJECT = '''\
@@ -61,12 +60,6 @@ def _clean(out: str, err: str) -> None:
 
 
 POETRY_EXECUTORCH_ONLY = "[tool.poetry.dependencies]\npython = \"^3.10\"\nexecutorch = '1.4.0'\n"
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
 
 
 def test_template_pyproject_dependencies_are_bumped_byte_for_byte(template, upstream_repo, capsys):

@@ -4,27 +4,13 @@ per blocking code, progress, JSON on error.
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from bot.sample import UPSTREAM_DIR
-from helpers import run_cli
+from helpers import plan_json as _plan_json, write, run_cli
 from helpers import update as _update
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-
-
-def _plan_json(capsys, template, upstream):
-    code, out, err = _update(capsys, template, upstream, "--dry-run", "--json", "--allow-flagged")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def _audit(capsys, template, *extra):

@@ -14,7 +14,7 @@ import pytest
 from bot.upstream.pinfiles import parse_python, parse_requirement_file
 from bot.upstream.pins import plan_changes, resolve_pinset
 from bot.upstream.source import DirectorySource
-from helpers import snapshot
+from helpers import write, snapshot
 from helpers import update as _update
 
 TOSA = "backends/arm/requirements-arm-tosa.txt"
@@ -25,12 +25,6 @@ ETHOS = "backends/arm/requirements-arm-ethos-u.txt"
 
 def write_tag(root: Path, tag: str, path: str, text: str) -> None:
     p = root / tag / path
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    p = root / rel
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text)
 
