@@ -107,3 +107,14 @@ def write(root: Path, rel: str, text: str) -> None:
     p = root / rel
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text)
+
+
+def round_trip(manager, path: str, raw: bytes, bump: Bump):
+    """``manager.update`` on ``raw`` as the file ``path``, the edits applied and re-checked with
+    ``manager.check``; returns ``(ManagerResult, new bytes)``."""
+    from bot.textfile import TextDocument
+    doc = TextDocument.from_bytes(path, raw)
+    result = manager.update(doc, bump)
+    new = doc.apply(result.edits)
+    manager.check(doc, TextDocument.from_bytes(path, new), list(result.edits))
+    return result, new

@@ -9,18 +9,14 @@ from bot.model import Bump, Edit, Flag, PinChange
 from bot.template.interface import ManagerError
 from bot.template.requirements import RequirementsManager, new_version_text
 from bot.textfile import TextDocument
-from helpers import SAMPLE_BUMP, assert_flags, assert_manager_error
+from helpers import SAMPLE_BUMP, round_trip, assert_flags, assert_manager_error
 
 M = RequirementsManager()
 PATH = "env/requirements.txt"
 
 
 def run(raw: bytes, bump: Bump = SAMPLE_BUMP):
-    doc = TextDocument.from_bytes(PATH, raw)
-    result = M.update(doc, bump)
-    new = doc.apply(result.edits)
-    M.check(doc, TextDocument.from_bytes(PATH, new), list(result.edits))
-    return result, new
+    return round_trip(M, PATH, raw, bump)
 
 
 def test_an_edit_is_the_version_span_with_kind_line_and_reason():

@@ -8,19 +8,14 @@ import pytest
 
 from bot.model import Bump, Flag, PinChange
 from bot.template.requirements import RequirementsManager, _option_package
-from bot.textfile import TextDocument
-from helpers import SAMPLE_BUMP, assert_flags
+from helpers import SAMPLE_BUMP, round_trip, assert_flags
 
 M = RequirementsManager()
 PATH = "requirements-dev.txt"
 
 
 def run(raw: bytes, bump: Bump = SAMPLE_BUMP):
-    doc = TextDocument.from_bytes(PATH, raw)
-    result = M.update(doc, bump)
-    new = doc.apply(result.edits)
-    M.check(doc, TextDocument.from_bytes(PATH, new), list(result.edits))
-    return result, new
+    return round_trip(M, PATH, raw, bump)
 
 
 @pytest.mark.parametrize("option, package", [
