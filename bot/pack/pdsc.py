@@ -241,19 +241,31 @@ def _children(el, tag: str):
     return [c for c in el if _local(c) == tag]
 
 
-def _component(el, inherited: dict, path: str) -> Component:
-    def attr(n: str):
-        v = el.get(n)
-        return v if v is not None else inherited.get(n)
+#: The component children whose text holds ``#define`` lines, in the order their defines are listed.
+_DEFINE_BLOCKS = ("RTE_Components_h", "Pre_Include_Global_h", "Pre_Include_Local_Component_h")
 
+
+def _component(el, inherited: dict, path: str) -> Component:
+    """One ``<component>`` element as a :class:`Component`: its first ``<files>`` and first block of each
+    :data:`_DEFINE_BLOCKS` tag count (children are visited once)."""
+    get = el.get
+    fparent = None
+    blocks: dict = {}
+    for c in el:
+        tag = _local(c)
+        if tag == "files":
+            if fparent is None:
+                fparent = c
+        elif tag in _DEFINE_BLOCKS and tag not in blocks:
+            blocks[tag] = c
     files = []
-    fparent = _child(el, "files")
     if fparent is not None:
-        for f in _children(fparent, "file"):
-            files.append(PdscFile(f.get("category") or "", f.get("name") or "", f.sourceline, f.get("condition")))
+        for f in fparent.iterchildren("{*}file"):
+            fget = f.get
+            files.append(PdscFile(fget("category") or "", fget("name") or "", f.sourceline, fget("condition")))
     defines = []
-    for tag in ("RTE_Components_h", "Pre_Include_Global_h", "Pre_Include_Local_Component_h"):
-        block = _child(el, tag)
+    for tag in _DEFINE_BLOCKS:
+        block = blocks.get(tag)
         if block is not None and block.text:
             if len(block.text) > MAX_DEFINES_TEXT:
                 raise PdscError(f"<{tag}> holds {len(block.text)} characters, more than {MAX_DEFINES_TEXT}",
@@ -263,7 +275,12 @@ def _component(el, inherited: dict, path: str) -> Component:
                 if m:
                     value = (m.group(2) or "").strip()
                     defines.append(m.group(1) + (f"={value}" if value else ""))
-    return Component(cclass=attr("Cclass") or "", cgroup=el.get("Cgroup") or "", csub=el.get("Csub"),
+
+    def attr(n: str):
+        v = get(n)
+        return v if v is not None else inherited.get(n)
+
+    return Component(cclass=attr("Cclass") or "", cgroup=get("Cgroup") or "", csub=get("Csub"),
                      cversion=attr("Cversion"), line=el.sourceline, cbundle=attr("Cbundle"),
-                     cvariant=el.get("Cvariant"), condition=el.get("condition"), files=tuple(files),
+                     cvariant=get("Cvariant"), condition=get("condition"), files=tuple(files),
                      defines=tuple(defines))
