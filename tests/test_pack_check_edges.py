@@ -172,8 +172,9 @@ def test_identity_names_both_wrong_fields():
 def test_references_count_every_file_and_hint_letter_case():
     from bot.pack.pdsc import PdscFile
     comp = _comp("Runtime", cgroup="ExecuTorch")
-    comp = comp._replace(files=(PdscFile("sourceCpp", "src/A.cpp", 31), PdscFile("include", "include/", 32),
-                                PdscFile("sourceCpp", "src/b.cpp", 33)))
+    comp = Component(**{**comp.__dict__, "files": (PdscFile("sourceCpp", "src/A.cpp", 31),
+                                                   PdscFile("include", "include/", 32),
+                                                   PdscFile("sourceCpp", "src/b.cpp", 33))})
     idx = index_of("src/a.cpp", "include/x.h")
     r = checks.references(pdsc(components=[comp]), idx)
     missing = ["PyTorch.ExecuTorch.pdsc:31: 'src/A.cpp' of Machine Learning:ExecuTorch:Runtime "

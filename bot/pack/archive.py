@@ -28,7 +28,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections import namedtuple
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -44,9 +44,9 @@ _SEGMENT = r"[^/\\\x00-\x1f\x7f]*[^/\\\x00-\x1f\x7f .]"
 _CANONICAL = re.compile(rf"(?![A-Za-z]:){_SEGMENT}(?:/{_SEGMENT})*/?")
 
 
-class Limits(namedtuple("Limits", "max_entries max_total_size max_ratio ratio_floor",
-                        defaults=(50_000, 4 << 30, 100, 1 << 20))):
-    """Bounds that make a pack a zip bomb (an immutable named tuple: ``Limits(max_total_size=1 << 30)``).
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that make a pack a zip bomb.
 
     Attributes:
         max_entries: most entries in the central directory (a real v1.4.1 pack
@@ -58,7 +58,10 @@ class Limits(namedtuple("Limits", "max_entries max_total_size max_ratio ratio_fl
             (small text files legitimately compress very well).
     """
 
-    __slots__ = ()
+    max_entries: int = 50_000
+    max_total_size: int = 4 << 30
+    max_ratio: int = 100
+    ratio_floor: int = 1 << 20
 
 
 class UnsafeArchive(PackError):
@@ -90,6 +93,7 @@ def _reading(name: str):
         raise UnreadableMember(f"entry {name!r} cannot be read: {exc}") from exc
 
 
+@dataclass
 class EntryIndex:
     """Constant-time lookups over the entry names of a pack.
 
@@ -100,12 +104,9 @@ class EntryIndex:
             (``"include/flatbuffers/"``), whether or not it has its own entry.
     """
 
-    __slots__ = ("files", "dirs", "_folded")
-
-    def __init__(self, files: dict | None = None, dirs: set | None = None) -> None:
-        self.files = {} if files is None else files
-        self.dirs = set() if dirs is None else dirs
-        self._folded: dict | None = None
+    files: dict = field(default_factory=dict)
+    dirs: set = field(default_factory=set)
+    _folded: dict | None = None
 
     def add(self, info: zipfile.ZipInfo) -> None:
         """Index ``info`` (its first occurrence wins) and every directory prefix of its name.
@@ -154,6 +155,7 @@ class EntryIndex:
         return [n for n in self.files if n.startswith(prefix) and not n.endswith("/")]
 
 
+@dataclass
 class ArchiveScan:
     """What :func:`scan_archive` found.
 
@@ -166,16 +168,13 @@ class ArchiveScan:
         inflated: bytes actually produced while verifying CRCs.
     """
 
-    __slots__ = ("problems", "warnings", "index", "entries", "total_size", "compressed_size", "inflated")
-
-    def __init__(self) -> None:
-        self.problems: list = []
-        self.warnings: list = []
-        self.index = EntryIndex()
-        self.entries = 0
-        self.total_size = 0
-        self.compressed_size = 0
-        self.inflated = 0
+    problems: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    index: EntryIndex = field(default_factory=EntryIndex)
+    entries: int = 0
+    total_size: int = 0
+    compressed_size: int = 0
+    inflated: int = 0
 
     @property
     def ok(self) -> bool:

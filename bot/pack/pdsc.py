@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections import namedtuple
+from dataclasses import dataclass
 
 from bot.errors import PackError
 
@@ -41,29 +41,34 @@ class PdscError(PackError):
     """The PDSC cannot be parsed or is unsafe; carries the PDSC path and line."""
 
 
-# The values below are named tuples (immutable, compared and hashed by value, fields by name):
-# creating one class costs a fifth of a frozen dataclass, paid at every import of this module.
+@dataclass(frozen=True)
+class PdscFile:
+    """One ``<file>`` of a component: ``category`` (``sourceCpp``, ``include``, ``header`` ...), ``name``, source line."""
+
+    category: str
+    name: str
+    line: int
+    condition: str | None = None
 
 
-class PdscFile(namedtuple("PdscFile", "category name line condition", defaults=(None,))):
-    """One ``<file>`` of a component: ``category`` (``sourceCpp``, ``include``, ``header`` ...), ``name``,
-    source ``line``, ``condition`` (or None)."""
-
-    __slots__ = ()
-
-
-class Component(namedtuple("Component", "cclass cgroup csub cversion line cbundle cvariant condition files defines",
-                           defaults=(None, None, None, (), ()))):
+@dataclass(frozen=True)
+class Component:
     """One ``<component>`` (bundle attributes already inherited).
 
-    Fields: ``cclass``, ``cgroup``, ``csub`` (or None), ``cversion`` (or None),
-    ``line``, ``cbundle``, ``cvariant``, ``condition`` (each or None),
-    ``files`` (a tuple of :class:`PdscFile`) and ``defines``: ``NAME`` or
-    ``NAME=VALUE`` strings from the component's ``<RTE_Components_h>`` and
-    ``<Pre_Include_*_h>`` texts.
+    ``defines`` are ``NAME`` or ``NAME=VALUE`` strings from the component's
+    ``<RTE_Components_h>`` and ``<Pre_Include_*_h>`` texts.
     """
 
-    __slots__ = ()
+    cclass: str
+    cgroup: str
+    csub: str | None
+    cversion: str | None
+    line: int
+    cbundle: str | None = None
+    cvariant: str | None = None
+    condition: str | None = None
+    files: tuple = ()
+    defines: tuple = ()
 
     @property
     def key(self) -> tuple:
@@ -81,30 +86,34 @@ class Component(namedtuple("Component", "cclass cgroup csub cversion line cbundl
         return s
 
 
-class Release(namedtuple("Release", "version date line")):
-    """``<release version date>`` with its source ``line`` (``date`` may be None)."""
+@dataclass(frozen=True)
+class Release:
+    """``<release version date>`` with its source line."""
 
-    __slots__ = ()
+    version: str
+    date: str | None
+    line: int
 
 
-class Pdsc(namedtuple("Pdsc", "path vendor name url releases components license overview url_line",
-                      defaults=(None, None, None))):
-    """The parts of a PDSC the checks use.
+@dataclass(frozen=True)
+class Pdsc:
+    """The parts of a PDSC the checks use.  ``path`` is the entry name inside the pack."""
 
-    Fields: ``path`` (the entry name inside the pack), ``vendor``, ``name``,
-    ``url`` (each text or None), ``releases`` (a tuple of :class:`Release`, in
-    document order), ``components`` (a tuple of :class:`Component`),
-    ``license``, ``overview`` (text or None), ``url_line`` (or None).
-    """
-
-    __slots__ = ()
+    path: str
+    vendor: str | None
+    name: str | None
+    url: str | None
+    releases: tuple
+    components: tuple
+    license: str | None = None
+    overview: str | None = None
+    url_line: int | None = None
 
     def operators(self) -> list[Component]:
         """Components of ``Cgroup="ExecuTorch Operators"`` (ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1)."""
         return [c for c in self.components if c.cgroup == "ExecuTorch Operators"]
 
     def component(self, cclass: str, cgroup: str, csub: str | None) -> Component | None:
-        """The first component with these Cclass, Cgroup and Csub, or None."""
         for c in self.components:
             if (c.cclass, c.cgroup, c.csub) == (cclass, cgroup, csub):
                 return c

@@ -10,6 +10,7 @@ the same data for ``--json`` and the job summary.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from bot import inert
 from bot.model import CheckResult
@@ -41,6 +42,7 @@ def _md(text: str) -> str:
     return inert.markdown(one_line(text), cap=DETAIL_CAP)
 
 
+@dataclass
 class PackReport:
     """Every check run on one pack.
 
@@ -60,23 +62,16 @@ class PackReport:
         baseline_source: where the baseline came from (the template's ``path:``, a release asset), or None.
     """
 
-    def __init__(self, pack: str, version: str, checks: list | None = None, operators_added: list | None = None,
-                 operators_removed: list | None = None, baseline: str | None = None,
-                 operators_changed: list | None = None, template_missing: list | None = None,
-                 baseline_note: str | None = None, baseline_source: str | None = None) -> None:
-        self.pack = pack
-        self.version = version
-        self.checks: list = [] if checks is None else checks
-        self.operators_added: list = [] if operators_added is None else operators_added
-        self.operators_removed: list = [] if operators_removed is None else operators_removed
-        self.baseline = baseline
-        self.operators_changed: list = [] if operators_changed is None else operators_changed
-        self.template_missing: list = [] if template_missing is None else template_missing
-        self.baseline_note = baseline_note
-        self.baseline_source = baseline_source
-
-    def __repr__(self) -> str:
-        return f"PackReport(pack={self.pack!r}, version={self.version!r}, checks={self.checks!r})"
+    pack: str
+    version: str
+    checks: list = field(default_factory=list)
+    operators_added: list = field(default_factory=list)
+    operators_removed: list = field(default_factory=list)
+    baseline: str | None = None
+    operators_changed: list = field(default_factory=list)
+    template_missing: list = field(default_factory=list)
+    baseline_note: str | None = None
+    baseline_source: str | None = None
 
     @property
     def failed(self) -> bool:
