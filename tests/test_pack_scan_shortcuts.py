@@ -144,3 +144,13 @@ def test_the_total_limit_counts_members_checked_from_the_window(tmp_path):
         assert scan_archive(zf, Limits(max_total_size=total)).inflated == total
         with pytest.raises(archive.UnsafeArchive):
             scan_archive(zf, Limits(max_total_size=total - 1))
+
+
+def test_a_member_declaring_more_than_a_chunk_is_streamed_not_inflated_whole(tmp_path):
+    import os
+    big = os.urandom(600_000) + bytes(600_000)   # 1.2 MB from about 0.6 MB: not a bomb by ratio
+    path = _zip(tmp_path / "p.zip", [("small.h", b"#pragma once\n"), ("big.bin", big)])
+    with zipfile.ZipFile(path) as zf, open(path, "rb") as fp:
+        assert archive._quick_sizes(fp, zf.infolist()) == [13, None]
+        scan = scan_archive(zf)
+    assert (scan.problems, scan.inflated) == ([], 13 + len(big))

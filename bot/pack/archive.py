@@ -400,8 +400,9 @@ def _quick_sizes(fp, infos: list) -> list:
 
     A fast path for the CRC pass over many small members: the archive is read
     in order of ``header_offset``, :data:`BLOCK` bytes at a time, and each file
-    member of at most :data:`CHUNK` compressed bytes is checked from that
-    window: its local header (APPNOTE.TXT 4.3.7) must carry the same name,
+    member of at most :data:`CHUNK` bytes, compressed and declared, is checked
+    from that window (a larger one is streamed, so memory stays flat): its
+    local header (APPNOTE.TXT 4.3.7) must carry the same name,
     flags, method, CRC-32 and sizes as the central directory (no data
     descriptor, no encryption); its data is inflated with zlib in one call
     capped at its declared size, and must give exactly that many bytes with the
@@ -418,7 +419,7 @@ def _quick_sizes(fp, infos: list) -> list:
     for k in order:
         info = infos[k]
         csize = info.compress_size
-        if csize > CHUNK or info.flag_bits & 0x9 or info.compress_type not in _METHODS or info.filename[-1:] == "/":
+        if csize > CHUNK or info.file_size > CHUNK or info.flag_bits & 0x9 or info.compress_type not in _METHODS or info.filename[-1:] == "/":
             continue
         orig = info.orig_filename
         ascii_name = orig.encode("ascii") if orig.isascii() else None
