@@ -106,3 +106,10 @@ def test_a_wrong_root_is_reported_before_a_component_that_cannot_be_read():
     with pytest.raises(PdscError) as exc:
         parse_pdsc(doc, "P.pdsc")
     assert (exc.value.line, exc.value.message) == (1, "root element is <pack>, expected <package>")
+
+
+@pytest.mark.parametrize("doc, line", [(b"", 1), (b"   \n", 2)])
+def test_a_document_without_an_element_is_not_well_formed_where_it_ends(doc, line):
+    with pytest.raises(PdscError) as exc:
+        parse_pdsc(doc, "P.pdsc")
+    assert (exc.value.path, exc.value.line, exc.value.message.split(":")[0]) == ("P.pdsc", line, "not well-formed XML")

@@ -238,7 +238,8 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
                         deferred = deferred or exc
                     _drop(el, parent)
     except etree.XMLSyntaxError as exc:
-        line = exc.position[0] if getattr(exc, "position", None) else None
+        # an empty document is reported at line 0 by the streaming parser: its first line, for the reader
+        line = max(exc.position[0], 1) if getattr(exc, "position", None) else None
         raise PdscError(f"not well-formed XML: {exc.msg}", path=path, line=line) from exc
     root = events.root
     if root.getroottree().docinfo.doctype:
