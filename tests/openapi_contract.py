@@ -29,10 +29,14 @@ installation token), checked against ``src/github-apps/data/fpt-2022-11-28/fine-
 commit 012beafe1b17fd687bf58e9dfbeed0f316191235 (no difference for these operations).  Those files list an
 operation once under each permission of each of its permission sets (github/docs
 ``src/github-apps/scripts/sync.ts``), matched here by verb and ``requestPath`` (``/compare/{basehead}`` there is
-``/compare/{base}...{head}`` in the description).  An operation listed under two permissions is an alternative
-("Issues or Pull requests"); where a set combines permissions, the REST reference data says so: ``git/create-ref``
-and ``git/update-ref`` have the sets ``{Contents: write}`` and ``{Contents: write, Workflows: write}``
-(``src/rest/data/fpt-2026-03-10/git.json`` at commit 16e1b807677ca9ebc06465b36d5a58e67a01e929, ``progAccess``).
+``/compare/{base}...{head}`` in the description).  Those files cannot tell alternative sets from one combined
+set (both are ``"additional-permissions": true``); the REST reference data can (``src/rest/data/<version>/
+<category>.json``, each operation's ``progAccess.permissions``, a list of sets).  It was read for the git refs:
+``git/create-ref`` and ``git/update-ref`` have the sets ``{Contents: write}`` and ``{Contents: write, Workflows:
+write}`` (``src/rest/data/fpt-2026-03-10/git.json`` at commit 16e1b807677ca9ebc06465b36d5a58e67a01e929).  The
+issues and pulls operations listed under both Issues and Pull requests (and ``pulls/get`` under Pull requests
+and Contents) are taken as alternatives, as the Actions ``GITHUB_TOKEN`` with only ``pull-requests: write``
+comments on a pull request; their ``progAccess`` (issues.json, pulls.json: millions of characters) was not read.
 Each entry is a tuple of alternative permission sets, each set a tuple of ``(permission, access)``.
 :func:`operations_table` renders the operations the bot uses into docs/github.md: ``python tests/openapi_contract.py``
 rewrites it from the flow below; ``--suite FILE`` adds the operations a whole test session used (recorded with
@@ -110,7 +114,7 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
 
 def permission_text(sets) -> str:
     """``sets`` (a :data:`PERMISSIONS` value) as the docs table shows it: ``Issues or Pull requests: write``,
-    ``Pull requests: read or Contents: read``, ``Contents: write or Contents + Workflows: write``."""
+    ``Pull requests or Contents: read``, ``Contents: write or Contents + Workflows: write``."""
     def one(s):
         accesses = {a for _, a in s}
         if len(accesses) == 1:
