@@ -35,8 +35,10 @@ set (both are ``"additional-permissions": true``); the REST reference data can (
 ``git/create-ref`` and ``git/update-ref`` have the sets ``{Contents: write}`` and ``{Contents: write, Workflows:
 write}`` (``src/rest/data/fpt-2026-03-10/git.json`` at commit 16e1b807677ca9ebc06465b36d5a58e67a01e929).  The
 issues and pulls operations listed under both Issues and Pull requests (and ``pulls/get`` under Pull requests
-and Contents) are taken as alternatives, as the Actions ``GITHUB_TOKEN`` with only ``pull-requests: write``
-comments on a pull request; their ``progAccess`` (issues.json, pulls.json: millions of characters) was not read.
+and Contents) are taken as alternatives, as GitHub's own actions/labeler adds labels to a pull request (the
+issues API) with ``contents: read`` and ``pull-requests: write`` and no Issues permission (its README.md at
+commit 1a645a497632372c6bfd725d5cee2e3b8ab44399, input ``repo-token``); their ``progAccess`` (issues.json,
+pulls.json: millions of characters) was not read.
 Each entry is a tuple of alternative permission sets, each set a tuple of ``(permission, access)``.
 :func:`operations_table` renders the operations the bot uses into docs/github.md: ``python tests/openapi_contract.py``
 rewrites it from the flow below; ``--suite FILE`` adds the operations a whole test session used (recorded with
