@@ -154,3 +154,49 @@ def test_a_member_declaring_more_than_a_chunk_is_streamed_not_inflated_whole(tmp
         assert archive._quick_sizes(fp, zf.infolist()) == [13, None]
         scan = scan_archive(zf)
     assert (scan.problems, scan.inflated) == ([], 13 + len(big))
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    import zlib
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def _with_deflated_body(tmp_path, content: bytes, body: bytes):
+    """A zip whose one member ``m.h`` declares deflate, ``content``'s CRC-32 and size, and holds ``body``."""
+    import zlib
+    path = tmp_path / "p.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr("m.h", body)
+    raw = bytearray(path.read_bytes())
+    crc, size = zlib.crc32(content), len(content)
+    local = raw.index(b"PK\x03\x04")
+    central = raw.index(b"PK\x01\x02")
+    for at, method_at, crc_at in ((local, 8, 14), (central, 10, 16)):
+        struct.pack_into("<H", raw, at + method_at, zipfile.ZIP_DEFLATED)
+        struct.pack_into("<III", raw, at + crc_at, crc, len(body), size)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+CONTENT = b"".join(b"#define RTE_OP_%d %d\n" % (i, i * 7919 % 1000) for i in range(60))
+
+
+@pytest.mark.parametrize("body, quick, passes", [
+    (_raw_deflate(CONTENT), True, True),
+    (_raw_deflate(CONTENT) + b"trailing bytes", True, True),     # zipfile stops at the stream's end too
+    (_raw_deflate(CONTENT)[:-40], False, None),                  # cut: zipfile decides
+    (_raw_deflate(CONTENT + b"more"), False, True),              # more than declared: zipfile reads the declared bytes
+    (_raw_deflate(CONTENT[:-2] + b"X\n"), False, False),         # right size, wrong CRC-32
+])
+def test_a_tiny_deflated_member_gets_the_careful_path_s_verdict(tmp_path, monkeypatch, body, quick, passes):
+    path = _with_deflated_body(tmp_path, CONTENT, body)
+    with zipfile.ZipFile(path) as zf, open(path, "rb") as fp:
+        assert archive._quick_sizes(fp, zf.infolist()) == [len(CONTENT) if quick else None]
+        fast = scan_archive(zf)
+    monkeypatch.setattr(archive, "_quick_sizes", lambda fp, infos: [None] * len(infos))
+    with zipfile.ZipFile(path) as zf:
+        careful = scan_archive(zf)
+    assert (fast.problems, fast.inflated) == (careful.problems, careful.inflated)
+    if passes is not None:
+        assert (fast.problems == []) is passes

@@ -393,6 +393,9 @@ _LOCAL_HEADER = struct.Struct(zipfile.structFileHeader)
 
 #: Bytes of the archive read at a time by the CRC pass's fast path (members are inflated from this window).
 BLOCK = 1 << 20
+#: Compressed size up to which the fast path inflates a member without a cap (deflate expands at most
+#: about 1,032 times: 4 KiB gives at most about 4 MiB); a larger member is inflated capped at its declared size.
+_TINY = 4 << 10
 
 
 def _quick_sizes(fp, infos: list) -> list:
@@ -405,8 +408,9 @@ def _quick_sizes(fp, infos: list) -> list:
     local header (APPNOTE.TXT 4.3.7) must carry the same name,
     flags, method, CRC-32 and sizes as the central directory (no data
     descriptor, no encryption); its data is inflated with zlib in one call
-    capped at its declared size, and must give exactly that many bytes with the
-    declared CRC-32.  Returns a list parallel to ``infos``: the size, or None
+    (capped at its declared size unless it is at most :data:`_TINY` bytes
+    compressed), the stream must end, and it must give exactly the declared
+    size with the declared CRC-32.  Returns a list parallel to ``infos``: the size, or None
     for a directory, a large member and anything that does not check out, which
     :func:`stream_member` (zipfile's own reader, with every guard and error
     message) then decides.
@@ -451,12 +455,15 @@ def _quick_sizes(fp, infos: list) -> list:
         begin = at + head + nlen + xlen
         data = view[begin:begin + csize]
         if method == zipfile.ZIP_DEFLATED:
-            inflater = zlib.decompressobj(-15)
             try:
-                data = inflater.decompress(data, usize + 1)
+                if csize <= _TINY:   # inflates to at most about 1,032 x 4 KiB: no cap needed, one call
+                    data = zlib.decompress(data, -15)   # raises on a stream that does not end
+                else:
+                    inflater = zlib.decompressobj(-15)
+                    data = inflater.decompress(data, usize + 1)
+                    if not inflater.eof or inflater.unconsumed_tail:
+                        continue
             except zlib.error:
-                continue
-            if not inflater.eof or inflater.unconsumed_tail:
                 continue
         if len(data) == usize and zlib.crc32(data) == crc:
             sizes[k] = usize
