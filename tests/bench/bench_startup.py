@@ -10,18 +10,25 @@ Whole processes, interleaved, medians (:mod:`benchkit`):
   that imports exactly the modules the command loads (listed from one real run
   of it: ``update --dry-run`` of the shipped sample template against the
   sample upstream, ``verify-pack`` of a real-size generated pack), in the order
-  it loads them, and does nothing else; then the whole command beside it.
+  it loads them, and does nothing else; then the whole command beside it;
+* where the CPU time of ``update --dry-run`` goes (medians): the interpreter's
+  own start, imports (each outermost module execution, the libraries' and the
+  bot's), patterns compiled outside imports (on first use), and the rest (the
+  plan's work and the output).  ``--template DIR --upstream DIR`` measures
+  ``update`` on another template (for example a tree ``bench_plan.py --keep``
+  built) instead of the shipped sample.
 
 Also prints how many modules each loads (the test suite asserts which ones:
 tests/test_startup_imports.py).
 
-Run: ``python tests/bench/bench_startup.py [--repeat R] [--bot-root DIR]``
+Run: ``python tests/bench/bench_startup.py [--repeat R] [--bot-root DIR] [--template DIR --upstream DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,6 +57,58 @@ IMPORT_ONLY = ("import importlib, sys\nfor name in eval(sys.argv[1]):\n    try:\
                "        importlib.import_module(name)\n    except Exception:\n        pass\n")
 
 
+#: Runs the console script's code like :data:`benchkit.CONSOLE_SCRIPT` and prints the CPU split of the
+#: run (ms): the interpreter's start, outermost module executions, patterns compiled outside imports, the rest.
+SPLIT = """import time
+T0 = time.process_time()
+import importlib._bootstrap as bs
+state = {"depth": 0, "imports": 0.0, "re": 0.0}
+load_unlocked = bs._load_unlocked
+def load(spec):
+    t = time.process_time()
+    state["depth"] += 1
+    try:
+        return load_unlocked(spec)
+    finally:
+        state["depth"] -= 1
+        if not state["depth"]:
+            state["imports"] += time.process_time() - t
+bs._load_unlocked = load
+t = time.process_time()
+import re
+state["imports"] += time.process_time() - t
+compile_ = re._compile
+def timed_compile(pattern, flags):
+    if state["depth"]:
+        return compile_(pattern, flags)
+    t = time.process_time()
+    try:
+        return compile_(pattern, flags)
+    finally:
+        state["re"] += time.process_time() - t
+re._compile = timed_compile
+import sys
+from bot.cli import entry
+try:
+    entry()
+except SystemExit:
+    pass
+total = time.process_time()
+sys.stdout.flush()
+print("\\n@@", repr([T0 * 1e3, state["imports"] * 1e3, state["re"] * 1e3,
+                      (total - T0 - state["imports"] - state["re"]) * 1e3]), file=sys.stderr)
+"""
+
+
+def cpu_split(root: Path, argv: list[str], repeat: int) -> list[float]:
+    """Medians (ms) of :data:`SPLIT`'s four figures over ``repeat`` runs of ``executorch-pack-bot ARGV``."""
+    runs = []
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", SPLIT, *argv], capture_output=True, text=True, cwd=root)
+        runs.append(ast.literal_eval(proc.stderr.rsplit("@@", 1)[1].strip()))
+    return [statistics.median(r[i] for r in runs) for i in range(4)]
+
+
 def loaded_modules(root: Path, argv: list[str]) -> list[str]:
     """The modules (not loaded by bare Python) that ``executorch-pack-bot ARGV`` of ``root`` loads, in order."""
     proc = subprocess.run([sys.executable, "-c", LIST_MODULES, *argv], capture_output=True, text=True, cwd=root)
@@ -60,6 +119,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--bot-root")
+    ap.add_argument("--template", help="measure update on this template checkout (default: the shipped sample)")
+    ap.add_argument("--upstream", help="the upstream git repository for --template")
     a = ap.parse_args()
     root = bot_root(a.bot_root)
     compile_bot(root)
@@ -86,8 +147,8 @@ def main() -> None:
     from bot.sample.packgen import make_pack, realistic_spec
 
     with tempfile.TemporaryDirectory() as tmp:
-        tpl = copy_template(Path(tmp) / "template")
-        upstream = build_upstream_repo(Path(tmp) / "executorch")
+        tpl = Path(a.template) if a.template else copy_template(Path(tmp) / "template")
+        upstream = Path(a.upstream) if a.upstream else build_upstream_repo(Path(tmp) / "executorch")
         pack = make_pack(Path(tmp) / "pack", realistic_spec(1))
         commands = {"update --dry-run": (["update", "--repo", str(tpl), "--upstream", str(upstream), "--dry-run"],
                                          (0, 1)),
@@ -98,11 +159,15 @@ def main() -> None:
             res = interleaved([("bare", [sys.executable, "-c", "pass"], root, (0,)),
                                ("imports", imports, root, (0,)),
                                ("whole", cmd + argv, root, ok)], a.repeat)
-            print(f"\n{name} ({'sample template' if name.startswith('update') else 'real-size pack, 1x'}): "
+            what = "real-size pack, 1x" if name == "verify-pack" else a.template or "sample template"
+            print(f"\n{name} ({what}): "
                   f"{len(mods)} modules beyond bare python, {sum(m.startswith('bot') for m in mods)} of them the bot's")
             print(row("python -c pass (reference)", res["bare"]))
             print(row(f"its imports only", res["imports"], res["bare"]))
             print(row(f"{name} (whole process)", res["whole"], res["bare"]))
+            interp, imports, patterns, rest = cpu_split(root, argv, a.repeat)
+            print(f"{'CPU split (medians)':<40} interpreter {interp:5.1f} ms, imports {imports:6.1f} ms, patterns "
+                  f"compiled outside imports {patterns:5.1f} ms, the rest {rest:6.1f} ms")
     print(f"\nmachine after: {machine()}")
 
 
