@@ -16,12 +16,16 @@ Whole processes, interleaved, medians (:mod:`benchkit`):
   bot's), patterns compiled outside imports (on first use), and the rest (the
   plan's work and the output).  ``--template DIR --upstream DIR`` measures
   ``update`` on another template (for example a tree ``bench_plan.py --keep``
-  built) instead of the shipped sample.
+  built) instead of the shipped sample;
+* with ``--against DIR`` (another checkout, for example ``git archive main | tar
+  -x -C DIR``), the whole commands of both bots interleaved in one run, and
+  the CPU time of this one against the other's.
 
 Also prints how many modules each loads (the test suite asserts which ones:
 tests/test_startup_imports.py).
 
-Run: ``python tests/bench/bench_startup.py [--repeat R] [--bot-root DIR] [--template DIR --upstream DIR]``
+Run: ``python tests/bench/bench_startup.py [--repeat R] [--bot-root DIR] [--template DIR --upstream DIR]
+[--against DIR]``
 """
 
 from __future__ import annotations
@@ -121,6 +125,7 @@ def main() -> None:
     ap.add_argument("--bot-root")
     ap.add_argument("--template", help="measure update on this template checkout (default: the shipped sample)")
     ap.add_argument("--upstream", help="the upstream git repository for --template")
+    ap.add_argument("--against", metavar="DIR", help="also run the bot of checkout DIR, interleaved, and compare")
     a = ap.parse_args()
     root = bot_root(a.bot_root)
     compile_bot(root)
@@ -168,6 +173,16 @@ def main() -> None:
             interp, imports, patterns, rest = cpu_split(root, argv, a.repeat)
             print(f"{'CPU split (medians)':<40} interpreter {interp:5.1f} ms, imports {imports:6.1f} ms, patterns "
                   f"compiled outside imports {patterns:5.1f} ms, the rest {rest:6.1f} ms")
+        if a.against:
+            other = bot_root(a.against)
+            compile_bot(other)
+            print(f"\nthis bot against {other}, interleaved (CPU: this / that)")
+            for label, argv, ok in [("--version", ["--version"], (0,)), ("--help", ["--help"], (0,))] + [
+                    (name, argv, ok) for name, (argv, ok) in commands.items()]:
+                res = interleaved([("this", cmd + argv, root, ok), ("that", bot_cmd(other) + argv, other, ok)],
+                                  a.repeat)
+                print(row(f"{label} (that)", res["that"]))
+                print(row(f"{label} (this)", res["this"], res["that"]))
     print(f"\nmachine after: {machine()}")
 
 
