@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from bot.errors import UsageError
-from bot.record import dataclass, field
 
 CONFIG_PATH = ".github/executorch-pack-bot.yml"
 CONFIG_PATHS = (CONFIG_PATH, ".github/executorch-pack-bot.yaml")   # either spelling, never both
@@ -131,7 +131,7 @@ class Config:
 
 def with_commit_mode(config: Config, mode: Optional[str]) -> Config:
     """``config`` with ``commit`` set to ``mode`` (``--commit``, the action's ``commit`` input); unchanged for None/""."""
-    from bot.record import replace
+    from dataclasses import replace
 
     if not mode:
         return config

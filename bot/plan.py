@@ -20,11 +20,11 @@ The engine's entry points (:mod:`bot.engine`, re-exported from its modules):
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from bot.model import Bump, Edit, Finding, Flag
-from bot.record import dataclass, field
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import bisect
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from bot.errors import TemplateError
 from bot.model import Edit
-from bot.record import dataclass, field
 
 BOM = b"\xef\xbb\xbf"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

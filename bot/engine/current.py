@@ -7,6 +7,7 @@ pins that disagree or are not versions.  :func:`group_pins` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 from packaging.version import InvalidVersion, Version
@@ -14,7 +15,6 @@ from packaging.version import InvalidVersion, Version
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.errors import TemplateError, UsageError
 from bot.model import Finding, Flag, norm
-from bot.record import dataclass
 from bot.template.locks import CBUILD_SETUP
 from bot.versions import pin_pack_version, to_semver
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 import bisect
 import fnmatch
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.model import Bump, Edit, Flag, PinChange, norm
-from bot.record import dataclass, field
 from bot.template.prose.sentences import MEASURE
 from bot.textfile import TextDocument
 from bot.versions import major_minor

@@ -21,9 +21,8 @@ from bot.engine.flags import dedupe, sort_flags
 from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
-from bot.model import Bump, Edit, Flag, PinSet, norm
+from bot.model import Bump, Edit, Flag, PinSet, norm, replace
 from bot.plan import PinRow, Plan
-from bot.record import replace
 from bot.template.locks import python_lock_flags
 from bot.textfile import TextDocument
 from bot.upstream.source import UpstreamSource

@@ -9,12 +9,12 @@ findings.  Which template files pin what: public CMSIS ExecuTorch templates such
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from bot.errors import TemplateError, UsageError
 from bot.model import Finding, Flag, norm
-from bot.record import dataclass, field
 from bot.template import scan as scanmod
 from bot.template.interface import Manager
 from bot.template.locks import lock_missing_pack_flags

@@ -24,13 +24,13 @@ Facts (GitHub REST docs):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import quote
 
 from bot.config import Config
 from bot.errors import PlatformError
 from bot.github.client import call
-from bot.record import dataclass, field
 from bot.report import parse_fingerprint
 
 WRITERS = ("admin", "maintain", "write")

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Mapping, Optional
 
 from bot.errors import UsageError
-from bot.record import dataclass
 
 MAX_PAYLOAD = 25 * 2**20
 """Bytes: GitHub caps a webhook payload at 25 MB ("Webhook events and payloads", "Payload cap"); a larger

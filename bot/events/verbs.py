@@ -13,9 +13,8 @@ full-width digits, which no tag has).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
-
-from bot.record import dataclass
 
 PREFIX = "/executorch-pack-bot"
 VERBS = ("recheck", "rebuild", "recreate", "ignore", "unignore", "help")

@@ -30,10 +30,10 @@ import contextvars
 import functools
 import os
 import time
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, TypeVar
 
 from bot.errors import PlatformError, TransientError, UsageError
-from bot.record import dataclass, field
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_TIMEOUT = 30.0

@@ -39,11 +39,11 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from bot import inert
 from bot.errors import PlatformError
-from bot.record import dataclass, field
 
 CONFIG = ".github/executorch-pack-bot.yml"
 DRAFT = "draft"

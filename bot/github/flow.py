@@ -9,12 +9,12 @@ benchmark drive them directly.  Nothing here prints: messages go to the
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from packaging.version import Version
 
-from bot.record import dataclass, field
 from bot.versions import tag_version
 
 Progress = Callable[[str], None]

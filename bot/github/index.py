@@ -11,13 +11,13 @@ requires ``torch>=2.13.0a0`` and ``torchao>=0.18.0``).  The base URL is
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from bot.model import norm
-from bot.record import dataclass, field
 
 DEFAULT_INDEX = "https://pypi.org"
 CHECKED = ("torch", "torchao")

@@ -55,6 +55,7 @@ import os
 import re
 import subprocess
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -71,7 +72,6 @@ from bot.github.pushrefusal import PushRefused, is_refusal
 from bot.github.rebase import rebase_text, worktree_text
 from bot.inert import code as inert_code
 from bot.inert import lines as inert_lines
-from bot.record import dataclass, field
 from bot.report import parse_fingerprint
 
 DRAFT_KEY = decorations.DRAFT

@@ -18,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from bot.errors import PlatformError
 from bot.github.client import RetryPolicy, call
-from bot.record import dataclass
 
 MAX_PAGES = 100   # 10,000 releases at per_page=100; a Link header that never ends is refused
 

@@ -28,11 +28,11 @@ import stat
 import struct
 import zipfile
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 from bot.errors import PackError
-from bot.record import dataclass, field
 
 CHUNK = 1 << 20  # bytes per streamed read
 _DRIVE = re.compile(r"^[A-Za-z]:")

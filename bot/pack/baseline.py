@@ -13,12 +13,12 @@ starting with ``ExecuTorch``, vendor absent or ``PyTorch``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import TemplateError
 from bot.model import CheckResult
 from bot.pack.pdsc import Pdsc
-from bot.record import dataclass
 
 _ID = re.compile(r"^(?:(?P<vendor>[^:&@]+)::)?(?P<cclass>[^:&@]+?)(?:&(?P<bundle>[^:@]+?))?"
                  r":(?P<cgroup>[^:&@]+?)(?::(?P<csub>[^&@]+?))?(?:&(?P<variant>[^@]+?))?(?:@(?P<version>.+))?$")

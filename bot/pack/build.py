@@ -47,11 +47,11 @@ import stat
 import subprocess
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from bot.errors import BotError, CheckFailed, PackError
-from bot.record import dataclass, field
 
 #: Upstream's toolchain file, relative to the ExecuTorch root (ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).
 DEFAULT_TOOLCHAIN = Path("examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake")

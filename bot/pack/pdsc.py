@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 
 from bot.errors import PackError
-from bot.record import dataclass
 
 MAX_PDSC_BYTES = 32 << 20
 #: Longest ``<RTE_Components_h>``/``<Pre_Include_*_h>`` text of one component (characters); a real one is a few lines.

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from bot.errors import BotError, PackError
-from bot.record import dataclass
 
 RECORD = "previous-pack.json"
 PDSC = "PyTorch.ExecuTorch.pdsc"

@@ -30,11 +30,11 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
 from bot.errors import BotError, UsageError
-from bot.record import dataclass
 
 DEFAULT_PACK_INDEX = "https://www.keil.com/pack/index.pidx"
 ENV = "EXECUTORCH_PACK_BOT_PACK_INDEX_URL"

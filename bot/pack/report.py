@@ -10,10 +10,10 @@ the same data for ``--json`` and the job summary.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from bot import inert
 from bot.model import CheckResult
-from bot.record import dataclass, field
 from bot.textreport import plural
 
 #: Longest detail / component name shown (characters of pack text; an ellipsis marks a cut).

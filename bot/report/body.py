@@ -19,10 +19,10 @@ allows 1 MiB of summary per step: "Adding a job summary").
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
 from bot.plan import Plan
-from bot.record import dataclass
 from bot.report import sections as s
 from bot.report.pack import pack_section, used_and_gone
 from bot.report.procedure import procedure_section

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from bot.errors import BotError
-from bot.record import dataclass, field
 
 
 @dataclass

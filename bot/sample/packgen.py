@@ -25,9 +25,8 @@ import stat
 import struct
 import warnings
 import zipfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-from bot.record import dataclass, field, replace
 
 URL = "https://github.com/pytorch/executorch/releases/download/{tag}/"
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
-
-from bot.record import dataclass, field
 
 WORKFLOWS = ".github/workflows"
 MAX_WORKFLOW_BYTES = 1 << 20

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
 import yaml
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult
-from bot.record import dataclass
 from bot.template.interface import Manager, ManagerError
 from bot.textfile import TextDocument
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
-
-from bot.record import dataclass
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DOC_FILES = 2000

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from typing import Any, Optional
 
 try:  # Python 3.11+
@@ -38,7 +39,6 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
-from bot.record import dataclass
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator, specifier_empty_operator
 from bot.template.tomltext import array_tokens, key_position, string_tokens, token_value

@@ -37,6 +37,7 @@ does not rewrite URLs.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 from urllib.parse import urlsplit
 
@@ -45,7 +46,6 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, PinChange, norm
-from bot.record import dataclass
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator_problem
 from bot.textfile import TextDocument

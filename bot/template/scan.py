@@ -20,11 +20,11 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.errors import TemplateError
 from bot.model import Flag
-from bot.record import dataclass, field
 from bot.template.interface import Manager
 from bot.template.locks import is_python_lock
 

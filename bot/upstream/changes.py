@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from bot.errors import UpstreamError
-from bot.record import dataclass, field
 
 SCHEMA_DIR = "schema/"
 BACKENDS = ("backends/arm/", "backends/cortex_m/")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 try:  # Python 3.11+
@@ -27,7 +28,6 @@ from packaging.version import InvalidVersion, Version
 from bot import inert
 from bot.errors import UpstreamError
 from bot.model import norm
-from bot.record import dataclass, field
 from bot.template.pep508 import empty_operator_problem
 
 

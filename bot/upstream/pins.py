@@ -33,13 +33,13 @@ cannot be found is a :class:`ResolvedPin` with a ``reason``, never an exception.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Optional
 
 from packaging.version import InvalidVersion, Version
 
 from bot.errors import UpstreamError, UsageError
 from bot.model import Flag, PinChange, PinSet, ResolvedPin, norm
-from bot.record import dataclass, field
 from bot.upstream.pinfiles import MAX_UPSTREAM_FILE, ReqLine, parse_pyproject, parse_python, parse_requirement_file
 from bot.upstream.source import UpstreamSource
 from bot.versions import tag_version, to_semver

@@ -8,10 +8,10 @@ The full list and the rules: :mod:`bot.template.prose`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.model import norm
-from bot.record import dataclass
 from bot.template.prose.regions import regions_of
 from bot.template.prose.sentences import EXECUTORCH, Context
 from bot.textfile import TextDocument
