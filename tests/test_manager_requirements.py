@@ -4,9 +4,11 @@ open-telemetry/opentelemetry-python PR #5237, pytorch/executorch PR #7160)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from bot.model import Bump, Edit, PinChange, replace
+from bot.model import Bump, Edit, PinChange
 from bot.template.interface import ManagerError
 from bot.template.requirements import RequirementsManager, parse
 from bot.textfile import TextDocument
@@ -106,7 +108,7 @@ def test_pep503_spellings_match():
 
 
 def test_upstream_downgrade_is_written():
-    bump = replace(BUMP, changes=(PinChange("ethos-u-vela", "4.1.0", "4.0.0",
+    bump = dataclasses.replace(BUMP, changes=(PinChange("ethos-u-vela", "4.1.0", "4.0.0",
                                                         "backends/arm/requirements-arm-ethos-u.txt @ v1.5.1"),))
     result, new = bump_file(b"ethos-u-vela==4.1.0\n", "requirements-arm.txt", bump)
     assert new == b"ethos-u-vela==4.0.0\n"

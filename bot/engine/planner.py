@@ -9,6 +9,7 @@ from: public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch (w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -21,7 +22,7 @@ from bot.engine.flags import dedupe, sort_flags
 from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
-from bot.model import Bump, Edit, Flag, PinSet, norm, replace
+from bot.model import Bump, Edit, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
 from bot.template.locks import python_lock_flags
 from bot.textfile import TextDocument
