@@ -172,7 +172,9 @@ class Accounting:
 # -- the rules of the "other" bucket -------------------------------------------------------------
 
 _PACK_ID = re.compile(r"([A-Za-z0-9_.\-]+::[A-Za-z0-9_.\-]+)@(?:\^|~|>=)?v?$")
-_PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|=)[ \t]*v?$")
+#: A requirement ``name==X`` (every PEP 440 comparison) or an assignment ``NAME = X``, ``NAME := X``,
+#: ``NAME ::= X``, ``NAME ?= X`` (make).
+_PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|::?=|\?=|=)[ \t]*v?$")
 #: Variable name parts that name no thing: ``VERSION = X`` could be ExecuTorch's, so it stays for review.
 _GENERIC_VARS = frozenset({"VERSION", "VER", "PACK", "RELEASE", "TAG", "REF", "BRANCH", "DEFAULT", "MY", "THE", ""})
 _BARE_RANGE = re.compile(r"(?<![\w:])@(?:\^|~|>=)$")
@@ -201,8 +203,9 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
         name = norm(m.group(1))
         if m.group(1).isupper() or "_" in m.group(1):  # a variable: NAME = X, NAME := X
             parts = set(m.group(1).upper().split("_"))
-            if parts & {"EXECUTORCH", "ET", norm(subject).upper().replace("-", "_")} or parts <= _GENERIC_VARS:
-                return None  # names ExecuTorch (or nothing): not another thing's version
+            if parts & {"EXECUTORCH", "ET"} or set(norm(subject).upper().split("-")) <= parts \
+                    or parts <= _GENERIC_VARS:
+                return None  # names ExecuTorch, the subject (ETHOS_U_VELA_VERSION) or nothing: not another thing's
             return f"another variable ({m.group(1)})"
         if name not in (norm(subject), "executorch", "pytorch" if subject == "torch" else ""):
             return f"another package ({m.group(1)})"
