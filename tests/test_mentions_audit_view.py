@@ -19,12 +19,19 @@ def req(name, version, exact=True):
 
 def test_the_hypothetical_bump_goes_to_the_next_minor_and_moves_the_audited_pins_the_template_pins():
     tpl = template(findings=[req("torch", "2.13.0"), req("torch", "2.12.0"), req("torchao", "0.18.1"),
-                             req("ethos-u-vela", "5"), req("tosa-tools", "not-a-version"),
+                             req("ethos-u-vela", "5"), req("tosa-tools", "2026.5"),
                              req("numpy", "1.26.0"), req("flatbuffers", "24.3.25")])
     assert hypothetical_bump(tpl, "1.4.2") == Bump(
         "1.4.2", "1.5.0", "1.4.2", "1.5.0", "v1.4.2", "v1.5.0",
         (PinChange("executorch", "1.4.2", "1.5.0", "audit"), PinChange("torch", "2.13.0", "2.14.0", "audit"),
-         PinChange("torchao", "0.18.1", "0.19.0", "audit"), PinChange("ethos-u-vela", "5", "6", "audit")))
+         PinChange("torchao", "0.18.1", "0.19.0", "audit"), PinChange("ethos-u-vela", "5", "6", "audit"),
+         PinChange("tosa-tools", "2026.5", "2026.6.0", "audit")))
+
+
+def test_the_hypothetical_bump_leaves_out_a_pin_that_is_no_pep440_version():
+    tpl = template(findings=[req("torch", "not-a-version"), req("torchao", "0.18.0")])
+    assert hypothetical_bump(tpl, "1.4.0").changes == (PinChange("executorch", "1.4.0", "1.5.0", "audit"),
+                                                       PinChange("torchao", "0.18.0", "0.19.0", "audit"))
 
 
 def test_the_hypothetical_bump_of_a_pre_release_uses_its_semver_pack_form():

@@ -154,3 +154,22 @@ def test_a_variable_named_after_a_hyphenated_pin_is_not_another_thing(line, vers
                              line)],
                       flags=[Flag("review-mention", REVIEW.format(s=subject, v=version, t=line), path="build.cfg",
                                   line=1, blocking=False)])
+
+
+@pytest.mark.parametrize("line, version, subject, bucket, rule", [
+    # ExecuTorch's own package or variable names no other thing, whatever the subject of the version
+    ("executorch==2.13.0", "2.13.0", "torch", "review", "review-mention"),
+    ("EXECUTORCH_VERSION=2.13.0", "2.13.0", "torch", "review", "review-mention"),
+    # a variable named exactly after the subject, and one made only of generic parts
+    ("TORCH=2.13.0", "2.13.0", "torch", "review", "review-mention"),
+    ("THE__MY_DEFAULT_VERSION_VER_PACK_RELEASE_TAG_REF_BRANCH=1.4.0", "1.4.0", "ExecuTorch", "review",
+     "review-mention"),
+    # "pytorch" is torch's conda name only: for ExecuTorch's version it is another package
+    ("pytorch==1.4.0", "1.4.0", "ExecuTorch", "other", "another package (pytorch)"),
+])
+def test_names_of_executorch_and_of_the_subject_whatever_the_version(line, version, subject, bucket, rule):
+    acc = _one(line)
+    flags = [Flag("review-mention", REVIEW.format(s=subject, v=version, t=line), path="notes.txt", line=1,
+                  blocking=False)] if bucket == "review" else []
+    assert_accounting(acc, [("notes.txt", 1, line.index(version) + 1, version, subject, bucket, rule, line)],
+                      flags=flags)

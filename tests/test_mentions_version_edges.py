@@ -69,6 +69,10 @@ def test_earlier_than_a_pre_release_is_below_its_release():
     assert acc.tracked[-1] == ("ExecuTorch", "earlier than 1.5.0 (1.x.y)")
 
 
+def test_earlier_than_compares_the_first_three_parts_of_the_bound():
+    assert _found("1.4.9 1.5.0 1.5.1\n", earlier_than="1.5.0.1") == [(1, 1, "1.4.9", "ExecuTorch")]
+
+
 def test_no_earlier_releases_without_a_valid_bound():
     acc = account(template(others={"f.txt": "1.3.0 1.4.0\n"}), minor_bump(), [], [], earlier_than="main")
     assert [(o.line, o.column, o.version) for o in acc.items] == [(1, 7, "1.4.0")]
