@@ -214,6 +214,26 @@ def test_a_history_section_is_read_only_in_a_prose_file():
                       flags=[review_flag("README.md", n, "label 1.4.0") for n in (3, 7, 11)])
 
 
+RST = "Guide\n=====\n\nlabel 1.4.0\n\nChangelog\n^^^^^^^^^^^^^^\n\nlabel 1.4.0\n"
+
+
+@pytest.mark.parametrize("path, history", [("docs/guide.rst", True), ("docs/guide.txt", True),
+                                           ("docs/guide.md", False)])
+def test_restructuredtext_titles_count_in_rst_and_txt_docs(path, history):
+    """A title underlined longer than itself with ``^`` is a reStructuredText section title, not Markdown."""
+    acc = account(template(prose={path: RST}), minor_bump(), [], [])
+    last = ("history", 'in the history section "Changelog"') if history else ("review", "review-mention")
+    assert_accounting(acc, [(path, 4, 7, "1.4.0", "ExecuTorch", "review", "review-mention", "label 1.4.0"),
+                            (path, 9, 7, "1.4.0", "ExecuTorch", *last, "label 1.4.0")],
+                      flags=[review_flag(path, n, "label 1.4.0") for n in ((4,) if history else (4, 9))])
+
+
+def test_a_history_file_is_history_from_its_first_character():
+    acc = account(template(prose={"CHANGELOG.md": "1.4.0 moved\n"}), minor_bump(), [], [])
+    assert_accounting(acc, [("CHANGELOG.md", 1, 1, "1.4.0", "ExecuTorch", "history", "in a history file",
+                             "1.4.0 moved")])
+
+
 # -- review flags: one per line ------------------------------------------------------------------------------
 
 def test_two_review_occurrences_on_one_line_make_one_flag_naming_the_first():

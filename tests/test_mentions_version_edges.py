@@ -43,6 +43,17 @@ def test_the_longest_tracked_form_is_the_occurrence():
     assert _found("1.4.0 and 1.4 and 1.4.5\n") == [(1, 1, "1.4.0", "ExecuTorch"), (1, 11, "1.4", "ExecuTorch")]
 
 
+def test_the_pairs_given_are_searched_longest_first():
+    """``tracked`` replaces the default pairs; a form that extends another (``1.4.0-local``, a pack build label)
+    is one occurrence of the longer form, under its own subject."""
+    acc = account(template(others={"f.txt": "a 1.4.0-local b 1.4.0 c 2.13.0\n"}), minor_bump(), [], [],
+                  tracked=[("ExecuTorch", "1.4.0"), ("the local build", "1.4.0-local")])
+    assert [(o.column, o.version, o.subject) for o in acc.items] == [(3, "1.4.0-local", "the local build"),
+                                                                     (17, "1.4.0", "ExecuTorch")]
+    assert acc.tracked == (("ExecuTorch", "1.4.0"), ("the local build", "1.4.0-local"),
+                           ("ExecuTorch", "earlier than 1.4.0 (1.x.y)"))
+
+
 def test_major_minor_is_tracked_only_when_the_bump_changes_it():
     assert _found("release/1.5 and 1.5.0\n", patch_bump()) == [(1, 17, "1.5.0", "ExecuTorch")]
 
