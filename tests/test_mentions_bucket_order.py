@@ -34,12 +34,12 @@ def edit(text: str, path: str, nth: int = 0, old: str = "1.4.0", why: str = "the
 
 def test_an_edit_moves_the_occurrence_it_covers_and_only_that_one():
     text = "a 1.4.0 b 1.4.0\nc 1.4.0\n"
-    e1, e3 = edit(text, "f.txt", 0), edit(text, "f.txt", 2, why="")
+    e1, e3 = edit(text, "f.txt", 0), edit(text, "f.txt", 2, why="", kind="lock")
     acc = account(template(files={"f.txt": text}), minor_bump(), [e3, e1], [])
     assert_accounting(acc, [
         ("f.txt", 1, 3, "1.4.0", "ExecuTorch", "moved", "the pack pin", "a 1.4.0 b 1.4.0"),
         ("f.txt", 1, 11, "1.4.0", "ExecuTorch", "review", "review-mention", "a 1.4.0 b 1.4.0"),
-        ("f.txt", 2, 3, "1.4.0", "ExecuTorch", "moved", "pack", "c 1.4.0"),  # no reason: the edit's kind
+        ("f.txt", 2, 3, "1.4.0", "ExecuTorch", "moved", "lock", "c 1.4.0"),  # no reason: the edit's kind
     ], flags=[review_flag("f.txt", 1, "a 1.4.0 b 1.4.0")])
 
 
@@ -232,6 +232,15 @@ def test_a_history_file_is_history_from_its_first_character():
     acc = account(template(prose={"CHANGELOG.md": "1.4.0 moved\n"}), minor_bump(), [], [])
     assert_accounting(acc, [("CHANGELOG.md", 1, 1, "1.4.0", "ExecuTorch", "history", "in a history file",
                              "1.4.0 moved")])
+
+
+def test_a_history_section_ends_where_the_next_heading_of_its_level_starts():
+    text = "## Changelog\n\n1.3.0 notes\n\n1.4.0 notes\n-----------\n\nlabel\n"
+    acc = account(template(prose={"README.md": text}), minor_bump(), [], [])
+    assert_accounting(acc, [
+        ("README.md", 3, 1, "1.3.0", "ExecuTorch", "history", 'in the history section "Changelog"', "1.3.0 notes"),
+        ("README.md", 5, 1, "1.4.0", "ExecuTorch", "review", "review-mention", "1.4.0 notes"),
+    ], flags=[review_flag("README.md", 5, "1.4.0 notes")])
 
 
 # -- review flags: one per line ------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def _one(line: str):
     # a table row of another thing (the first cell names it)
     ("| Board BSP | 1.4.0 |", "1.4.0", "ExecuTorch", "a table row of another thing (Board BSP)"),
     ("|**`Board`**|1.4.0", "1.4.0", "ExecuTorch", "a table row of another thing (Board)"),
+    ("|X-CUBE-AI|1.4.0|", "1.4.0", "ExecuTorch", "a table row of another thing (X-CUBE-AI)"),
     ("| " + "B" * 50 + " | 1.4.0 |", "1.4.0", "ExecuTorch", "a table row of another thing (" + "B" * 40 + ")"),
     # a quantity: a number and a unit, at most one space or tab between
     ("The model takes 1.4 MB.", "1.4", "ExecuTorch", "a quantity (a number with a unit)"),
@@ -104,6 +105,7 @@ def test_a_rule_names_another_things_version(line, version, subject, rule):
     # a table row of ExecuTorch or of the subject, an empty first cell, one bar only
     ("| ExecuTorch runtime | 1.4.0 |", "1.4.0", "ExecuTorch"),
     ("| `torch` | 2.13.0 |", "2.13.0", "torch"),
+    ("| ExecuTorch | 0.18.0 |", "0.18.0", "torchao"),
     ("| | 1.4.0 |", "1.4.0", "ExecuTorch"),
     ("| Board BSP 1.4.0", "1.4.0", "ExecuTorch"),
     # a unit too far away or glued into a word

@@ -133,9 +133,8 @@ class Accounting:
         if self._items is None:
             out = list(self.left)
             for path, s, v, subject, rule, text, line_of in self.moved:
-                lo = text.rfind("\n", 0, s) + 1
-                hi = text.find("\n", s)
-                t = text[lo:len(text) if hi == -1 else hi].strip()
+                lo, hi = _line_bounds(text, s)
+                t = text[lo:hi].strip()
                 out.append(Occurrence(path, line_of(s), s - lo + 1, v, subject, "moved", rule,
                                       t if len(t) <= 160 else t[:157] + "..."))
             out.sort(key=lambda o: (o.path, o.line, o.column))
@@ -167,6 +166,17 @@ class Accounting:
                 "counts": self.counts(),
                 "review": [o.to_json() for o in self.review],
                 "items": [o.to_json() for o in self.items]}
+
+
+def _line_bounds(text: str, s: int) -> tuple[int, int]:
+    """``(start, end)`` of the line holding offset ``s``, without its line break: a line ends at ``\\n``,
+    ``\\r\\n`` or a lone ``\\r``, as :meth:`bot.textfile.TextDocument.line_of` counts lines."""
+    lo = text.rfind("\n", 0, s) + 1
+    hi = text.find("\n", s)
+    hi = len(text) if hi == -1 else hi
+    # a "\r" is searched only inside the "\n" line: no scan of the whole file per occurrence
+    cr = text.find("\r", s, hi)
+    return max(lo, text.rfind("\r", lo, s) + 1), hi if cr == -1 else cr
 
 
 # -- the rules of the "other" bucket -------------------------------------------------------------
@@ -371,9 +381,8 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                 result.moved.append((path, s, v, subject, mine[i - 1].why or mine[i - 1].kind, text, line_of))
                 continue
             li = line_of(s) - 1
-            lo = text.rfind("\n", 0, s) + 1
-            hi = text.find("\n", s)
-            line_text = text[lo:len(text) if hi == -1 else hi].rstrip("\r")
+            lo, hi = _line_bounds(text, s)
+            line_text = text[lo:hi]
             bucket, rule = _classify(path, li + 1, line_text, s - lo, e - lo, subject, mine, starts, s, e,
                                      line_flags, ignore, ranges)
             if bucket == "review" and rule == REVIEW_FLAG:
