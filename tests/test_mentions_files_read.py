@@ -53,3 +53,8 @@ def test_each_needle_finds_its_file(text, found):
 
 def test_a_file_without_a_needle_is_not_searched_even_if_a_look_alike_is_there():
     assert _rows({"f.txt": "11.4.0 and 2.0.0\n", "g.txt": "1.4.0\n"}) == [_item("g.txt", 1, 1, "1.4.0")]
+
+
+def test_a_file_passed_over_does_not_end_the_search_of_the_next_ones():
+    assert _rows({"a.bin": None, "b.txt": "no dot\n", "c.txt": "v1 and 2.0\n", "d.bin": b"\0 1.4.0\n",
+                  "e.txt": "1.4.0\n"}) == [_item("e.txt", 1, 1, "1.4.0")]
