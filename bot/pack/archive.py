@@ -337,10 +337,12 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
     problems = scan.problems
     for info in infos:
         name = info.filename
-        if not _CANONICAL.fullmatch(name):
-            why = _rule_problem(name)
+        # zipfile cuts a name at its first NUL (filename); the rules see the name as stored (orig_filename)
+        stored = info.orig_filename
+        if not _CANONICAL.fullmatch(stored):
+            why = _rule_problem(stored)
             if why:
-                problems.append(f"entry {name!r} {why}")
+                problems.append(f"entry {stored!r} {why}")
         if info.external_attr >> 16 and _is_symlink(info):
             problems.append(f"entry {name!r} is a symbolic link")
         if info.flag_bits & 0x1:
@@ -350,10 +352,19 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
         if name in files:
             problems.append(f"entry {name!r} appears more than once")
         else:
-            f = name.casefold()
+            # NFC: an extractor on macOS (or any normalising file system) writes both spellings to one file
+            if name.isascii():
+                f = name.casefold()
+            else:
+                import unicodedata   # here: most packs have ASCII names only
+                f = unicodedata.normalize("NFC", name).casefold()
             known = folded.setdefault(f, name)
             if known != name:
-                scan.warnings.append(f"entries {known!r} and {name!r} differ only in letter case")
+                if known.casefold() == name.casefold():
+                    scan.warnings.append(f"entries {known!r} and {name!r} differ only in letter case")
+                else:
+                    scan.warnings.append(f"entries {ascii(known)} and {ascii(name)} differ only in Unicode "
+                                         "normalisation or letter case")
         scan.total_size += info.file_size
         scan.compressed_size += info.compress_size
         if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
@@ -398,7 +409,13 @@ BLOCK = 1 << 20
 _TINY = 4 << 10
 
 
-def _quick_sizes(fp, infos: list) -> list:
+#: General-purpose flag bits (APPNOTE.TXT 4.4.4) that send a member to the careful path when set in either
+#: header: all but bits 1-2 (deflate options) and 11 (UTF-8 name).  zipfile refuses bits 5 (patched data) and
+#: 6 (strong encryption) from the central directory; bits 0 (encryption) and 3 (data descriptor) change the reading.
+_NOT_FAST = 0xFFFF & ~0x0806
+
+
+def _quick_sizes(fp, infos: list, end_of_data: int | None = None) -> list:
     """The inflated size of each small member whose bytes are sound, or None to take the careful path.
 
     A fast path for the CRC pass over many small members: the archive is read
@@ -407,7 +424,8 @@ def _quick_sizes(fp, infos: list) -> list:
     from that window (a larger one is streamed, so memory stays flat): its
     local header (APPNOTE.TXT 4.3.7) must carry the same name,
     flags, method, CRC-32 and sizes as the central directory (no data
-    descriptor, no encryption); its data is inflated with zlib in one call
+    descriptor, no encryption, no flag but the deflate options and UTF-8), and its data must end
+    before the next member's local header (or the central directory); its data is inflated with zlib in one call
     (capped at its declared size unless it is at most :data:`_TINY` bytes
     compressed), the stream must end, and it must give exactly the declared
     size with the declared CRC-32.  Returns a list parallel to ``infos``: the size, or None
@@ -420,11 +438,14 @@ def _quick_sizes(fp, infos: list) -> list:
     head = _LOCAL_HEADER.size
     buf, start = b"", 0   # the window: archive bytes [start, start + len(buf))
     view = memoryview(buf)
-    for k in order:
+    for n, k in enumerate(order):
         info = infos[k]
         csize = info.compress_size
-        if csize > CHUNK or info.file_size > CHUNK or info.flag_bits & 0x9 or info.compress_type not in _METHODS or info.filename[-1:] == "/":
+        if (csize > CHUNK or info.file_size > CHUNK or info.flag_bits & _NOT_FAST or info.compress_type not in _METHODS
+                or info.filename[-1:] == "/"):
             continue
+        # where the next member's local header (or the central directory) begins: the data must end before it
+        limit = infos[order[n + 1]].header_offset if n + 1 < len(order) else end_of_data
         orig = info.orig_filename
         ascii_name = orig.encode("ascii") if orig.isascii() else None
         off = info.header_offset
@@ -437,8 +458,10 @@ def _quick_sizes(fp, infos: list) -> list:
         if len(buf) - at < head:
             continue
         (sig, _, _, flags, method, _, _, crc, lcsize, usize, nlen, xlen) = _LOCAL_HEADER.unpack_from(buf, at)
-        if (sig != zipfile.stringFileHeader or flags & 0x9 or method != info.compress_type or crc != info.CRC
+        if (sig != zipfile.stringFileHeader or flags & _NOT_FAST or method != info.compress_type or crc != info.CRC
                 or lcsize != csize or usize != info.file_size):
+            continue
+        if limit is not None and off + head + nlen + xlen + csize > limit:   # runs into the next member
             continue
         if at + head + nlen + xlen + csize > len(buf):   # a long name or extra field: read this member whole
             fp.seek(off)
@@ -450,8 +473,12 @@ def _quick_sizes(fp, infos: list) -> list:
         if ascii_name is not None:
             if raw != ascii_name:    # a name that is not ASCII never decodes to an ASCII one (UTF-8, cp437)
                 continue
-        elif raw.decode("utf-8" if flags & 0x800 else "cp437", "replace") != orig:
-            continue
+        else:
+            try:   # strict, as zipfile decodes it: a name that does not decode goes to the careful path
+                if raw.decode("utf-8" if flags & 0x800 else "cp437") != orig:
+                    continue
+            except UnicodeDecodeError:
+                continue
         begin = at + head + nlen + xlen
         data = view[begin:begin + csize]
         if method == zipfile.ZIP_DEFLATED:
@@ -474,10 +501,12 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
     """Inflate every file member once, checking its CRC-32 and the total inflated (:func:`_quick_sizes`, then
     :func:`stream_member` for the members it leaves); a damaged member is a problem naming it (20 at most)."""
     quick: list = [None] * len(infos)
+    end_of_data = getattr(zf, "start_dir", None)
     if isinstance(zf.filename, (str, os.PathLike)):
         try:
             with open(zf.filename, "rb") as fp:
-                quick = _quick_sizes(fp, infos)
+                quick = _quick_sizes(fp, infos, end_of_data)
+                _check_local_extents(fp, infos, quick, end_of_data)
         except OSError:
             pass   # the careful path reads every member and reports what it finds
     for info, size in zip(infos, quick):
@@ -494,6 +523,36 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
             if len(scan.problems) >= 20:
                 scan.problems.append("(stopped after 20 unreadable entries)")
                 return
+
+
+def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) -> None:
+    """Refuse a member whose data, placed by its local header, runs into the next member or the central directory.
+
+    :func:`_check_overlaps` works from the central directory, which does not give the length of the
+    local header's extra field (APPNOTE.TXT 4.3.7): a long one moves the data over the next member's
+    local header, so that one stretch of bytes is read as two members.  The members :func:`_quick_sizes`
+    took (``quick`` not None) were checked there; the others are checked here from their local header
+    (30 bytes and the name's and extra field's lengths).  Raises :class:`UnsafeArchive` naming both.
+    """
+    order = sorted(range(len(infos)), key=lambda k: infos[k].header_offset)
+    head = _LOCAL_HEADER.size
+    for n, k in enumerate(order):
+        info = infos[k]
+        if quick[k] is not None:
+            continue
+        nxt = infos[order[n + 1]] if n + 1 < len(order) else None
+        limit = nxt.header_offset if nxt is not None else end_of_data
+        if limit is None:
+            continue
+        fp.seek(info.header_offset)
+        raw = fp.read(head)
+        if len(raw) < head or raw[:4] != zipfile.stringFileHeader:
+            continue   # zipfile's reader reports a bad local header
+        nlen, xlen = struct.unpack_from("<HH", raw, 26)
+        if info.header_offset + head + nlen + xlen + info.compress_size > limit:
+            if nxt is None:
+                raise UnsafeArchive(f"entry {info.filename!r} runs into the central directory")
+            raise UnsafeArchive(f"entries {info.filename!r} and {nxt.filename!r} overlap in the archive")
 
 
 def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = Limits(), *,
