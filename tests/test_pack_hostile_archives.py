@@ -20,9 +20,11 @@ from bot.pack.archive import UnsafeArchive, open_zip, scan_archive
 DATA = b"hello world " * 20
 
 
-def _local(name: bytes, data: bytes, *, flags=0, crc=None, extra=b"") -> bytes:
+def _local(name: bytes, data: bytes, *, flags=0, crc=None, extra=b"", method=0, csize=None, usize=None) -> bytes:
     crc = zlib.crc32(data) if crc is None else crc
-    return struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, flags, 0, 0, 0, crc, len(data), len(data),
+    csize = len(data) if csize is None else csize
+    usize = len(data) if usize is None else usize
+    return struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, flags, method, 0, 0, crc, csize, usize,
                        len(name), len(extra)) + name + extra + data
 
 
@@ -127,5 +129,33 @@ def test_a_sound_hand_written_archive_passes_both_ways(tmp_path, monkeypatch):
     first = _local(b"a.txt", DATA)
     path = tmp_path / "p.zip"
     path.write_bytes(_archive(first + _local(b"b.txt", b"x"), [(b"a.txt", DATA, 0, 0), (b"b.txt", b"x", 0, len(first))]))
+    fast, careful = _verdicts(path, monkeypatch)
+    assert fast == careful == ([], [])
+
+
+@pytest.mark.parametrize("local, why", [
+    (dict(usize=5), "size 5 (central directory: 240)"),
+    (dict(csize=7), "compressed size 7 (central directory: 240)"),
+    (dict(crc=0x12345678), f"CRC-32 12345678 (central directory: {zlib.crc32(DATA):08x})"),
+    (dict(method=8), "method 8 (central directory: 0)"),
+    (dict(method=8, usize=0, crc=0), "method 8 (central directory: 0), CRC-32 00000000 (central directory: "
+                                     f"{zlib.crc32(DATA):08x}), size 0 (central directory: 240)"),
+])
+def test_a_local_header_that_disagrees_with_the_central_directory_fails(tmp_path, monkeypatch, local, why):
+    # a streaming extractor (bsdtar, Java's ZipInputStream) reads the local header: not the bytes verified
+    path = tmp_path / "p.zip"
+    path.write_bytes(_archive(_local(b"a.txt", DATA, **local), [(b"a.txt", DATA, 0, 0)]))
+    fast, careful = _verdicts(path, monkeypatch)
+    assert fast == careful == ([f"entry 'a.txt': its local header declares {why}"], [])
+
+
+@pytest.mark.parametrize("local", [
+    dict(flags=0x8, crc=0, csize=0, usize=0),            # a data descriptor: the values follow the data
+    dict(csize=0xFFFFFFFF, usize=0xFFFFFFFF,              # ZIP64: the values are in the extra field
+         extra=struct.pack("<HHQQ", 1, 16, len(DATA), len(DATA))),
+])
+def test_local_headers_that_defer_their_values_pass(tmp_path, monkeypatch, local):
+    path = tmp_path / "p.zip"
+    path.write_bytes(_archive(_local(b"a.txt", DATA, **local), [(b"a.txt", DATA, 0, 0)]))
     fast, careful = _verdicts(path, monkeypatch)
     assert fast == careful == ([], [])

@@ -506,7 +506,7 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
         try:
             with open(zf.filename, "rb") as fp:
                 quick = _quick_sizes(fp, infos, end_of_data)
-                _check_local_extents(fp, infos, quick, end_of_data)
+                scan.problems.extend(_check_local_extents(fp, infos, quick, end_of_data))
         except OSError:
             pass   # the careful path reads every member and reports what it finds
     for info, size in zip(infos, quick):
@@ -525,15 +525,23 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
                 return
 
 
-def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) -> None:
-    """Refuse a member whose data, placed by its local header, runs into the next member or the central directory.
+def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) -> list:
+    """Refuse a member whose data, placed by its local header, runs into the next member or the central directory;
+    list those whose local header disagrees with the central directory.
 
     :func:`_check_overlaps` works from the central directory, which does not give the length of the
     local header's extra field (APPNOTE.TXT 4.3.7): a long one moves the data over the next member's
     local header, so that one stretch of bytes is read as two members.  The members :func:`_quick_sizes`
     took (``quick`` not None) were checked there; the others are checked here from their local header
     (30 bytes and the name's and extra field's lengths).  Raises :class:`UnsafeArchive` naming both.
+
+    zipfile reads a member by the central directory's method, sizes and CRC-32 alone; an extractor
+    that streams the archive (reading local headers in order, as ``bsdtar`` or Java's ZipInputStream
+    do) takes them from the local header.  When the two disagree (outside a data descriptor, flag bit 3,
+    and the ZIP64 placeholder 0xFFFFFFFF) the bytes verified are not the bytes such a tool extracts:
+    returns one problem line per such member, naming it and both values.
     """
+    problems: list = []
     order = sorted(range(len(infos)), key=lambda k: infos[k].header_offset)
     head = _LOCAL_HEADER.size
     for n, k in enumerate(order):
@@ -542,17 +550,26 @@ def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) 
             continue
         nxt = infos[order[n + 1]] if n + 1 < len(order) else None
         limit = nxt.header_offset if nxt is not None else end_of_data
-        if limit is None:
-            continue
         fp.seek(info.header_offset)
         raw = fp.read(head)
         if len(raw) < head or raw[:4] != zipfile.stringFileHeader:
             continue   # zipfile's reader reports a bad local header
-        nlen, xlen = struct.unpack_from("<HH", raw, 26)
-        if info.header_offset + head + nlen + xlen + info.compress_size > limit:
+        (_, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL_HEADER.unpack(raw)
+        if limit is not None and info.header_offset + head + nlen + xlen + info.compress_size > limit:
             if nxt is None:
                 raise UnsafeArchive(f"entry {info.filename!r} runs into the central directory")
             raise UnsafeArchive(f"entries {info.filename!r} and {nxt.filename!r} overlap in the archive")
+        differ = [] if method == info.compress_type else [f"method {method} (central directory: {info.compress_type})"]
+        if not flags & 0x8:
+            if crc != info.CRC:
+                differ.append(f"CRC-32 {crc:08x} (central directory: {info.CRC:08x})")
+            if csize not in (info.compress_size, 0xFFFFFFFF):
+                differ.append(f"compressed size {csize} (central directory: {info.compress_size})")
+            if usize not in (info.file_size, 0xFFFFFFFF):
+                differ.append(f"size {usize} (central directory: {info.file_size})")
+        if differ:
+            problems.append(f"entry {info.filename!r}: its local header declares {', '.join(differ)}")
+    return problems
 
 
 def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = Limits(), *,
