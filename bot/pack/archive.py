@@ -265,13 +265,17 @@ _ZIP64_EOCD = b"PK\x06\x06"
 MAX_DIRECTORY_BYTES = 64 << 20
 
 
-def declared_entries(path: Path) -> tuple[int, int] | None:
-    """(entry count, central directory size in bytes) as the end-of-central-directory record declares them.
+def declared_entries(path: Path, count_over: int | None = None) -> tuple[int, int, int | None] | None:
+    """(entry count, central directory size in bytes, records counted) as the end-of-central-directory
+    record declares the first two.
 
     Reads only the file's tail (PKWARE APPNOTE 6.3.x, sections 4.3.14-4.3.16:
     the record is at most 22 + 65,535 bytes from the end; a count of 0xFFFF
     or a size of 0xFFFFFFFF defers to the ZIP64 record the locator points at).
     None when there is no such record (:mod:`zipfile` then says why the file is not a zip).
+    With ``count_over`` the records actually in the directory are counted too (at most
+    ``count_over + 1``; :func:`_directory_records`) when the declared count is within it; else
+    the third value is None.
     """
     with open(path, "rb") as fh:
         fh.seek(0, os.SEEK_END)
@@ -285,13 +289,66 @@ def declared_entries(path: Path) -> tuple[int, int] | None:
         entries = int.from_bytes(tail[at + 10:at + 12], "little")
         cd_size = int.from_bytes(tail[at + 12:at + 16], "little")
         loc = at - 20
+        end = size - tail_len + at   # where the directory ends: the record, or the ZIP64 record before it
         if (entries == 0xFFFF or cd_size == 0xFFFFFFFF) and loc >= 0 and tail[loc:loc + 4] == _ZIP64_LOCATOR:
             fh.seek(int.from_bytes(tail[loc + 8:loc + 16], "little"))
             rec = fh.read(56)
             if rec[:4] == _ZIP64_EOCD and len(rec) == 56:
                 entries = int.from_bytes(rec[32:40], "little")
                 cd_size = int.from_bytes(rec[40:48], "little")
-    return entries, cd_size
+                end -= 20 + 56
+        records = None
+        if count_over is not None and entries <= count_over and 0 < cd_size <= MAX_DIRECTORY_BYTES \
+                and end - cd_size >= 0:
+            records = _directory_records(fh, end - cd_size, cd_size, count_over)
+    return entries, cd_size, records
+
+
+_CENTRAL = b"PK\x01\x02"
+
+
+def _directory_records(fh, start: int, size: int, limit: int) -> int:
+    """How many central directory records lie in ``size`` bytes from ``start``, counted up to ``limit + 1``.
+
+    zipfile parses the records until the directory's declared size is used up, whatever count the
+    end record declares (``zipfile._RealGetContents``), so a directory of a million records can
+    declare one.  First an upper bound (the record signature's occurrences, in C); when that exceeds
+    ``limit``, the records are walked (46 bytes plus the name, extra field and comment lengths,
+    APPNOTE.TXT 4.3.12) until ``limit + 1`` or a bad signature, where zipfile stops too.
+    """
+    fh.seek(start)
+    left, occurrences, carry = size, 0, b""
+    while left > 0:
+        chunk = fh.read(min(left, CHUNK))
+        if not chunk:
+            break
+        left -= len(chunk)
+        block = carry + chunk
+        occurrences += block.count(_CENTRAL)
+        carry = block[-3:]   # a signature cut by the chunk's end is counted with the next chunk
+    if occurrences <= limit:
+        return occurrences
+    fh.seek(start)
+    buf, pos, count, read = b"", 0, 0, 0
+    while count <= limit:
+        if len(buf) - pos < 46:
+            more = fh.read(min(CHUNK, size - read))
+            read += len(more)
+            buf, pos = buf[pos:] + more, 0
+            if len(buf) < 46:
+                break
+        if buf[pos:pos + 4] != _CENTRAL:
+            break
+        n, m, k = struct.unpack_from("<HHH", buf, pos + 28)
+        pos += 46 + n + m + k
+        count += 1
+        while pos > len(buf) and read < size:   # a long record: skip what is not read yet
+            more = fh.read(min(CHUNK, size - read))
+            if not more:
+                break
+            read += len(more)
+            buf += more
+    return count
 
 
 def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
@@ -300,15 +357,20 @@ def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
     The entry count and the central directory's size are checked from the
     end-of-central-directory record (:func:`declared_entries`) before
     :mod:`zipfile` parses the directory (one object per entry: 300,000
-    entries cost hundreds of MB before any later limit could apply).
+    entries cost hundreds of MB before any later limit could apply), and so
+    are the records the directory really holds, since zipfile reads them all
+    whatever count the record declares.
     """
     try:
-        declared = declared_entries(path)
+        declared = declared_entries(path, limits.max_entries)
     except OSError as exc:
         raise UnsafeArchive(f"not a readable zip archive ({exc.strerror or exc})", path=path.name) from exc
-    entries, cd_size = declared or (0, 0)
+    entries, cd_size, records = declared or (0, 0, None)
     if entries > limits.max_entries:
         raise UnsafeArchive(f"{entries} entries, more than the limit of {limits.max_entries}", path=path.name)
+    if records is not None and records > limits.max_entries:
+        raise UnsafeArchive(f"the central directory holds more than {limits.max_entries} entries (the limit), "
+                            f"though it declares {entries}", path=path.name)
     if cd_size > MAX_DIRECTORY_BYTES:
         raise UnsafeArchive(f"central directory of {cd_size} bytes, more than the limit of {MAX_DIRECTORY_BYTES}",
                             path=path.name)
