@@ -138,6 +138,7 @@ def test_a_sound_hand_written_archive_passes_both_ways(tmp_path, monkeypatch):
     (dict(csize=7), "compressed size 7 (central directory: 240)"),
     (dict(crc=0x12345678), f"CRC-32 12345678 (central directory: {zlib.crc32(DATA):08x})"),
     (dict(method=8), "method 8 (central directory: 0)"),
+    (dict(flags=0x1), "encryption (flag bit 0; central directory: not set)"),
     (dict(method=8, usize=0, crc=0), "method 8 (central directory: 0), CRC-32 00000000 (central directory: "
                                      f"{zlib.crc32(DATA):08x}), size 0 (central directory: 240)"),
 ])

@@ -622,6 +622,9 @@ def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) 
                 raise UnsafeArchive(f"entry {info.filename!r} runs into the central directory")
             raise UnsafeArchive(f"entries {info.filename!r} and {nxt.filename!r} overlap in the archive")
         differ = [] if method == info.compress_type else [f"method {method} (central directory: {info.compress_type})"]
+        if (flags ^ info.flag_bits) & 0x1:
+            differ.append(f"{'' if flags & 0x1 else 'no '}encryption (flag bit 0; central directory: "
+                          f"{'set' if info.flag_bits & 0x1 else 'not set'})")
         if not flags & 0x8:
             if crc != info.CRC:
                 differ.append(f"CRC-32 {crc:08x} (central directory: {info.CRC:08x})")
