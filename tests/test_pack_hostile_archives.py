@@ -160,3 +160,15 @@ def test_local_headers_that_defer_their_values_pass(tmp_path, monkeypatch, local
     path.write_bytes(_archive(_local(b"a.txt", DATA, **local), [(b"a.txt", DATA, 0, 0)]))
     fast, careful = _verdicts(path, monkeypatch)
     assert fast == careful == ([], [])
+
+
+def test_a_stored_member_whose_sizes_differ_fails(tmp_path, monkeypatch):
+    # zipfile reads the 5 declared bytes and checks their CRC-32; a reader taking the 10 stored bytes gets more
+    path = tmp_path / "p.zip"
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, zlib.crc32(b"ABCDE"), 10, 5, 5, 0)
+    cd = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, zlib.crc32(b"ABCDE"), 10, 5, 5, 0, 0, 0, 0,
+                     0, 0) + b"a.txt"
+    body = local + b"a.txt" + b"ABCDEHIDDN"
+    path.write_bytes(body + cd + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(cd), len(body), 0))
+    fast, careful = _verdicts(path, monkeypatch)
+    assert fast == careful == (["entry 'a.txt' is stored but declares 10 bytes stored for 5 bytes of content"], [])

@@ -411,6 +411,10 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
             problems.append(f"entry {name!r} is encrypted")
         if info.compress_type not in _METHODS:
             problems.append(f"entry {name!r} uses compression method {info.compress_type} (only stored and deflate)")
+        elif info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+            # zipfile reads file_size bytes and checks their CRC-32; another reader takes compress_size bytes
+            problems.append(f"entry {name!r} is stored but declares {info.compress_size} bytes stored for "
+                            f"{info.file_size} bytes of content")
         if name in files:
             problems.append(f"entry {name!r} appears more than once")
         else:
