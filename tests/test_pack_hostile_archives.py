@@ -172,3 +172,22 @@ def test_a_stored_member_whose_sizes_differ_fails(tmp_path, monkeypatch):
     path.write_bytes(body + cd + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(cd), len(body), 0))
     fast, careful = _verdicts(path, monkeypatch)
     assert fast == careful == (["entry 'a.txt' is stored but declares 10 bytes stored for 5 bytes of content"], [])
+
+
+@pytest.mark.parametrize("declared", [240, (1 << 20) + 512])   # the window's size and a member streamed
+def test_a_deflate_stream_longer_than_declared_fails(tmp_path, monkeypatch, declared):
+    # zipfile stops at the declared size and checks those bytes' CRC-32: a reader inflating the whole
+    # stream gets twice as much (a bomb when the stream goes on)
+    import random
+    content = random.Random(7).randbytes(declared)
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    stream = c.compress(content * 2) + c.flush()
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, zlib.crc32(content), len(stream), declared,
+                        5, 0) + b"a.bin" + stream
+    cd = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, zlib.crc32(content), len(stream), declared,
+                     5, 0, 0, 0, 0, 0, 0) + b"a.bin"
+    path = tmp_path / "p.zip"
+    path.write_bytes(local + cd + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(cd), len(local), 0))
+    fast, careful = _verdicts(path, monkeypatch)
+    assert fast == careful == ([f"entry 'a.bin' inflates past its declared {declared} bytes (zipfile stops there; "
+                                "another reader would not)"], [])

@@ -567,15 +567,16 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
     """Inflate every file member once, checking its CRC-32 and the total inflated (:func:`_quick_sizes`, then
     :func:`stream_member` for the members it leaves); a damaged member is a problem naming it (20 at most)."""
     quick: list = [None] * len(infos)
+    starts: dict = {}
     end_of_data = getattr(zf, "start_dir", None)
     if isinstance(zf.filename, (str, os.PathLike)):
         try:
             with open(zf.filename, "rb") as fp:
                 quick = _quick_sizes(fp, infos, end_of_data)
-                scan.problems.extend(_check_local_extents(fp, infos, quick, end_of_data))
+                scan.problems.extend(_check_local_extents(fp, infos, quick, end_of_data, starts))
         except OSError:
             pass   # the careful path reads every member and reports what it finds
-    for info, size in zip(infos, quick):
+    for k, (info, size) in enumerate(zip(infos, quick)):
         if info.filename[-1:] == "/":
             continue
         if size is not None and scan.inflated + size <= limits.max_total_size:
@@ -584,6 +585,11 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
         try:
             for chunk in stream_member(zf, info, limits, already=scan.inflated):
                 scan.inflated += len(chunk)
+            if info.compress_type == zipfile.ZIP_DEFLATED and k in starts:
+                with open(zf.filename, "rb") as fp:
+                    if _inflates_past(fp, starts[k], info):
+                        scan.problems.append(f"entry {info.filename!r} inflates past its declared {info.file_size} "
+                                             "bytes (zipfile stops there; another reader would not)")
         except UnreadableMember as exc:
             scan.problems.append(str(exc))
             if len(scan.problems) >= 20:
@@ -591,7 +597,36 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
                 return
 
 
-def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) -> list:
+def _inflates_past(fp, start: int, info: zipfile.ZipInfo) -> bool:
+    """True when the deflate stream of ``info`` (its data at offset ``start``) inflates to more than its declared size.
+
+    zipfile's reader stops at the declared size and checks the CRC-32 of those bytes only, so a stream
+    that goes on (a bomb for a reader that inflates it whole) passes it; this reads the stream again,
+    :data:`CHUNK` bytes out at a time, and stops at the first byte past the declared size.  A stream
+    zlib refuses is left to zipfile's verdict (False).
+    """
+    fp.seek(start)
+    dec = zlib.decompressobj(-15)
+    left, produced, pending = info.compress_size, 0, b""
+    try:
+        while not dec.eof:
+            if not pending:
+                if left <= 0:
+                    break
+                pending = fp.read(min(CHUNK, left))
+                if not pending:
+                    break
+                left -= len(pending)
+            produced += len(dec.decompress(pending, CHUNK))
+            pending = dec.unconsumed_tail
+            if produced > info.file_size:
+                return True
+    except zlib.error:
+        return False
+    return False
+
+
+def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None, starts: dict | None = None) -> list:
     """Refuse a member whose data, placed by its local header, runs into the next member or the central directory;
     list those whose local header disagrees with the central directory.
 
@@ -621,6 +656,8 @@ def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None) 
         if len(raw) < head or raw[:4] != zipfile.stringFileHeader:
             continue   # zipfile's reader reports a bad local header
         (_, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL_HEADER.unpack(raw)
+        if starts is not None:
+            starts[k] = info.header_offset + head + nlen + xlen   # where the member's data begins
         if limit is not None and info.header_offset + head + nlen + xlen + info.compress_size > limit:
             if nxt is None:
                 raise UnsafeArchive(f"entry {info.filename!r} runs into the central directory")
