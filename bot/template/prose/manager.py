@@ -9,6 +9,7 @@ in :mod:`bot.template.prose.history`, the sentence rules in
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
@@ -78,6 +79,19 @@ def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump:
     return out
 
 
+@lru_cache(maxsize=16)
+def _restated_pins(bump: Bump) -> tuple[tuple[str, str], ...]:
+    """``((package, old value), ...)``: the derived pins a sentence may restate, for :meth:`ProseManager.update`.
+
+    The old values are upstream's at the current tag and the template's own pins
+    (``Bump.restated``), for every package other than executorch whose value the bump changes.
+    """
+    return tuple(dict.fromkeys(
+        [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
+        + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
+           and bump.change_for(n).new != o]))
+
+
 class ProseManager(Manager):
     """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
 
@@ -118,6 +132,11 @@ class ProseManager(Manager):
         text = doc.text
         if EXECUTORCH.search(text) is None:
             return ManagerResult()
+        mentions = find_mentions(doc)
+        if not mentions and not any(old in text for _, old in _restated_pins(bump)):
+            # no mention and no old value of a restated pin: no edit, no flag (most vendored sources
+            # naming executorch in their includes); the comment regions are never computed
+            return ManagerResult()
         regions = prose_regions(doc)
         if not regions:
             return ManagerResult()
@@ -126,7 +145,6 @@ class ProseManager(Manager):
         olds = {bump.old_executorch, bump.old_pack}
         edits: list[Edit] = []
         flags: list[tuple[int, Flag]] = []  # (offset of the mention, flag)
-        mentions = find_mentions(doc)
         if is_history_file(doc.path):
             return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
                                            for m in mentions))
@@ -273,11 +291,7 @@ class ProseManager(Manager):
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
                       taken: set[int]) -> list[Edit]:
         """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
-        # the old values: upstream's at the current tag and the template's own pins (Bump.restated)
-        names = tuple(dict.fromkeys(
-            [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
-            + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
-               and bump.change_for(n).new != o]))
+        names = _restated_pins(bump)
         if not names:
             return []
         text = doc.text
