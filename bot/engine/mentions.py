@@ -394,7 +394,7 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
         doc = loaded.doc
         if any(v in doc.text for v in texts):
             scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
-    for rel in tpl.others:
+    for rel in tpl.others_for(subject_of):
         raw = tpl.other_bytes(rel)
         # the cheap tests first; a bytes find per needle beats one regex alternation over thousands of files
         if raw is None or b"." not in raw or b"\0" in raw[:8192] or not any(n in raw for n in needles):

@@ -46,7 +46,8 @@ class Template:
     """What a scan of the checkout found: loaded files, every finding, and scan flags.
 
     ``exclude`` are the globs in force; ``others`` the text-file candidates no
-    manager handles (searched for leftovers after planning).
+    manager handles (searched for leftovers after planning), less the files git
+    found quiet (:meth:`others_for` adds them back when a search needs them).
     """
 
     repo: Path
@@ -61,6 +62,23 @@ class Template:
     python_locks: list[str] = field(default_factory=list)
     #: bytes of the ``others`` read so far (:meth:`other_bytes`); None for a file that could not be read
     _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: every file the walk would list in ``others``, in its order, quiet ones included (:mod:`bot.engine.read_git`)
+    _walk_others: list = field(default_factory=list, repr=False, compare=False)
+    #: files left unread because git found them quiet; those the walk reads only to look for a "."
+    _quiet: frozenset = field(default=frozenset(), repr=False, compare=False)
+    _quiet_prose: frozenset = field(default=frozenset(), repr=False, compare=False)
+
+    def others_for(self, versions) -> list[str]:
+        """The :attr:`others` to search for the version texts ``versions``, in walk order.
+
+        Quiet files (never opened: :mod:`bot.engine.read_git`) hold no version of the shape
+        :func:`~bot.engine.read_git.versions_have_quiet_shape` checks; when one of ``versions``
+        has another shape, they are searched too, exactly as the walk lists them.
+        """
+        from bot.engine.read_git import versions_have_quiet_shape
+        if not self._quiet or versions_have_quiet_shape(versions):
+            return self.others
+        return [rel for rel in self._walk_others if rel not in self._quiet_prose or b"." in self.other_bytes(rel)]
 
     def other_bytes(self, rel: str) -> Optional[bytes]:
         """The bytes of one of :attr:`others` (read once, then cached).
@@ -145,6 +163,9 @@ def _exclude_way_out(rel: str) -> str:
 
 #: The byte-level filter of prose files (:func:`read_template`); False reads every one (tests compare both).
 BYTE_FILTER = True
+#: Ask ``git grep`` which files need not be opened (:mod:`bot.engine.read_git`); False walks and reads
+#: every file (tests compare both; the same happens when git is missing or fails).
+GIT_QUIET_FILES = True
 
 #: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
@@ -169,6 +190,11 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     sequence (:func:`bot.template.scan.may_name_version`): every version form
     the bot reads, moves or counts holds one, so such a file can yield no
     finding, edit, flag or counted occurrence.
+
+    Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.engine.read_git`): while
+    the tree is walked, ``git grep`` lists the files that hold neither the word
+    ExecuTorch nor a digit, dot, digit; such a file the prose manager alone
+    would read, or that no manager handles, is never opened.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -177,10 +203,22 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         problem = scanmod.exclude_problem(glob)
         if problem:
             raise UsageError(f"--exclude {glob!r} {problem}")
-    globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
-    sc = scanmod.discover(repo, exclude=globs)
-    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
+    git = None
+    if GIT_QUIET_FILES:
+        from bot.engine.read_git import QuietFiles
+        git = QuietFiles(os.fspath(repo))   # runs while the tree is walked
+    try:
+        globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
+        sc = scanmod.discover(repo, exclude=globs)
+    except BaseException:
+        if git is not None:
+            git.cancel()
+        raise
+    quiet = (git.result() if git is not None else None) or frozenset()
+    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs,
+                   others=[rel for rel in sc.others if rel not in quiet] if quiet else list(sc.others),
                    skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
+    quiet_prose: list[str] = []
     tpl.flags.extend(submodule_flags(repo, sc.submodules))     # listed once each, never scanned for edits
     if progress:
         progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
@@ -189,7 +227,14 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
                     + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
                  + (f", {plural(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
     root = os.fspath(repo)
+    walk_prose: list[str] = []   # prose files the walk would add to others (quiet ones: if they hold a ".")
     for rel, mgrs in sc.files:
+        if quiet and rel in quiet and all(m.name == "prose" for m in mgrs):
+            # neither ExecuTorch nor a version in it (git grep, bot.engine.read_git): the walk would find
+            # no mention and list it in others at most, where no version of the quiet shape is found
+            quiet_prose.append(rel)
+            walk_prose.append(rel)
+            continue
         try:
             # plain os.path and open(): pathlib's per-call overhead shows on thousands of files
             with open(os.path.join(root, rel), "rb") as fh:
@@ -205,6 +250,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             if b"." in raw:
                 tpl.others.append(rel)
                 tpl._other_cache[rel] = raw
+                walk_prose.append(rel)
             continue
         bad = scanmod.unreadable_text(raw)
         if bad is not None:
@@ -224,6 +270,10 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         tpl.files.append(Loaded(doc, mgrs))
         for m in mgrs:
             tpl.findings.extend(m.extract(doc))
+    if quiet:
+        tpl._quiet = quiet
+        tpl._quiet_prose = frozenset(quiet_prose)
+        tpl._walk_others = list(sc.others) + walk_prose
     tpl.flags.extend(Flag("pack-id-case", f"{f.text.strip()!r}: the pack ID is {PACK} (CMSIS compares it "
                           "with its letter case); the bot does not rewrite this entry: correct it by hand",
                           path=f.path, line=f.line, blocking=True)

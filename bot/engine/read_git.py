@@ -1,0 +1,95 @@
+"""Files of a template that cannot matter, as ``git grep`` finds them, so the reader never opens them.
+
+On a large template most files hold neither the word ExecuTorch nor any
+version: the reader (:func:`bot.engine.read.read_template`) would open each
+one to find that out.  ``git grep`` searches the whole tree in C on every core
+while the reader walks it, and lists (``-L``) the files in which it found none
+of :data:`QUIET_PATTERN`:
+
+* ``executorch`` in any ASCII letter case, also as UTF-16 or UTF-32 text (the
+  forms :func:`bot.template.scan.mentions_executorch` recognises);
+* a digit, a dot, and a digit or a byte above 127: every version the bot
+  reads, moves or counts starts that way (``1.4.0``, ``2.13.0``, ``1.4``),
+  also in a file whose digits are written in another script.
+
+Such a *quiet* file names no ExecuTorch version and holds no version the
+accounting or the leftovers check can find, provided every version they
+search for has that shape (:func:`versions_have_quiet_shape`; when one does
+not, the quiet files are searched as well, as the walk would).  The walk
+itself still decides which files are read at all (skipped folders,
+``--exclude``, symbolic links, size limits): a quiet file is only a file the
+walk found that need not be opened.
+
+``git grep --no-index`` reads the working tree as it is on disk (tracked,
+untracked and ignored files alike, never the index), in or outside a git
+checkout.  When git is missing, fails, or writes anything to stderr (a file
+it could not read), nothing is quiet and every file is read as before.
+Source of the options: git-grep(1) (``--no-index``, ``-L``, ``-z``, ``-P``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from typing import Optional
+
+#: What makes a file worth opening (PCRE, bytes, ASCII case-insensitive under ``LC_ALL=C``).
+QUIET_PATTERN = (r"(?i)executorch|e\x00x\x00e\x00c\x00u\x00t\x00o\x00r\x00c\x00h"
+                 r"|e\x00\x00\x00x\x00\x00\x00e\x00\x00\x00c\x00\x00\x00u\x00\x00\x00t\x00\x00\x00o\x00\x00\x00"
+                 r"r\x00\x00\x00c\x00\x00\x00h"
+                 r"|[0-9]\.(?:[0-9]|[\x80-\xff])")
+
+#: The shape a searched version must have for a quiet file to hold none of it (see the module docstring).
+_QUIET_SHAPE = re.compile(r"[0-9]\.(?:[0-9]|[^\x00-\x7f])")
+
+
+def versions_have_quiet_shape(versions) -> bool:
+    """True when every version text in ``versions`` holds a digit, a dot, and a digit or a non-ASCII
+    character (``"1.4.0"``, ``"2.13"``); False for one such as ``"2"`` (a conda ``pytorch=2``)."""
+    return all(_QUIET_SHAPE.search(v) for v in versions)
+
+
+def _pathspecs() -> list[str]:
+    """Pathspecs keeping git out of the folders the walk never enters (a subset of them: a file git
+    does not list is simply read)."""
+    from bot.template import scan as scanmod
+    out = ["--", "."]
+    out += [f":(exclude,glob)**/{name}/**" for name in sorted(scanmod.SKIP_DIRS)]
+    out += [f":(exclude,glob)**/{prefix}*/**" for prefix in scanmod.SKIP_DIR_PREFIXES]
+    out += [f":(exclude,glob){sub}/**" for sub in scanmod.SKIP_SUBTREES]
+    out.append(":(exclude,glob)**/*.egg-info/**")
+    return out
+
+
+class QuietFiles:
+    """A running ``git grep -L`` over a template; :meth:`result` waits for it.
+
+    Start it first, walk the tree while it runs, then ask :meth:`result`.
+    """
+
+    def __init__(self, repo: str):
+        self._proc: Optional[subprocess.Popen] = None
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", QUIET_PATTERN] + _pathspecs(),
+                cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
+        except OSError:  # git missing from PATH, or cannot be started
+            self._proc = None
+
+    def result(self) -> Optional[frozenset[str]]:
+        """The repository-relative POSIX paths git searched and found quiet, or None when git could not
+        tell (missing, exit status other than 0 or 1, anything on stderr)."""
+        if self._proc is None:
+            return None
+        out, err = self._proc.communicate()
+        if self._proc.returncode not in (0, 1) or err:
+            return None
+        return frozenset(os.fsdecode(p) for p in out.split(b"\0") if p)
+
+    def cancel(self) -> None:
+        """Stop git (the read failed before its answer was needed)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.communicate()
