@@ -152,6 +152,14 @@ class ProseManager(Manager):
         rst = doc.path.lower().endswith((".rst", ".txt"))
         sections = history_sections(text, rst) if markdown else []
         others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
+        measure: dict[str, bool] = {}  # a line holding several mentions is tested once
+
+        def measured(line_text: str) -> bool:
+            hit = measure.get(line_text)
+            if hit is None:
+                hit = measure[line_text] = MEASURE.search(line_text) is not None
+            return hit
+
         for m in mentions:
             line_text = ctx.line_text(m.start)
             section = section_at(sections, m.start)
@@ -164,7 +172,7 @@ class ProseManager(Manager):
                     flags.append((m.start, self._history(doc, m, bump, line_text)))
                     others.append((m.start, m.version))
                 elif old_mm != new_mm:
-                    if MEASURE.search(line_text):
+                    if measured(line_text):
                         flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                     else:
                         edits.append(self._edit(doc, m, new_mm, bump))
@@ -175,7 +183,7 @@ class ProseManager(Manager):
                 flags.append((m.start, self._history(doc, m, bump, line_text)))
                 others.append((m.start, m.version))
                 continue
-            if MEASURE.search(line_text):
+            if measured(line_text):
                 flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                 continue
             if _provenance(text, m.start):
@@ -224,12 +232,15 @@ class ProseManager(Manager):
             named = [v for pos, v in others if lo <= pos < hi]
             segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
             verb = change_verb(doc.text, segments, change)
-            sentence = clip_line(" ".join(doc.text[lo:hi].split()))
+
+            def sentence(lo: int = lo, hi: int = hi) -> str:   # written out only into a flag
+                return clip_line(" ".join(doc.text[lo:hi].split()))
+
             if verb:
                 also = f" (it also names ExecuTorch {', '.join(dict.fromkeys(named))})" if named else ""
                 left.append(((lo, hi), Flag(
                     "history-mention", f"left as written: this sentence states what ExecuTorch "
-                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence}",
+                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence()}",
                     path=doc.path, line=mine[0].line, blocking=False)))
                 continue
             why = mixed_reason(doc, mine, segments, olds, named, mention_spans)
@@ -239,7 +250,7 @@ class ProseManager(Manager):
                     left.append(((lo, hi), Flag(
                         "restatement-partial", f"left as written: this sentence restates several pins and "
                         f"{', '.join(stuck)} cannot move with the others (no new value for it in this bump), so "
-                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence}",
+                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence()}",
                         path=doc.path, line=mine[0].line, blocking=False)))
                     continue
                 keep.extend(mine)
@@ -247,7 +258,7 @@ class ProseManager(Manager):
             left.append(((lo, hi), Flag(
                 "mixed-mention", f"left as written: this sentence {why}, so moving it to "
                 f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
-                f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
+                f"edit it by hand if it should move: {sentence()}", path=doc.path, line=mine[0].line, blocking=False)))
         out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
         out_flags.extend(f for _, f in left)
         # A line is never both edited and listed as history: its edits are dropped and the line is
