@@ -148,10 +148,21 @@ def test_plan_audit_and_accounting_are_the_same_with_git_and_with_the_walk(tmp_p
     # git was put to work: files were left unopened, the walk alone leaves none
     monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
     quiet = engine.read_template(tpl, exclude=("notes",))._quiet
-    assert {"gen/high.dat", "gen/wide.bin", "gen/blob.bin"} <= quiet   # no word, no digit.digit (as bytes)
-    assert not {"docs/UPPER.md", "gen/high_v.dat"} & quiet
+    assert not {"gen/high.dat", "gen/wide.bin", "gen/blob.bin", "docs/UPPER.md", "gen/high_v.dat"} & quiet
+    assert len(quiet) > 10   # ASCII files without a digit.digit
     monkeypatch.setattr(readmod, "GIT_QUIET_FILES", False)
     assert engine.read_template(tpl, exclude=("notes",))._quiet == frozenset()
+
+
+@pytest.mark.parametrize("seed", [16, 17])
+def test_without_the_byte_filter_git_and_the_walk_agree_too(tmp_path, monkeypatch, upstream, seed):
+    tpl = generated_checkout(tmp_path / "t", seed)
+    monkeypatch.setattr(readmod, "BYTE_FILTER", False)
+    with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
+    assert isinstance(with_git, dict) and with_git == walk
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    read = engine.read_template(tpl)
+    assert read._quiet and not any(b"xecu" in (tpl / rel).read_bytes().lower() for rel in read._quiet)
 
 
 def test_a_quiet_file_is_never_opened(tmp_path, monkeypatch):
@@ -185,12 +196,14 @@ def test_a_tracked_version_without_digit_dot_digit_searches_the_quiet_files_too(
     (tpl / "docs" / "two.md").write_text("Use pytorch 2. Nothing else.\n")           # prose, quiet
     (tpl / "docs" / "two.cfg").write_text("level = 2. done\n")                       # no manager, quiet
     (tpl / "docs" / "nodot.md").write_text("pytorch 2 without a dot\n")              # quiet, no "."
+    (tpl / "docs" / "two_et.md").write_text("ExecuTorch with pytorch 2. ok\n")     # quiet, left out by the filter
     monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
     read = engine.read_template(tpl)
-    assert {"docs/two.md", "docs/two.cfg", "docs/nodot.md"} <= read._quiet
+    assert {"docs/two.md", "docs/two.cfg", "docs/nodot.md", "docs/two_et.md"} <= read._quiet
     assert not versions_have_quiet_shape(["1.4.0", "2"]) and versions_have_quiet_shape(["1.4.0", "1.\u0663"])
     searched = read.others_for(["2"])
-    assert {"docs/two.md", "docs/two.cfg"} <= set(searched) and "docs/nodot.md" not in searched
+    assert {"docs/two.md", "docs/two.cfg"} <= set(searched)
+    assert not {"docs/nodot.md", "docs/two_et.md"} & set(searched)
     assert "docs/two.md" not in read.others_for(["1.4.0"])
     with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
     assert with_git == walk
@@ -255,9 +268,10 @@ def test_quiet_files_results_of_git(tmp_path):
     (tpl / "d.md").write_bytes("e\u0301 1.\u0663\n".encode())     # digit, dot, non-ASCII
     (tpl / "e.md").write_bytes("ExecuTorch".encode("utf-16-le"))
     (tpl / "f.md").write_bytes("ExecuTorch".encode("utf-32-be"))
-    (tpl / "g.md").write_bytes(b"\xff\xfe no version\n")
+    (tpl / "g.md").write_bytes(b"\xff\xfe no version\n")                 # not ASCII
     (tpl / "vendor" / "h.md").write_text("plain\n")               # a skipped folder: git never looks
-    assert QuietFiles(str(tpl)).result() == frozenset({"a.md", "g.md"})
+    assert QuietFiles(str(tpl)).result() == frozenset({"a.md", "b.md"})
+    assert QuietFiles(str(tpl), byte_filter=False).result() == frozenset({"a.md"})
 
 
 def test_memoised_manager_matching_equals_asking_every_manager(tmp_path):

@@ -78,7 +78,8 @@ class Template:
         from bot.engine.read_git import versions_have_quiet_shape
         if not self._quiet or versions_have_quiet_shape(versions):
             return self.others
-        return [rel for rel in self._walk_others if rel not in self._quiet_prose or b"." in self.other_bytes(rel)]
+        return [rel for rel in self._walk_others
+                if rel not in self._quiet_prose or _walk_lists_prose(self.other_bytes(rel))]
 
     def other_bytes(self, rel: str) -> Optional[bytes]:
         """The bytes of one of :attr:`others` (read once, then cached).
@@ -112,6 +113,12 @@ class Template:
             elif f.kind in kinds and norm(f.name) == "executorch" and f.version and f.exact:
                 out.append(f)
         return out
+
+
+def _walk_lists_prose(raw: bytes) -> bool:
+    """True when :func:`read_template` lists a prose-only file of these bytes in ``others``: it names no
+    ExecuTorch and holds a "." (the byte filter leaves out a quiet file that names ExecuTorch)."""
+    return b"." in raw and not scanmod.mentions_executorch(raw)
 
 
 #: The optional config file of the template (owned by :mod:`bot.config`); the engine reads its ``exclude`` key.
@@ -192,9 +199,9 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     finding, edit, flag or counted occurrence.
 
     Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.engine.read_git`): while
-    the tree is walked, ``git grep`` lists the files that hold neither the word
-    ExecuTorch nor a digit, dot, digit; such a file the prose manager alone
-    would read, or that no manager handles, is never opened.
+    the tree is walked, ``git grep`` lists the ASCII files without a digit,
+    dot, digit; such a file the prose manager alone would read, or that no
+    manager handles, is never opened.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -206,7 +213,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     git = None
     if GIT_QUIET_FILES:
         from bot.engine.read_git import QuietFiles
-        git = QuietFiles(os.fspath(repo))   # runs while the tree is walked
+        git = QuietFiles(os.fspath(repo), BYTE_FILTER)   # runs while the tree is walked
     try:
         globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
         sc = scanmod.discover(repo, exclude=globs)
@@ -230,8 +237,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     walk_prose: list[str] = []   # prose files the walk would add to others (quiet ones: if they hold a ".")
     for rel, mgrs in sc.files:
         if quiet and rel in quiet and all(m.name == "prose" for m in mgrs):
-            # neither ExecuTorch nor a version in it (git grep, bot.engine.read_git): the walk would find
-            # no mention and list it in others at most, where no version of the quiet shape is found
+            # ASCII without a digit.digit (git grep, bot.engine.read_git): the walk would find no mention
+            # and list it in others at most, where no version of the quiet shape is found
             quiet_prose.append(rel)
             walk_prose.append(rel)
             continue

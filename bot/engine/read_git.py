@@ -1,22 +1,22 @@
 """Files of a template that cannot matter, as ``git grep`` finds them, so the reader never opens them.
 
-On a large template most files hold neither the word ExecuTorch nor any
-version: the reader (:func:`bot.engine.read.read_template`) would open each
-one to find that out.  ``git grep`` searches the whole tree in C on every core
-while the reader walks it, and lists (``-L``) the files in which it found none
-of :data:`QUIET_PATTERN`:
+On a large template most files hold no version at all: the reader
+(:func:`bot.engine.read.read_template`) would open each one to find that
+out.  ``git grep`` searches the whole tree in C on every core while the
+reader walks it, and lists (``-L``) the files in which it found none of
+:func:`quiet_pattern`: such a *quiet* file is ASCII text (no NUL byte, no
+byte above 127) without a digit, dot, digit sequence.
 
-* ``executorch`` in any ASCII letter case, also as UTF-16 or UTF-32 text (the
-  forms :func:`bot.template.scan.mentions_executorch` recognises);
-* a digit, a dot, and a digit or a byte above 127: every version the bot
-  reads, moves or counts starts that way (``1.4.0``, ``2.13.0``, ``1.4``),
-  also in a file whose digits are written in another script.
-
-Such a *quiet* file names no ExecuTorch version and holds no version the
-accounting or the leftovers check can find, provided every version they
+Every version the bot reads, moves or counts holds a digit, a dot and a digit
+(``1.4.0``, ``2.13.0``, ``1.4``; in a file that is not ASCII, the second digit
+may be written in another script), so a quiet file holds no mention, no
+leftover and no occurrence for the accounting, provided every version they
 search for has that shape (:func:`versions_have_quiet_shape`; when one does
-not, the quiet files are searched as well, as the walk would).  The walk
-itself still decides which files are read at all (skipped folders,
+not, the quiet files are searched as well, as the walk would).  A quiet file
+that names ExecuTorch is one the byte filter
+(:data:`bot.engine.read.BYTE_FILTER`) leaves out after reading it; without
+the filter, a file naming ExecuTorch (any ASCII letter case) is never quiet.
+The walk still decides which files are read at all (skipped folders,
 ``--exclude``, symbolic links, size limits): a quiet file is only a file the
 walk found that need not be opened.
 
@@ -34,11 +34,11 @@ import re
 import subprocess
 from typing import Optional
 
-#: What makes a file worth opening (PCRE, bytes, ASCII case-insensitive under ``LC_ALL=C``).
-QUIET_PATTERN = (r"(?i)executorch|e\x00x\x00e\x00c\x00u\x00t\x00o\x00r\x00c\x00h"
-                 r"|e\x00\x00\x00x\x00\x00\x00e\x00\x00\x00c\x00\x00\x00u\x00\x00\x00t\x00\x00\x00o\x00\x00\x00"
-                 r"r\x00\x00\x00c\x00\x00\x00h"
-                 r"|[0-9]\.(?:[0-9]|[\x80-\xff])")
+def quiet_pattern(byte_filter: bool = True) -> str:
+    """What makes a file worth opening (PCRE over bytes; ``LC_ALL=C``): a digit, dot, digit, or a byte that is
+    NUL or above 127; without the byte filter also ``executorch`` in any ASCII letter case."""
+    return (r"[0-9]\.[0-9]|[^\x01-\x7f]" if byte_filter else r"(?i)executorch|[0-9]\.[0-9]|[^\x01-\x7f]")
+
 
 #: The shape a searched version must have for a quiet file to hold none of it (see the module docstring).
 _QUIET_SHAPE = re.compile(r"[0-9]\.(?:[0-9]|[^\x00-\x7f])")
@@ -68,11 +68,11 @@ class QuietFiles:
     Start it first, walk the tree while it runs, then ask :meth:`result`.
     """
 
-    def __init__(self, repo: str):
+    def __init__(self, repo: str, byte_filter: bool = True):
         self._proc: Optional[subprocess.Popen] = None
         try:
             self._proc = subprocess.Popen(
-                ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", QUIET_PATTERN] + _pathspecs(),
+                ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", quiet_pattern(byte_filter)] + _pathspecs(),
                 cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
         except OSError:  # git missing from PATH, or cannot be started
