@@ -31,6 +31,12 @@ GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.inva
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
 
 
+@pytest.fixture(autouse=True)
+def patient(monkeypatch):
+    """Wait for git as long as it takes (a busy test machine must not change which path runs)."""
+    monkeypatch.setattr(readmod, "GIT_WAIT", 120.0)
+
+
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory):
     return GitSource(build_upstream_repo(tmp_path_factory.mktemp("up") / "executorch.git"))
@@ -256,6 +262,17 @@ def test_without_a_working_git_every_file_is_read_and_the_result_is_the_walks(tm
     assert (read._quiet == frozenset()) is (how != "not-a-checkout")
     if how == "not-a-checkout":
         assert "docs/plain.md" in read._quiet
+    assert _whole(engine.plan(tpl, upstream)) == walk
+
+
+def test_git_slower_than_its_wait_is_stopped_and_every_file_is_read(tmp_path, monkeypatch, upstream):
+    tpl = copy_template(tmp_path / "t")
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", False)
+    walk = _whole(engine.plan(tpl, upstream))
+    monkeypatch.setenv("PATH", _fake_git(tmp_path, "exec sleep 30\n"))
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    monkeypatch.setattr(readmod, "GIT_WAIT", 0.05)
+    assert engine.read_template(tpl)._quiet == frozenset()
     assert _whole(engine.plan(tpl, upstream)) == walk
 
 

@@ -9,6 +9,7 @@ findings.  Which template files pin what: public CMSIS ExecuTorch templates such
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -173,6 +174,9 @@ BYTE_FILTER = True
 #: Ask ``git grep`` which files need not be opened (:mod:`bot.engine.read_git`); False walks and reads
 #: every file (tests compare both; the same happens when git is missing or fails).
 GIT_QUIET_FILES = True
+#: Seconds to wait for git once the walk is done; None: as long as the walk took, at least 20 ms (git runs
+#: beside the walk; when it is slower, the machine is busy and reading every file costs no more).
+GIT_WAIT: Optional[float] = None
 
 #: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
@@ -214,6 +218,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     if GIT_QUIET_FILES:
         from bot.engine.read_git import QuietFiles
         git = QuietFiles(os.fspath(repo), BYTE_FILTER)   # runs while the tree is walked
+    started = time.perf_counter()
     try:
         globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
         sc = scanmod.discover(repo, exclude=globs)
@@ -221,7 +226,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         if git is not None:
             git.cancel()
         raise
-    quiet = (git.result() if git is not None else None) or frozenset()
+    wait = GIT_WAIT if GIT_WAIT is not None else max(0.02, time.perf_counter() - started)
+    quiet = (git.result(wait) if git is not None else None) or frozenset()
     tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs,
                    others=[rel for rel in sc.others if rel not in quiet] if quiet else list(sc.others),
                    skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))

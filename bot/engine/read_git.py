@@ -78,12 +78,17 @@ class QuietFiles:
         except OSError:  # git missing from PATH, or cannot be started
             self._proc = None
 
-    def result(self) -> Optional[frozenset[str]]:
+    def result(self, timeout: Optional[float] = None) -> Optional[frozenset[str]]:
         """The repository-relative POSIX paths git searched and found quiet, or None when git could not
-        tell (missing, exit status other than 0 or 1, anything on stderr)."""
+        tell (missing, exit status other than 0 or 1, anything on stderr) or did not within ``timeout``
+        seconds (then it is stopped: reading every file is as quick as waiting longer)."""
         if self._proc is None:
             return None
-        out, err = self._proc.communicate()
+        try:
+            out, err = self._proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.cancel()
+            return None
         if self._proc.returncode not in (0, 1) or err:
             return None
         return frozenset(os.fsdecode(p) for p in out.split(b"\0") if p)
