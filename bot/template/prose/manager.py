@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
+from bot.lazyre import lazy
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager
 from bot.template.prose.forms import FORM_WHY, GUARD, Mention, find_mentions, restatement_patterns
@@ -23,7 +24,7 @@ from bot.versions import major_minor
 
 #: A provenance statement ending right before a version: "Since ExecuTorch X", "Starting with X", "As of vX",
 #: "Deprecated in / Removed in / New in / Introduced in / Added in ExecuTorch X": when something happened.
-PROVENANCE = re.compile(
+PROVENANCE = lazy(
     r"\b(?:since|starting\s+(?:with|from|in)|as\s+of|deprecated\s+(?:in|since)|removed\s+in"
     r"|(?:new|introduced|added|changed|dropped)\s+in)\s+(?:the\s+)?(?:(?:PyTorch\s+)?ExecuTorch\s+)?"
     r"(?:version\s+|release\s+)?v?\Z", re.I)
