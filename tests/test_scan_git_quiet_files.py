@@ -310,3 +310,10 @@ def test_memoised_manager_matching_equals_asking_every_manager(tmp_path):
         [(r, [m.name for m in ms]) for r, ms in direct.files]
     assert (memo.others, memo.skipped, memo.python_locks) == (direct.others, direct.skipped, direct.python_locks)
     assert len(memo.files) > 100
+    # the key holds everything the default managers look at: one key, one answer
+    answers: dict = {}
+    for rel in direct.files:
+        key = scanmod.match_key(rel[0])
+        names = [m.name for m in rel[1]]
+        assert answers.setdefault(key, names) == names, rel[0]
+    assert scanmod.match_key("docs/part07/f123.md") == (False, b"f000.md", False)

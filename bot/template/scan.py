@@ -199,7 +199,8 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
                 handlers = [m for m in mgrs if m.matches(rel)]
                 lock = is_python_lock(rel)
             else:
-                key = (in_requirements, _DIGITS.sub("0", entry.name), in_workflows)
+                key = (in_requirements, entry.name.encode("utf-8", "surrogateescape").translate(_DIGITS),
+                       in_workflows)
                 hit = memo.get(key)
                 if hit is None:
                     hit = memo[key] = ([m for m in mgrs if m.matches(rel)], is_python_lock(rel))
@@ -229,34 +230,34 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     return scan
 
 
-#: A run of digits, written ``0`` in :func:`match_key`: the default managers' name patterns hold no digit
-#: and no ``?`` (:func:`_memo_is_exact`).
-_DIGITS = re.compile(r"[0-9]+")
+#: Every digit written ``0`` (:func:`match_key`; a bytes translation, the quickest): the default managers'
+#: name patterns hold no digit (:func:`_memo_is_exact`).
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 
-def match_key(rel: str) -> tuple[bool, str, bool]:
+def match_key(rel: str) -> tuple[bool, bytes, bool]:
     """What the default managers (:func:`managers`) look at to match a repository-relative POSIX path:
-    ``(in a folder named requirements, base name with every run of digits written 0, under .github/workflows/)``;
-    ``"docs/part07/f123.md"`` -> ``(False, "f0.md", False)``.
+    ``(in a folder named requirements, base name (UTF-8 bytes) with every digit written 0, under
+    .github/workflows/)``; ``"docs/part07/f123.md"`` -> ``(False, b"f000.md", False)``.
 
-    The managers match ``fnmatch`` patterns (``*`` and literal characters, no digit, no ``?``, no ``[...]``) on
+    The managers match ``fnmatch`` patterns (``*``, ``?`` and literal characters, no digit, no ``[...]``) on
     the base name, ``requirements/*.txt`` and ``.github/workflows/*.yml``: two paths with the same key
     are handled by the same managers, and :func:`discover` memoises on it.
     """
     rel_dir, _, base = rel.rpartition("/")
-    return (rel_dir.rsplit("/", 1)[-1] == "requirements", _DIGITS.sub("0", base),
+    return (rel_dir.rsplit("/", 1)[-1] == "requirements", base.encode("utf-8", "surrogateescape").translate(_DIGITS),
             ("/" + rel_dir + "/").find("/.github/workflows/") != -1)
 
 
 @functools.lru_cache(maxsize=1)
 def _memo_is_exact() -> bool:
-    """True when no name pattern of the default managers (nor a Python lock file name) holds a digit, a ``?``
-    or a ``[...]`` set (see :func:`match_key`)."""
+    """True when no name pattern of the default managers (nor a Python lock file name) holds a digit or a
+    ``[...]`` set (see :func:`match_key`)."""
     from bot.template.locks import PYTHON_LOCKS
     from bot.template.prose.history import HISTORY_FILES
     from bot.template.scripts import SCRIPT_PATTERNS
-    pats = [p for m in managers() for p in m.patterns] + list(HISTORY_FILES) + list(SCRIPT_PATTERNS) + list(PYTHON_LOCKS)
-    return not any(c.isdigit() or c in "?[" for p in pats for c in p)
+    pats = [p for m in managers() for p in m.patterns] + [*HISTORY_FILES, *SCRIPT_PATTERNS, *PYTHON_LOCKS]
+    return not any(c.isdigit() or c == "[" for p in pats for c in p)
 
 
 def _skip_dir(name: str, rel: str) -> bool:
