@@ -198,8 +198,7 @@ class ProseManager(Manager):
                 else bump.new_executorch
             if new != m.version:
                 edits.append(self._edit(doc, m, new, bump))
-        taken = {i for m in mentions for i in range(m.start, m.end)}
-        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
+        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, mentions)
                      if section_at(sections, e.start) is None)
         edits.sort(key=lambda e: e.start)
         breaks = markdown_structure(text, rst)[1] if markdown else None
@@ -308,17 +307,21 @@ class ProseManager(Manager):
                     path=doc.path, line=m.line, blocking=False)
 
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
-                      taken: set[int]) -> list[Edit]:
-        """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
+                      mentions: list[Mention]) -> list[Edit]:
+        """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins (never
+        inside a mention's version)."""
         names = _restated_pins(bump)
         if not names:
             return []
         text = doc.text
         news = {norm(c.name): c.new for c in bump.changes}
         out: list[Edit] = []
+        taken: Optional[set[int]] = None   # offsets covered by a mention or an edit made here
         for name, old, pip, word in restatement_patterns(names):
             if old not in text:
                 continue
+            if taken is None:
+                taken = {i for m in mentions for i in range(m.start, m.end)}
             for rx, pip_form in ((pip, True), (word, False)):
                 for lo, hi in regions:
                     for m in rx.finditer(text, lo, hi):
