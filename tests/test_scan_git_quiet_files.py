@@ -21,7 +21,8 @@ import pytest
 from bot import engine
 from bot.commands.demo import copy_template
 from bot.engine import read as readmod
-from bot.engine.read_git import QuietFiles, versions_have_quiet_shape
+from bot import quietfiles
+from bot.quietfiles import QuietFiles, versions_have_quiet_shape
 from bot.errors import BotError
 from bot.sample import build_upstream_repo
 from bot.template import scan as scanmod
@@ -317,3 +318,42 @@ def test_memoised_manager_matching_equals_asking_every_manager(tmp_path):
         names = [m.name for m in rel[1]]
         assert answers.setdefault(key, names) == names, rel[0]
     assert scanmod.match_key("docs/part07/f123.md") == (False, b"f000.md", False)
+
+
+def test_the_folders_git_is_kept_out_of_are_the_walks():
+    assert set(quietfiles.SKIPPED_NAMES) == set(scanmod.SKIP_DIRS)
+    assert quietfiles.SKIPPED_PREFIXES == scanmod.SKIP_DIR_PREFIXES
+    assert quietfiles.SKIPPED_SUBTREES == scanmod.SKIP_SUBTREES
+
+
+def test_update_starts_git_before_its_imports_and_the_reader_takes_that_run(tmp_path, monkeypatch, upstream):
+    tpl = copy_template(tmp_path / "t")
+    (tpl / "docs").mkdir()
+    (tpl / "docs" / "plain.md").write_text("no word and no version here\n")
+    started, taken = [], []
+    real_init, real_take = QuietFiles.__init__, quietfiles.take
+
+    def init(self, repo, byte_filter=True):
+        started.append(repo)
+        real_init(self, repo, byte_filter)
+
+    def take(repo, byte_filter):
+        got = real_take(repo, byte_filter)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(QuietFiles, "__init__", init)
+    monkeypatch.setattr(quietfiles, "take", take)
+    from bot.cli import main
+    assert main(["update", "--repo", str(tpl), "--upstream", str(upstream.path), "--dry-run", "--json"]) == 0
+    assert started == [os.path.realpath(tpl)] and taken == [True]
+    assert quietfiles._EARLY == {}
+
+
+def test_a_run_nothing_takes_is_stopped(tmp_path):
+    quietfiles.prestart(tmp_path)
+    early = quietfiles._EARLY[os.path.realpath(tmp_path)]
+    quietfiles.discard(tmp_path)
+    assert quietfiles._EARLY == {} and early._proc.poll() is not None
+    quietfiles.prestart(tmp_path)
+    assert quietfiles.take(tmp_path, byte_filter=False) is None and quietfiles._EARLY == {}

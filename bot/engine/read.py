@@ -63,7 +63,7 @@ class Template:
     python_locks: list[str] = field(default_factory=list)
     #: bytes of the ``others`` read so far (:meth:`other_bytes`); None for a file that could not be read
     _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
-    #: every file the walk would list in ``others``, in its order, quiet ones included (:mod:`bot.engine.read_git`)
+    #: every file the walk would list in ``others``, in its order, quiet ones included (:mod:`bot.quietfiles`)
     _walk_others: list = field(default_factory=list, repr=False, compare=False)
     #: files left unread because git found them quiet; those the walk reads only to look for a "."
     _quiet: frozenset = field(default=frozenset(), repr=False, compare=False)
@@ -72,11 +72,11 @@ class Template:
     def others_for(self, versions) -> list[str]:
         """The :attr:`others` to search for the version texts ``versions``, in walk order.
 
-        Quiet files (never opened: :mod:`bot.engine.read_git`) hold no version of the shape
-        :func:`~bot.engine.read_git.versions_have_quiet_shape` checks; when one of ``versions``
+        Quiet files (never opened: :mod:`bot.quietfiles`) hold no version of the shape
+        :func:`~bot.quietfiles.versions_have_quiet_shape` checks; when one of ``versions``
         has another shape, they are searched too, exactly as the walk lists them.
         """
-        from bot.engine.read_git import versions_have_quiet_shape
+        from bot.quietfiles import versions_have_quiet_shape
         if not self._quiet or versions_have_quiet_shape(versions):
             return self.others
         return [rel for rel in self._walk_others
@@ -171,7 +171,7 @@ def _exclude_way_out(rel: str) -> str:
 
 #: The byte-level filter of prose files (:func:`read_template`); False reads every one (tests compare both).
 BYTE_FILTER = True
-#: Ask ``git grep`` which files need not be opened (:mod:`bot.engine.read_git`); False walks and reads
+#: Ask ``git grep`` which files need not be opened (:mod:`bot.quietfiles`); False walks and reads
 #: every file (tests compare both; the same happens when git is missing or fails).
 GIT_QUIET_FILES = True
 #: Seconds to wait for git once the walk is done; None: as long as the walk took, at least 20 ms (git runs
@@ -202,7 +202,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     the bot reads, moves or counts holds one, so such a file can yield no
     finding, edit, flag or counted occurrence.
 
-    Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.engine.read_git`): while
+    Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.quietfiles`): while
     the tree is walked, ``git grep`` lists the ASCII files without a digit,
     dot, digit; such a file the prose manager alone would read, or that no
     manager handles, is never opened.
@@ -216,8 +216,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             raise UsageError(f"--exclude {glob!r} {problem}")
     git = None
     if GIT_QUIET_FILES:
-        from bot.engine.read_git import QuietFiles
-        git = QuietFiles(os.fspath(repo), BYTE_FILTER)   # runs while the tree is walked
+        from bot.quietfiles import QuietFiles, take
+        git = take(repo, BYTE_FILTER) or QuietFiles(os.fspath(repo), BYTE_FILTER)   # runs while the tree is walked
     started = time.perf_counter()
     try:
         globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
@@ -243,7 +243,7 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     walk_prose: list[str] = []   # prose files the walk would add to others (quiet ones: if they hold a ".")
     for rel, mgrs in sc.files:
         if quiet and rel in quiet and all(m.name == "prose" for m in mgrs):
-            # ASCII without a digit.digit (git grep, bot.engine.read_git): the walk would find no mention
+            # ASCII without a digit.digit (git grep, bot.quietfiles): the walk would find no mention
             # and list it in others at most, where no version of the quiet shape is found
             quiet_prose.append(rel)
             walk_prose.append(rel)

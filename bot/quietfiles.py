@@ -20,6 +20,10 @@ The walk still decides which files are read at all (skipped folders,
 ``--exclude``, symbolic links, size limits): a quiet file is only a file the
 walk found that need not be opened.
 
+A command may start git before its own imports (:func:`prestart`, as
+``update`` does); the reader then takes that run (:func:`take`).  This
+module imports nothing of the bot, so starting git costs a command nothing.
+
 ``git grep --no-index`` reads the working tree as it is on disk (tracked,
 untracked and ignored files alike, never the index), in or outside a git
 checkout.  When git is missing, fails, or writes anything to stderr (a file
@@ -50,14 +54,20 @@ def versions_have_quiet_shape(versions) -> bool:
     return all(_QUIET_SHAPE.search(v) for v in versions)
 
 
+#: Folders the walk never enters (bot.template.scan: SKIP_DIRS, SKIP_DIR_PREFIXES, SKIP_SUBTREES,
+#: ``*.egg-info``), as git pathspecs that keep git out of them.  A subset is enough (a file git does not
+#: list is simply read); a test checks that these are the walk's.
+SKIPPED_NAMES = (".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
+                 ".pytest_cache", "vendor", "third_party", "third-party", "RTE", "tmp", "out", "build", "dist")
+SKIPPED_PREFIXES = ("cmake-out", "cmake-build", ".cmsis")
+SKIPPED_SUBTREES = ("ai_layer/engine",)
+
+
 def _pathspecs() -> list[str]:
-    """Pathspecs keeping git out of the folders the walk never enters (a subset of them: a file git
-    does not list is simply read)."""
-    from bot.template import scan as scanmod
     out = ["--", "."]
-    out += [f":(exclude,glob)**/{name}/**" for name in sorted(scanmod.SKIP_DIRS)]
-    out += [f":(exclude,glob)**/{prefix}*/**" for prefix in scanmod.SKIP_DIR_PREFIXES]
-    out += [f":(exclude,glob){sub}/**" for sub in scanmod.SKIP_SUBTREES]
+    out += [f":(exclude,glob)**/{name}/**" for name in SKIPPED_NAMES]
+    out += [f":(exclude,glob)**/{prefix}*/**" for prefix in SKIPPED_PREFIXES]
+    out += [f":(exclude,glob){sub}/**" for sub in SKIPPED_SUBTREES]
     out.append(":(exclude,glob)**/*.egg-info/**")
     return out
 
@@ -69,6 +79,7 @@ class QuietFiles:
     """
 
     def __init__(self, repo: str, byte_filter: bool = True):
+        self.byte_filter = byte_filter
         self._proc: Optional[subprocess.Popen] = None
         try:
             self._proc = subprocess.Popen(
@@ -98,3 +109,31 @@ class QuietFiles:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
             self._proc.communicate()
+
+
+#: Runs started by :func:`prestart`, by the real path of their folder.
+_EARLY: dict[str, QuietFiles] = {}
+
+
+def prestart(repo) -> None:
+    """Start git on folder ``repo`` now (with the byte filter's pattern), for :func:`take` to pick up."""
+    key = os.path.realpath(repo)
+    discard(repo)
+    _EARLY[key] = QuietFiles(key)
+
+
+def take(repo, byte_filter: bool) -> Optional[QuietFiles]:
+    """The run :func:`prestart` started on ``repo`` with the same pattern, or None (a run with
+    another pattern is stopped)."""
+    early = _EARLY.pop(os.path.realpath(repo), None)
+    if early is not None and early.byte_filter != byte_filter:
+        early.cancel()
+        return None
+    return early
+
+
+def discard(repo) -> None:
+    """Stop a run :func:`prestart` started on ``repo`` that nothing took (the command failed first)."""
+    early = _EARLY.pop(os.path.realpath(repo), None)
+    if early is not None:
+        early.cancel()
