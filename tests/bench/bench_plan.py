@@ -10,8 +10,8 @@ interleaved runs (:mod:`benchkit`) of:
 * ``executorch-pack-bot update --dry-run`` as a whole process;
 
 then ``bot.engine.plan`` in-process (``--repeat`` fresh processes per bot, each timing one plan
-after a plan of the sample template: imports done, no file of the tree cached; best and median
-wall, median CPU), to show what start-up costs.  With
+after a plan of the sample template: imports done, no file of the tree cached; median
+wall and CPU), to show what start-up costs.  With
 ``--before DIR`` (another checkout of the bot, for example ``git archive main | tar -x -C DIR``)
 both bots run in the same interleaved rounds, so one run prints the before/after pair.  Figures and
 ratios only: the targets are in docs/performance.md.
@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from benchkit import bot_cmd, bot_root, compile_bot, interleaved, machine, row  # noqa: E402
+from benchkit import Figure, bot_cmd, bot_root, compile_bot, interleaved, machine, row  # noqa: E402
 from trees import plan_tree, vendored_tree  # noqa: E402
 
 from bot.sample import build_upstream_repo  # noqa: E402
@@ -81,9 +81,7 @@ def main() -> None:
             print(row("update --dry-run (whole process)", res["update"], res["git grep"]))
             for label, bot in ((("engine.plan in-process, before", before),) if before else ()) + (
                     ("engine.plan in-process", root),):
-                best, med, cpu = in_process(bot, tpl, upstream, a.repeat)
-                print(f"{label:<40} best {best * 1000:7.1f} ms  ratio {best / res['git grep']:5.2f}x  "
-                      f"| median {med * 1000:7.1f} ms  | cpu median {cpu * 1000:7.1f} ms")
+                print(row(label, in_process(bot, tpl, upstream, a.repeat), res["git grep"]))
     print(f"\nmachine after: {machine()}")
 
 
@@ -105,16 +103,18 @@ print(time.perf_counter() - t, time.process_time() - c)
 """
 
 
-def in_process(bot: Path, tpl: Path, upstream: Path, repeat: int) -> tuple[float, float, float]:
-    """``(best, median, median CPU)`` seconds of one ``bot.engine.plan`` of checkout ``bot`` on ``tpl`` in
-    ``repeat`` fresh processes (after a plan of the sample: imports done, no file of ``tpl`` cached)."""
+def in_process(bot: Path, tpl: Path, upstream: Path, repeat: int) -> Figure:
+    """Median seconds (with the median CPU seconds) of one ``bot.engine.plan`` of checkout ``bot`` on ``tpl``
+    in ``repeat`` fresh processes (after a plan of the sample: imports done, no file of ``tpl`` cached)."""
     walls, cpus = [], []
     for _ in range(repeat):
         out = subprocess.run([sys.executable, "-c", _IN_PROCESS, str(tpl), str(upstream)], cwd=bot,
                              capture_output=True, text=True, check=True).stdout.split()
         walls.append(float(out[0]))
         cpus.append(float(out[1]))
-    return min(walls), statistics.median(walls), statistics.median(cpus)
+    fig = Figure(statistics.median(walls))
+    fig.cpu = statistics.median(cpus)
+    return fig
 
 
 if __name__ == "__main__":
