@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from bot.model import norm
 from bot.template.prose.regions import regions_of
-from bot.template.prose.sentences import EXECUTORCH, Context
+from bot.template.prose.sentences import Context
 from bot.textfile import TextDocument
 
 #: A version matched whole: X.Y or X.Y.Z with an optional pre/dev/post part.
@@ -157,12 +157,12 @@ def version_windows(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
-    if EXECUTORCH.search(text) is None:
+    low = text.lower()
+    if "executorch" not in low:   # what EXECUTORCH (re.I) finds, at a tenth of its cost on a whole text
         return ()
     windows = version_windows(text)
     if not windows:
         return ()   # no digit, dot, digit: no version, no mention
-    low = text.lower()
     forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
     # A form with no match in the whole text has none inside a prose region either (a region ends
     # at a line end, at the end of the text, or after a comment's closing mark): such a text needs

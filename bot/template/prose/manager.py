@@ -18,7 +18,7 @@ from bot.template.interface import Manager
 from bot.template.prose.forms import FORM_WHY, GUARD, Mention, find_mentions, restatement_patterns
 from bot.template.prose.history import history_sections, is_history_file, markdown_structure, section_at
 from bot.template.prose.regions import KINDS, Span, file_kind, prose_regions
-from bot.template.prose.sentences import (EXECUTORCH, MEASURE, Context, change_verb, clip_line, migration_statement,
+from bot.template.prose.sentences import (MEASURE, Context, change_verb, clip_line, migration_statement,
                                           mixed_reason)
 from bot.textfile import TextDocument
 from bot.versions import major_minor
@@ -82,7 +82,7 @@ def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump:
 
 
 @lru_cache(maxsize=16)
-def _restated_pins(bump: Bump) -> tuple[tuple[str, str], ...]:
+def _restated_pins_of(bump: Bump) -> tuple[tuple[str, str], ...]:
     """``((package, old value), ...)``: the derived pins a sentence may restate, for :meth:`ProseManager.update`.
 
     The old values are upstream's at the current tag and the template's own pins
@@ -92,6 +92,17 @@ def _restated_pins(bump: Bump) -> tuple[tuple[str, str], ...]:
         [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
         + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
            and bump.change_for(n).new != o]))
+
+
+#: The last bump :func:`_restated_pins` answered for, and its answer (a bump is asked once per file).
+_LAST_RESTATED: list = [None, ()]
+
+
+def _restated_pins(bump: Bump) -> tuple[tuple[str, str], ...]:
+    """:func:`_restated_pins_of`, answered without hashing the bump when it is the one asked last."""
+    if _LAST_RESTATED[0] is not bump:
+        _LAST_RESTATED[:] = [bump, _restated_pins_of(bump)]
+    return _LAST_RESTATED[1]
 
 
 class ProseManager(Manager):
@@ -132,7 +143,7 @@ class ProseManager(Manager):
         and for a version-change statement; ``mixed-mention`` for a mixed sentence.
         """
         text = doc.text
-        if EXECUTORCH.search(text) is None:
+        if "executorch" not in text.lower():   # EXECUTORCH (re.I) on a whole text costs ten times more
             return ManagerResult()
         mentions = find_mentions(doc)
         if not mentions and not any(old in text for _, old in _restated_pins(bump)):
