@@ -66,6 +66,7 @@ def test_the_history_item_says_why(tmp_path, tags, capsys):
     ("we moved to ExecuTorch and then ", False),
     ("moved\tto\nthe ExecuTorch release ", True),
     ("", False),
+    ("we moved to the PyTorch ExecuTorch version v", True),   # five skipped words before the version
 ])
 def test_migration_statement_reads_the_words_before_the_version(before, expected):
     text = before + "1.4.0 today"

@@ -54,7 +54,7 @@ def migration_statement(text: str, pos: int) -> bool:
     (an instruction) is not one.  A word check first; the pattern runs on at most 120
     characters before ``pos``.
     """
-    words = text[max(0, pos - 48):pos].rsplit(None, 5)
+    words = text[max(0, pos - 80):pos].split()
     while words and words[-1].lower() in _MIGRATION_SKIP:
         words.pop()
     if not words or words[-1].lower() != "to":
