@@ -38,6 +38,7 @@ import re
 import subprocess
 from typing import Optional
 
+
 def quiet_pattern(byte_filter: bool = True) -> str:
     """What makes a file worth opening (PCRE over bytes; ``LC_ALL=C``): a digit, dot, digit, or a byte that is
     NUL or above 127; without the byte filter also ``executorch`` in any ASCII letter case."""
