@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 from typing import Optional
 
 
@@ -82,6 +83,8 @@ class QuietFiles:
     def __init__(self, repo: str, byte_filter: bool = True):
         self.byte_filter = byte_filter
         self._proc: Optional[subprocess.Popen] = None
+        self._thread: Optional[threading.Thread] = None
+        self._answer: Optional[tuple[bytes, bytes, int]] = None
         try:
             self._proc = subprocess.Popen(
                 ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", quiet_pattern(byte_filter)] + _pathspecs(),
@@ -89,6 +92,18 @@ class QuietFiles:
                 env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
         except OSError:  # git missing from PATH, or cannot be started
             self._proc = None
+            return
+        # git's output is collected as it comes (a long list must not fill the pipe and stop git)
+        self._thread = threading.Thread(target=self._collect, name="git grep -L", daemon=True)
+        self._thread.start()
+
+    def _collect(self) -> None:
+        out, err = self._proc.communicate()
+        self._answer = (out, err, self._proc.returncode)
+
+    def done(self) -> bool:
+        """True when :meth:`result` answers without waiting."""
+        return self._thread is None or not self._thread.is_alive()
 
     def result(self, timeout: Optional[float] = None) -> Optional[frozenset[str]]:
         """The repository-relative POSIX paths git searched and found quiet, or None when git could not
@@ -96,20 +111,21 @@ class QuietFiles:
         seconds (then it is stopped: reading every file is as quick as waiting longer)."""
         if self._proc is None:
             return None
-        try:
-            out, err = self._proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
             self.cancel()
             return None
-        if self._proc.returncode not in (0, 1) or err:
+        out, err, status = self._answer
+        if status not in (0, 1) or err:
             return None
         return frozenset(os.fsdecode(p) for p in out.split(b"\0") if p)
 
     def cancel(self) -> None:
-        """Stop git (the read failed before its answer was needed)."""
+        """Stop git (its answer is not needed, or came too late)."""
         if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
-            self._proc.communicate()
+        if self._thread is not None:
+            self._thread.join()
 
 
 #: Runs started by :func:`prestart`, by the real path of their folder.

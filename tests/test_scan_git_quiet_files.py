@@ -190,6 +190,31 @@ def test_without_the_byte_filter_git_and_the_walk_agree_too(tmp_path, monkeypatc
 
 
 @needs_git
+@pytest.mark.parametrize("answer_after", [0, 40, 10_000])
+def test_git_answering_while_the_files_are_read_changes_nothing(tmp_path, monkeypatch, upstream, answer_after):
+    # without GIT_WAIT the reader starts at once and uses git's answer from the file where it comes
+    tpl = generated_checkout(tmp_path / "t", 18)
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", False)
+    walk = _whole(engine.plan(tpl, upstream))
+    asked = []
+
+    def done(self):   # git "answers" after that many files; result() then waits for its real answer
+        asked.append(1)
+        return len(asked) > answer_after
+
+    monkeypatch.setattr(QuietFiles, "done", done)
+    monkeypatch.setattr(QuietFiles, "result", lambda self, timeout=None, real=QuietFiles.result: real(self, 120))
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    monkeypatch.setattr(readmod, "GIT_WAIT", None)
+    assert _whole(engine.plan(tpl, upstream)) == walk
+    asked.clear()
+    read = engine.read_template(tpl)
+    read.others_for(["1.4.0"])                           # the accounting's turn: git's answer is taken
+    assert read._quiet                                   # git answered (after the read at the latest)
+    assert bool(read._quiet_prose) is (answer_after < 100)   # quiet prose files were skipped once it had
+
+
+@needs_git
 def test_a_quiet_file_is_never_opened(tmp_path, monkeypatch):
     tpl = copy_template(tmp_path / "t")
     (tpl / "docs").mkdir()
@@ -249,6 +274,21 @@ def test_refused_files_are_refused_the_same_way(tmp_path, monkeypatch, upstream)
         assert with_git == walk
         assert isinstance(with_git, str) and with_git.startswith("TemplateError"), (name, with_git)
         assert f"docs/{name}" in with_git
+
+
+@pytest.mark.parametrize("prose_first", [True, False])
+def test_of_two_refused_files_the_first_in_path_order_is_named(tmp_path, monkeypatch, upstream, prose_first):
+    # a pin file is read while git works; its error still waits for its turn in path order
+    tpl = copy_template(tmp_path / "t")
+    prose = tpl / ("a-docs" if prose_first else "zz-docs") / "nul.md"
+    prose.parent.mkdir()
+    prose.write_bytes(b"EXECUTORCH runtime\0 notes\n")
+    (tpl / "requirements.txt").write_bytes(b"executorch==1.4.0\0\n")
+    with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
+    assert with_git == walk
+    assert isinstance(with_git, str) and with_git.startswith("TemplateError")
+    named = prose.relative_to(tpl).as_posix() if prose_first else "requirements.txt"
+    assert with_git.split(":", 2)[1].strip() == named, with_git
 
 
 def _fake_git(tmp_path, script: str) -> str:
