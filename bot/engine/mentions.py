@@ -406,15 +406,14 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                     path=path, line=li + 1, blocking=False))
 
     texts = tuple(n.decode() for n in needles)
-    # one pass over each other file's bytes for any needle (thousands of small files in a template)
-    needle_rx = re.compile(b"|".join(re.escape(n) for n in sorted(needles)) or b"(?!)")
     for loaded in tpl.files:
         doc = loaded.doc
         if any(v in doc.text for v in texts):
             scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
-    for rel in tpl.others:
+    for rel in tpl.others_for(subject_of):
         raw = tpl.other_bytes(rel)
-        if raw is None or b"." not in raw or needle_rx.search(raw) is None or b"\0" in raw[:8192]:
+        # the cheap tests first; a bytes find per needle beats one regex alternation over thousands of files
+        if raw is None or b"." not in raw or b"\0" in raw[:8192] or not any(n in raw for n in needles):
             continue
         try:
             text = raw.decode("utf-8-sig")
