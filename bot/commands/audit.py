@@ -22,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
     from bot import engine, inert
     from bot.textreport import flag_lines, plural, table
 
+    from bot.config import load_config
+    load_config(args.repo)   # every setting checked, as check and run do (file and line, exit 2)
     result = engine.audit(args.repo, exclude=tuple(args.exclude))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))

@@ -78,6 +78,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
         parse_user_version(args.to)
+    from bot.config import load_config
+    load_config(args.repo)   # every setting checked here, as check and run do: a typo fails now, not in CI
     source = open_source(args.upstream)
     plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
                        allow_prerelease=args.allow_prerelease, progress=progress,
