@@ -42,6 +42,21 @@ def test_a_restated_pin_that_cannot_move_keeps_the_whole_sentence(restated, stuc
     assert_flags(result.flags, partial(stuck, sentence))
 
 
+@pytest.mark.parametrize("restated, stuck", [
+    ("torch 2.12.0", "torch 2.12.0"),
+    ("torch==2.12.0", "torch 2.12.0"),
+    ("torchao 0.17.0", "torchao 0.17.0"),
+    ("Vela 5.0.0", "ethos-u-vela 5.0.0"),
+    ("TOSA-tools 2026.1.0", "tosa-tools 2026.1.0"),
+])
+def test_each_restated_name_alone_beside_the_pack_form_is_found(restated, stuck):
+    # "PyTorch::ExecuTorch@1.4.0" holds neither "torch " nor "torch=": the one restated name is the only hint
+    sentence = f"The PyTorch::ExecuTorch@1.4.0 pack targets {restated}"
+    result = update("README.md", f"# A\n\n{sentence}.\n")
+    assert result.edits == ()
+    assert_flags(result.flags, partial(stuck, sentence))
+
+
 def test_a_restated_pin_of_a_package_the_bump_does_not_move_is_stuck():
     # minor_bump() moves torch and torchao but has no ethos-u-vela pin: Vela 5.1.0 has no new value
     sentence = "ExecuTorch 1.4.0 targets Vela 5.1.0"
