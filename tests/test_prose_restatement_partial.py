@@ -86,12 +86,12 @@ def test_restated_old_pins_move_with_the_sentence():
 
 
 def test_a_stuck_pin_on_the_second_comment_line_of_a_sentence_keeps_it_whole():
-    # the sentence spans two comment regions; only the second one names a pin
-    text = "# ExecuTorch 1.4.0 is the runtime\n# and torchao 0.17.0 the quantizer.\nimport os\n"
+    # the sentence spans two comment regions; the first names no derived pin (PyTorch::ExecuTorch is the pack)
+    text = "# The PyTorch::ExecuTorch@1.4.0 pack of this build\n# targets torchao 0.17.0.\nimport os\n"
     result = update("setup.py", text)
     assert result.edits == ()
     assert_flags(result.flags, partial(
-        "torchao 0.17.0", "# ExecuTorch 1.4.0 is the runtime # and torchao 0.17.0 the quantizer",
+        "torchao 0.17.0", "# The PyTorch::ExecuTorch@1.4.0 pack of this build # targets torchao 0.17.0",
         path="setup.py", line=1))
 
 
