@@ -100,3 +100,10 @@ def test_a_pack_name_is_not_a_restated_pin():
     result = update("README.md", "# A\n\nThe PyTorch::ExecuTorch pack follows ExecuTorch 1.4.0.\n")
     assert [(e.start, e.end, e.old, e.new) for e in result.edits] == [(53, 58, "1.4.0", "1.5.1")]
     assert result.flags == ()
+
+
+def test_a_sentence_after_a_restatement_partial_one_still_moves():
+    result = update("README.md", "# A\n\nExecuTorch 1.4.0 targets torchao 0.17.0.\n\nInstall ExecuTorch 1.4.0.\n")
+    assert result.edits == (Edit("README.md", 66, 71, "1.4.0", "1.5.1", 5, "prose",
+                                 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
+    assert_flags(result.flags, partial("torchao 0.17.0", "ExecuTorch 1.4.0 targets torchao 0.17.0"))
