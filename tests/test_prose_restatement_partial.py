@@ -5,6 +5,8 @@ others, the sentence keeps every version and gets one whole restatement-partial 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.model import Edit, Flag
@@ -107,3 +109,24 @@ def test_a_sentence_after_a_restatement_partial_one_still_moves():
     assert result.edits == (Edit("README.md", 66, 71, "1.4.0", "1.5.1", 5, "prose",
                                  'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
     assert_flags(result.flags, partial("torchao 0.17.0", "ExecuTorch 1.4.0 targets torchao 0.17.0"))
+
+
+def test_the_templates_own_old_pin_is_restated_and_moves():
+    # Bump.restated: the template pins torch 2.12.0 where upstream had 2.13.0; an ExecuTorch pin there is ignored
+    bump = dataclasses.replace(SAMPLE_BUMP, restated=(("torch", "2.12.0"), ("executorch", "1.3.0")))
+    result = update("README.md", "# A\n\nExecuTorch 1.4.0 targets torch 2.12.0.\n", bump)
+    assert result.edits == (
+        Edit("README.md", 16, 21, "1.4.0", "1.5.1", 3, "prose",
+             'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),
+        Edit("README.md", 36, 42, "2.12.0", "2.14.0", 3, "prose",
+             'prose: "torch Y" restates the torch pin of ExecuTorch 1.4.0'),
+    )
+    assert result.flags == ()
+
+
+def test_the_templates_own_pin_of_a_package_the_bump_does_not_move_is_stuck():
+    bump = dataclasses.replace(minor_bump(), restated=(("ethos-u-vela", "5.0.0"),))
+    sentence = "ExecuTorch 1.4.0 targets Vela 5.0.0"
+    result = update("README.md", f"# A\n\n{sentence}.\n", bump)
+    assert result.edits == ()
+    assert_flags(result.flags, partial("ethos-u-vela 5.0.0", sentence))
