@@ -16,7 +16,8 @@ from bot.template.interface import Manager
 from bot.template.prose.forms import FORM_WHY, GUARD, Mention, find_mentions, restatement_patterns
 from bot.template.prose.history import history_sections, is_history_file, markdown_structure, section_at
 from bot.template.prose.regions import KINDS, Span, file_kind, prose_regions
-from bot.template.prose.sentences import EXECUTORCH, MEASURE, Context, change_verb, mixed_reason, clip_line
+from bot.template.prose.sentences import (EXECUTORCH, MEASURE, Context, change_verb, clip_line, migration_statement,
+                                          mixed_reason)
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
@@ -169,6 +170,9 @@ class ProseManager(Manager):
             if _provenance(text, m.start):
                 flags.append((m.start, self._history(doc, m, bump, line_text, provenance=True)))
                 continue
+            if migration_statement(text, m.start):
+                flags.append((m.start, self._history(doc, m, bump, line_text, migration=True)))
+                continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
                 else bump.new_executorch
             if new != m.version:
@@ -256,9 +260,12 @@ class ProseManager(Manager):
 
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
                  measurement: bool = False, history_file: bool = False, section: Optional[str] = None,
-                 provenance: bool = False) -> Flag:
+                 provenance: bool = False, migration: bool = False) -> Flag:
         snippet = clip_line(line_text)
-        if provenance:
+        if migration:
+            why = (f"tells of a past move to ExecuTorch {m.version} (\"moved / upgraded / migrated / switched / "
+                   f"updated to ExecuTorch {m.version}\"); when something happened is history, left as written")
+        elif provenance:
             why = (f"says since when something holds (\"Since / Starting with / As of / Deprecated in / Removed in "
                    f"/ New in ExecuTorch {m.version}\"); a provenance statement is history, left as written")
         elif history_file:
