@@ -56,3 +56,20 @@ def test_a_word_ending_like_a_provenance_phrase_is_not_one():
     assert result.edits == (Edit("docs/guide.md", 31, 36, "1.4.0", "1.5.1", 3, "prose",
                                  'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
     assert result.flags == ()
+
+
+def test_a_mention_after_a_provenance_statement_still_moves():
+    result = update("docs/guide.md", "# Guide\n\nSince ExecuTorch 1.4.0 the operators ship.\n\nInstall ExecuTorch 1.4.0.\n")
+    assert result.edits == (Edit("docs/guide.md", 72, 77, "1.4.0", "1.5.1", 5, "prose",
+                                 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'),)
+    assert_flags(result.flags, Flag("history-mention", WHY + "Since ExecuTorch 1.4.0 the operators ship.",
+                                    path="docs/guide.md", line=3, blocking=False))
+
+
+def test_a_past_move_to_the_current_version_is_one_whole_history_flag():
+    result = update("docs/guide.md", "# Guide\n\nWe moved to ExecuTorch 1.4.0 in May.\n")
+    assert result.edits == ()
+    assert_flags(result.flags, Flag(
+        "history-mention", 'tells of a past move to ExecuTorch 1.4.0 ("moved / upgraded / migrated / switched / '
+        'updated to ExecuTorch 1.4.0"); when something happened is history, left as written: We moved to ExecuTorch '
+        "1.4.0 in May.", path="docs/guide.md", line=3, blocking=False))
