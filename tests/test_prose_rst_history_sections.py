@@ -40,6 +40,27 @@ def test_in_markdown_a_longer_tilde_line_is_no_underline_and_both_mentions_move(
 
 
 def test_a_dated_comment_line_in_yaml_is_not_a_history_heading():
-    result = update("notes.yml", "# 2025-05-01\n# Set up for ExecuTorch 1.4.0.\nkey: 1\n")
-    assert result.edits == (Edit("notes.yml", 37, 42, "1.4.0", "1.5.1", 2, "prose", MOVES),)
+    # read as Markdown, "# 2025-05-01" would open a history section holding the next line
+    result = update("notes.yml", "# 2025-05-01\nkey: 1  # set up for ExecuTorch 1.4.0\n")
+    assert result.edits == (Edit("notes.yml", 45, 50, "1.4.0", "1.5.1", 2, "prose", MOVES),)
     assert result.flags == ()
+
+
+TITLED = "Notes\n=====\n\nExecuTorch 1.4.0 setup\n" + "^" * 26 + "\nExecuTorch 1.3.0 notes follow.\n"
+
+
+def test_an_rst_section_title_ends_its_sentence():
+    result = update("docs/notes.rst", TITLED)
+    assert result.edits == (Edit("docs/notes.rst", 24, 29, "1.4.0", "1.5.1", 4, "prose", MOVES),)
+    assert_flags(result.flags, Flag(
+        "history-mention", 'names ExecuTorch 1.3.0 ("ExecuTorch X" in text), not the current 1.4.0; left as '
+        "history: ExecuTorch 1.3.0 notes follow.", path="docs/notes.rst", line=6, blocking=False))
+
+
+def test_in_markdown_the_same_lines_are_one_mixed_sentence():
+    result = update("docs/notes.md", TITLED)
+    assert result.edits == ()
+    assert_flags(result.flags, Flag(
+        "mixed-mention", "left as written: this sentence also names ExecuTorch 1.3.0 (history), so moving it to 1.5.1 "
+        "would rewrite history or a claim the bump does not check; edit it by hand if it should move: ExecuTorch "
+        "1.4.0 setup " + "^" * 26 + " ExecuTorch 1.3.0 notes follow", path="docs/notes.md", line=4, blocking=False))

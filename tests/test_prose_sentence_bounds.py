@@ -71,3 +71,14 @@ def test_a_line_both_edited_and_history_is_one_item_and_other_history_lines_stay
              path=P, line=3, blocking=False),
         Flag("history-mention", 'names ExecuTorch 1.1.0 ("ExecuTorch X" in text), not the current 1.4.0; left as '
              "history: ExecuTorch 1.1.0 was older.", path=P, line=5, blocking=False))
+
+
+def test_a_sentence_in_a_code_comment_ends_with_the_comment():
+    # two trailing comments separated by code: the second one's other version is not in the first's sentence
+    path = "setup.py"
+    result = M.update(TextDocument.from_bytes(path, b"x = 1  # Uses ExecuTorch 1.4.0\ny = 2  # and ExecuTorch 1.3.0 too.\n"),
+                      SAMPLE_BUMP)
+    assert result.edits == (Edit(path, 25, 30, "1.4.0", "1.5.1", 1, "prose", MOVES),)
+    assert_flags(result.flags, Flag(
+        "history-mention", 'names ExecuTorch 1.3.0 ("ExecuTorch X" in text), not the current 1.4.0; left as history: '
+        "y = 2  # and ExecuTorch 1.3.0 too.", path=path, line=2, blocking=False))
