@@ -95,3 +95,52 @@ def test_a_requires_python_of_exactly_the_limit_is_read():
 def test_an_empty_f_string_pin_is_not_a_version():
     facts = parse_python(b'TORCH_VERSION = f""\n', "torch_pin.py", TAG)
     assert (facts.constants, facts.requirements, facts.assigned) == ({}, [], {"TORCH_VERSION": 'f""'})
+
+
+def test_deeply_nested_python_is_refused_whole():
+    with pytest.raises(UpstreamError) as info:
+        parse_python(("X = " + "-" * 200_000 + "1\n").encode(), "install_requirements.py", TAG)
+    refused(info, "install_requirements.py", None, f"Python nested too deeply to read @ {TAG}")
+
+
+def test_a_python_requirement_string_of_exactly_the_limit_is_read():
+    req = "torchao==0.19.0" + " " * (MAX_REQUIREMENT - len("torchao==0.19.0"))
+    facts = parse_python(f'REQS = ["{req}"]\n'.encode(), "install_requirements.py", TAG)
+    assert facts.requirements == [ReqLine("torchao", "0.19.0", "==0.19.0", line=1)]
+
+
+def test_a_pyproject_dependency_longer_than_the_limit_is_refused_whole():
+    entry = "torch==2.14.0" + " " * (MAX_REQUIREMENT - len("torch==2.14.0") + 1)
+    data = f'[project]\nname = "executorch"\ndependencies = ["{entry}"]\n'.encode()
+    with pytest.raises(UpstreamError) as info:
+        parse_pyproject(data, "pyproject.toml", TAG)
+    refused(info, "pyproject.toml", None,
+            f"[project.dependencies] has an entry longer than {MAX_REQUIREMENT} characters @ {TAG}")
+
+
+def test_a_pyproject_dependency_of_exactly_the_limit_is_read():
+    entry = "torch==2.14.0" + " " * (MAX_REQUIREMENT - len("torch==2.14.0"))
+    data = f'[project]\nname = "executorch"\ndependencies = ["{entry}"]\n'.encode()
+    assert parse_pyproject(data, "pyproject.toml", TAG).dependencies == [ReqLine("torch", "2.14.0", "==2.14.0")]
+
+
+def test_a_pyproject_dependency_that_is_not_a_requirement_is_refused_with_packagings_reason():
+    item = "torch==2.14.0 extra"
+    try:
+        Requirement(item)
+    except InvalidRequirement as exc:
+        reason = inert.line(exc, cap=QUOTE_CAP)
+    data = f'[project]\nname = "executorch"\ndependencies = ["{item}"]\n'.encode()
+    with pytest.raises(UpstreamError) as info:
+        parse_pyproject(data, "pyproject.toml", TAG)
+    refused(info, "pyproject.toml", None, f"[project.dependencies] entry {inert.line(repr(item), cap=QUOTE_CAP)} "
+            f"is not a requirement @ {TAG} ({reason})")
+
+
+def test_a_non_string_pin_is_quoted_as_its_source_on_one_line_and_cut_when_longer():
+    first = "f(" + "a" * 197 + ","    # exactly QUOTE_CAP characters on the expression's first line
+    assert len(first) == QUOTE_CAP
+    src = f'TORCH_VERSION = get(\n    "x",\n)\nT2 = get("\u00e9")  # c\nT3 = {first}\n    b,\n)\n'
+    facts = parse_python(src.encode(), "torch_pin.py", TAG)
+    assert facts.assigned == {"TORCH_VERSION": 'get(     "x", )', "T2": 'get("\u00e9")', "T3": first + "\u2026"}
+    assert facts.constants == {}
