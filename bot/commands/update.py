@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
                        exclude=tuple(args.exclude))
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
-    data = plan.to_json()
+    # The JSON (its fingerprint hashes the pins) only when it is printed or written to a plan file.
+    data = plan.to_json() if args.json or args.plan_file else {}
     data["written"] = write
     if args.plan_file:
         # Written before the template: a plan file that cannot be written leaves the checkout as it was.
