@@ -60,3 +60,22 @@ def test_a_tag_at_the_new_value_stays_and_another_old_tag_moves_with_a_flag():
     assert_flags(result.flags, Flag(
         "pin-was-different", "torch was pinned at the tag v2.12.0, not upstream's 2.13.0; it is moved to 2.14.0 too",
         path=P, line=1, blocking=False))
+
+
+def test_the_tag_moved_is_the_one_on_the_requirements_line():
+    # the same "@v1.4.0" in comments before and after the requirement is not edited
+    text = f"# was {ET}@v1.4.0\nexecutorch @ {ET}@v1.4.0\n# see @v1.4.0\n"
+    result = update(text)
+    s = text.index("\n") + 1 + len(f"executorch @ {ET}@v")
+    assert result.edits == (Edit(P, s, s + 5, "1.4.0", "1.5.1", 2, "requirement",
+                                 "executorch direct reference tag (release tag v1.5.1)"),)
+    assert result.flags == ()
+
+
+def test_every_vcs_scheme_is_a_direct_reference():
+    text = ("torch @ hg+https://example.com/torch@v2.13.0\ntorchao @ svn+https://example.com/ao@v0.18.0\n"
+            "ethos-u-vela @ bzr+https://example.com/vela@v5.1.0\n")
+    result = update(text)
+    assert [(text[e.start:e.end], e.old, e.new, e.line) for e in result.edits] == [
+        ("2.13.0", "2.13.0", "2.14.0", 1), ("0.18.0", "0.18.0", "0.19.0", 2), ("5.1.0", "5.1.0", "5.2.0", 3)]
+    assert result.flags == ()
