@@ -34,8 +34,9 @@ def spawned(monkeypatch):
 
 
 def git_commands(started: list[list[str]]) -> list[str]:
-    """The git subcommand of each started process (the word after ``--git-dir=...``)."""
-    return [argv[2] for argv in started if argv[0] == "git"]
+    """The git subcommand of each process started on the upstream repository (the word after
+    ``--git-dir=...``); the template's own ``git grep`` (bot.quietfiles) is not one of them."""
+    return [argv[2] for argv in started if argv[0] == "git" and argv[1].startswith("--git-dir=")]
 
 
 @pytest.mark.parametrize("bare", [False, True])
@@ -49,7 +50,7 @@ def test_a_plan_reads_upstream_with_one_tag_listing_and_one_batch_reader(tmp_pat
     source.close()
     assert plan.bump is not None and (plan.bump.old_tag, plan.bump.new_tag) == ("v1.4.0", "v1.5.1")
     assert git_commands(spawned) == ["for-each-ref", "cat-file"]
-    assert spawned[1][3:] == ["--batch"]
+    assert [argv[3:] for argv in spawned if argv[2:3] == ["cat-file"]] == [["--batch"]]
 
 
 def test_an_unreadable_repository_is_refused_when_opened_with_git_s_message(tmp_path, spawned):

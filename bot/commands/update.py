@@ -55,6 +55,16 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot import quietfiles
+    # git looks for the files the plan need not open (bot.quietfiles) while this command imports
+    quietfiles.prestart(args.repo)
+    try:
+        return _run(args)
+    finally:
+        quietfiles.discard(args.repo)   # only when the command stopped before reading the template
+
+
+def _run(args: argparse.Namespace) -> int:
     from bot import engine, inert
     from bot.sources import open_source
     from bot.textreport import blocked_line, plan_summary, plural
