@@ -23,7 +23,7 @@ Steps:
    one a line) are reported and left out of the score.
 
 ``--recheck`` (with ``--keep DIR`` of an earlier run of the same, unchanged
-module) copies the current test files into DIR and re-runs only the
+module) copies the current test files and other modules into DIR and re-runs only the
 survivors, each as mutmut runs it (its ``MUTANT_UNDER_TEST``): the figure
 after new tests, in minutes instead of a whole run.
 
@@ -117,7 +117,8 @@ def recheck(python: str, work: Path, module: Path, tests: list[str], status: dic
 
     The module must be byte for byte the one mutated then (the mutant names depend on it); the
     test files are copied over the kept ones.  Each survivor runs as mutmut runs it (the
-    ``MUTANT_UNDER_TEST`` variable of its trampoline); a failing test run kills it.  ``status``
+    ``MUTANT_UNDER_TEST`` variable of its trampoline); a failing test run kills it.  The other
+    modules of ``bot/`` are copied too (a fix in one of them changes what the tests expect).  ``status``
     is updated in place.  Returns 2 when the module changed or the mutated copy is not the one
     imported, else 0.
     """
@@ -125,8 +126,11 @@ def recheck(python: str, work: Path, module: Path, tests: list[str], status: dic
         print(f"run.py: {module} changed since the run kept in {work}: run it again without --recheck",
               file=sys.stderr)
         return 2
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "tests"], cwd=ROOT,
+    # the current tests and the current other modules (a fix elsewhere changes what the tests expect);
+    # the mutated module stays the trampolined copy of the run
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "tests", "bot"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.splitlines()
+    files = [rel for rel in files if Path(rel) != module]
     for rel in files:
         for base in (work, work / "mutants"):
             if (ROOT / rel).is_file():

@@ -193,13 +193,16 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
 
 @lru_cache(maxsize=64)
 def restatement_patterns(names: tuple[tuple[str, str], ...]) -> tuple:
-    """Compiled (name, old, pip-form regex, word-form regex) for the derived pins of a bump."""
+    """Compiled (name, old, pip-form regex, word-form regex) for the derived pins of a bump (torch also
+    written PyTorch, ethos-u-vela also written Vela)."""
     out = []
     for name, old in names:
         parts = norm(name).split("-")
         name_rx = r"[-_.]+".join(re.escape(p) for p in parts)
         if norm(name) == "torch":
             name_rx = r"(?:torch|PyTorch)"
+        elif norm(name) == "ethos-u-vela":
+            name_rx = r"(?:ethos[-_.]+u[-_.]+vela|vela)"  # "Vela 5.1.0" restates the ethos-u-vela pin
         ver = r"(?P<v>" + re.escape(old) + r")" + GUARD
         pip = re.compile(r"(?<![\w.\-/:])" + name_rx + r"(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + ver, re.I)
         word = re.compile(r"(?<![\w.\-/:])" + name_rx + r"[ \t]+v?" + ver, re.I)

@@ -34,20 +34,26 @@ PROVENANCE = lazy(
 #: The last word of a provenance statement before the version (after ExecuTorch/version/release/the/v).
 _PROVENANCE_LAST = frozenset({"since", "with", "from", "in", "of"})
 _PROVENANCE_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v"})
+#: How far before the version (characters) a provenance phrase may start: the word check and the regex
+#: read the same window.
+_PROVENANCE_WINDOW = 80
 
 
 def _provenance(text: str, pos: int) -> bool:
     """True when the words before ``pos`` state since when something holds (:data:`PROVENANCE`).
 
     A word check first (the regex is tried only when the last word can end a provenance phrase):
-    the engine asks this for every mention of the current version.
+    the engine asks this for every mention of the current version.  Both read the
+    :data:`_PROVENANCE_WINDOW` characters before ``pos``.
     """
-    words = text[max(0, pos - 48):pos].rsplit(None, 5)
+    lo = max(0, pos - _PROVENANCE_WINDOW)
+    # up to five skip words ("the PyTorch ExecuTorch version v") and the last word: seven pieces
+    words = text[lo:pos].rsplit(None, 6)
     while words and words[-1].lower() in _PROVENANCE_SKIP:
         words.pop()
     if not words or words[-1].lower() not in _PROVENANCE_LAST:
         return False
-    return PROVENANCE.search(text, max(0, pos - 80), pos) is not None
+    return PROVENANCE.search(text, lo, pos) is not None
 
 
 #: A restated derived pin: ``torch 2.13.0``, ``torch==2.13.0``, ``torchao 0.18.0``, ``Vela 5.1.0`` (full X.Y.Z only:
