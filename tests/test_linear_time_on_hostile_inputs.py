@@ -148,3 +148,23 @@ def test_long_requires_python_is_refused():
     with pytest.raises(UpstreamError) as exc:
         parse_pyproject(data, "pyproject.toml", "v1.5.1")
     assert exc.value.path == "pyproject.toml" and "requires-python" in exc.value.message
+
+
+def test_template_requirement_line_with_long_runs_of_spaces_and_no_comment():
+    # pip's comment pattern '(^|\s+)#' retried '\s+' from every space of a run: 4 s for a 40 KB line
+    from bot.template.requirements import parse
+    from bot.textfile import TextDocument
+    text = "torch" + " " * 20_000 + "==2.13.0" + " " * 20_000 + "x\n" + "executorch==1.4.0" + " " * 20_000 + "# pin\n"
+    doc = TextDocument("requirements.txt", text)
+    try:
+        parse(doc)
+    except Exception:
+        pass   # the first line is not a requirement: only the time to say so matters here
+    assert_linear(lambda: _parse_quietly(parse, doc), text)
+
+
+def _parse_quietly(parse, doc):
+    try:
+        parse(doc)
+    except Exception:
+        pass

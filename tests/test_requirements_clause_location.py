@@ -8,7 +8,8 @@ import pytest
 from packaging.requirements import Requirement
 
 from bot.template.interface import ManagerError
-from bot.template.requirements import RequirementsManager, _clauses, _logical_lines
+from bot.template.pipjoin import logical_lines as _logical_lines
+from bot.template.requirements import RequirementsManager, _clauses
 from bot.textfile import TextDocument
 from helpers import SAMPLE_BUMP, assert_manager_error
 

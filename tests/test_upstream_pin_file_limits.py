@@ -38,9 +38,10 @@ def test_a_requirement_line_of_exactly_the_limit_is_read():
         ReqLine("ml-dtypes", "0.5.1", "==0.5.1", line=1)]
 
 
-def test_a_backslash_before_trailing_white_space_still_continues_the_line():
-    assert parse_requirement_file(b"tosa-tools \\   \n==2026.8.0\n", REQS, TAG) == [
-        ReqLine("tosa-tools", "2026.8.0", "==2026.8.0", line=1)]
+def test_a_backslash_before_trailing_white_space_continues_nothing_as_in_pip():
+    with pytest.raises(UpstreamError) as exc:
+        parse_requirement_file(b"tosa-tools \\   \n==2026.8.0\n", REQS, TAG)
+    assert (exc.value.path, exc.value.line) == (REQS, 1)
 
 
 def test_a_url_line_ending_in_a_slash_is_named_by_its_last_path_part():

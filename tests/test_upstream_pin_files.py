@@ -176,7 +176,7 @@ def test_a_pyproject_or_python_file_that_is_not_utf8_is_a_whole_error(parse, pat
 
 def test_a_backslash_right_after_the_operator_continues_the_line():
     [r] = parse_requirement_file(b"tosa-tools==\\\n2026.8.0\n", TOSA, "v1.5.1")
-    assert (r.name, r.version, r.spec, r.line) == ("tosa-tools", "2026.8.0", "== 2026.8.0", 1)
+    assert (r.name, r.version, r.spec, r.line) == ("tosa-tools", "2026.8.0", "==2026.8.0", 1)   # joined as pip joins
 
 
 def test_python_requirements_are_in_line_order_whatever_their_nesting():

@@ -48,11 +48,11 @@ from packaging.version import InvalidVersion, Version
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, PinChange, norm
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator_problem
+from bot.template.pipjoin import COMMENT as _COMMENT
+from bot.template.pipjoin import logical_lines
 from bot.textfile import TextDocument
 from bot.versions import nightly_base
 
-# pip's COMMENT_RE (pip/_internal/req/req_file.py): a comment starts a line or follows whitespace.
-_COMMENT = re.compile(r"(^|\s+)#.*$")
 _NAME = re.compile(r"\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(?:\[[^\]]*\])?")
 _CLAUSE = re.compile(r"(===|==|~=|!=|<=|>=|<|>)\s*([^\s,;()]+)")
 _URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|\.{0,2}/|[A-Za-z]:[\\/])|\.(?:whl|zip|tar\.gz|tgz)$")
@@ -114,54 +114,6 @@ class Entry:
                 str(r.marker) if r.marker else None, r.url)
 
 
-def _logical_lines(text: str):
-    """Yield ``(first_line, logical_text, pieces)`` following pip's ``join_lines``.
-
-    ``pieces`` are ``(logical_start, doc_start or None, length)``; a piece
-    with ``doc_start`` None is the space pip puts before a comment line.
-    """
-    pos = 0
-    pending: list[tuple[Optional[int], str]] = []  # (doc_start, segment)
-    first = 0
-    for lineno, chunk in enumerate(_split(text), start=1):
-        body = chunk.rstrip("\r\n")
-        start = pos
-        pos += len(chunk)
-        if body.endswith("\\") and not _COMMENT.match(body):
-            if not pending:
-                first = lineno
-            lead = len(body) - len(body.lstrip("\\"))
-            pending.append((start + lead, body.strip("\\")))
-            continue
-        segments = [(start, body)]
-        if _COMMENT.match(body):
-            segments = [(None, " "), (start, body)]
-        if pending:
-            yield (first, *_join(pending + segments))
-            pending = []
-        else:
-            yield (lineno, *_join(segments))
-    if pending:
-        yield (first, *_join(pending))
-
-
-def _split(text: str) -> list[str]:
-    """Physical lines with their line break; ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line
-    (pip reads requirement files with ``str.splitlines``)."""
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
-
-
-def _join(segments):
-    pieces = []
-    out = []
-    at = 0
-    for doc_start, seg in segments:
-        pieces.append((at, doc_start, len(seg)))
-        out.append(seg)
-        at += len(seg)
-    return "".join(out), tuple(pieces)
-
-
 def _doc_offset(pieces, i: int) -> Optional[int]:
     for lstart, dstart, length in pieces:
         if lstart <= i < lstart + length:
@@ -177,7 +129,7 @@ def parse(doc: TextDocument) -> list[Entry]:
     located in the text.
     """
     entries: list[Entry] = []
-    for line, logical, pieces in _logical_lines(doc.text):
+    for line, logical, pieces in logical_lines(doc.text):
         m = _COMMENT.search(logical)
         content = logical[:m.start()] if m else logical
         lead = len(content) - len(content.lstrip())

@@ -29,6 +29,7 @@ from bot import inert
 from bot.errors import UpstreamError
 from bot.model import norm
 from bot.template.pep508 import empty_operator_problem
+from bot.template.pipjoin import COMMENT, logical_lines
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,6 @@ def _req_line(text: str, line: Optional[int] = None, via: Optional[str] = None) 
 
 
 _URL_LINE = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+)?[a-z]+://", re.I)
-_COMMENT = re.compile(r"(^|\s)#.*$")
 # Per-requirement options after the requirement (pip: --hash, --config-settings ...).
 _OPTIONS = re.compile(r"\s--[A-Za-z]")   # one white space: the text before it is stripped anyway
 
@@ -127,7 +127,9 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
     """Every requirement of a pip requirement file, in file order.
 
     Comments, blank lines and option lines (``-r``, ``--extra-index-url``,
-    ``-e`` ...) are skipped; backslash continuations are joined.  A bare URL
+    ``-e`` ...) are skipped; lines are joined as pip joins them
+    (:func:`bot.template.pipjoin.logical_lines`: a backslash followed by spaces
+    continues nothing).  A bare URL
     line (``git+https://host/tosa-tools.git@v2025.07.1#egg=tosa-tools``) is a
     URL pin named by its ``#egg=`` fragment, else by the URL's last path part.
 
@@ -137,22 +139,11 @@ def parse_requirement_file(data: bytes, path: str, tag: str) -> list[ReqLine]:
     """
     text = _decode(data, path, tag)
     out: list[ReqLine] = []
-    pending, start = "", 0
-    lines = text.splitlines()
-    for no, raw in enumerate(lines + [""], 1):
-        if no > len(lines) and not pending:
-            break  # a backslash on the last line continues into nothing: pip keeps that line
-        if not pending:
-            start = no
-        stripped = raw.rstrip()
-        if stripped.endswith("\\") and no <= len(lines):
-            pending += stripped[:-1] + " "
-            continue
-        if len(pending) + len(raw) > MAX_REQUIREMENT:
+    for start, joined, _pieces in logical_lines(text):
+        if len(joined) > MAX_REQUIREMENT:
             raise UpstreamError(f"line longer than {MAX_REQUIREMENT} characters @ {tag}: not a requirement",
                                 path=path, line=start)
-        logical = _OPTIONS.split(_COMMENT.sub("", pending + raw), 1)[0].strip()
-        pending = ""
+        logical = _OPTIONS.split(COMMENT.sub("", joined), 1)[0].strip()
         if not logical or logical.startswith("-"):
             continue
         if _URL_LINE.match(logical):
