@@ -84,12 +84,11 @@ def test_a_new_text_on_the_same_tree_edits_the_pr_without_a_push(case):
 def test_the_same_tree_on_a_branch_that_is_not_one_commit_on_the_base_is_pushed_again(case):
     """A branch holding the right tree but two commits (or another parent) is not "the same": it is replaced."""
     case.publish()
-    first = case.head()
-    case.commit_by(BRANCH, "github-actions[bot]", BOT_EMAIL, path="README.md")   # the bot's identity, other text
+    second = case.commit_by(BRANCH, "github-actions[bot]", BOT_EMAIL, path="README.md")   # the bot's identity
     out = case.publish()
     assert (out.result, out.writes, out.progress) == (PublishResult("updated", 1, URL.format(1), pushed=True), [],
                                                       [f"pushed {BRANCH}"])
-    assert case.head() != first and case.show(case.head(), "%P") == case.main()
+    assert case.head() != second and case.show(case.head(), "%P") == case.main()
     assert case.tree_file(case.head(), "README.md") == "bumped"
 
 
