@@ -259,3 +259,24 @@ def test_the_fingerprint_marker_is_what_makes_a_pr_the_bots(case):
     case.fake.add_pull(TEMPLATE, head=BRANCH, title=TITLE, body=fp_marker("F" * 64))
     out = case.publish()
     assert out.result.action == "foreign-pr" and out.writes == []
+
+
+def test_an_open_pr_makes_closed_ones_irrelevant(case):
+    """With the bot's PR open, a closed rejected PR of the same pins does not stop its update."""
+    case.fake.add_pull(TEMPLATE, head=BRANCH, title="rejected", body=proposal(), state="closed")
+    case.publish(version="1.5.2", files={"README.md": b"old\n"}, title=NEW_TITLE, body=NEW_BODY,
+                 fingerprint=OTHER_FP)
+    out = case.publish()
+    assert (out.result, out.writes) == (
+        PublishResult("updated", 2, URL.format(2), pushed=True),
+        [("PATCH", f"{PR_API}/pulls/2", {"title": TITLE, "body": published_body(proposal())})])
+
+
+def test_an_open_pr_keeps_commits_by_others_even_after_an_older_merged_pr(case):
+    case.fake.add_pull(TEMPLATE, head=BRANCH, title="merged", body=proposal("m", "d" * 64), state="closed",
+                       merged=True)
+    case.publish()
+    sha = case.commit_by(BRANCH, "Alice", "alice@example.com")
+    out = newer(case)
+    assert (out.result.action, out.result.number) == ("foreign-commits", 2)
+    assert case.head() == sha

@@ -237,3 +237,35 @@ def test_the_ignore_list_in_the_body_is_carried_over_a_rewrite(fake, tmp_path):
     sent = out.writes[0][2]["body"]
     assert load(sent) == {"ignored": ["1.6.0"]}
     assert sent.startswith(published_body(proposal("new"), "Bump ExecuTorch to 1.5.2").rstrip("\n"))
+
+
+def test_a_draft_no_longer_asked_for_drops_its_note(fake, tmp_path):
+    case = PublishCase(fake, tmp_path)
+    case.repo.drafts_supported = False
+    case.publish(draft=True, draft_reason="a blocking flag")
+    out = case.publish(draft=False)
+    assert (out.result, out.writes) == (PublishResult("unchanged", 1, URL.format(1)),
+                                        [("PATCH", f"{PR_API}/pulls/1", {"body": published_body(proposal())})])
+
+
+def test_a_pr_that_became_a_draft_needs_no_draft_note(fake, tmp_path):
+    case = PublishCase(fake, tmp_path)
+    case.repo.drafts_supported = False
+    case.publish(draft=True, draft_reason="a blocking flag")
+    case.repo.pulls[1]["draft"] = True          # drafts became available and a person converted it
+    out = case.publish(draft=True, draft_reason="a blocking flag")
+    assert (out.result, out.writes) == (PublishResult("unchanged", 1, URL.format(1)),
+                                        [("PATCH", f"{PR_API}/pulls/1", {"body": published_body(proposal())})])
+
+
+def test_a_new_proposal_on_a_repository_without_drafts_asks_nothing_but_keeps_the_note(fake, tmp_path):
+    case = PublishCase(fake, tmp_path)
+    case.repo.drafts_supported = False
+    case.publish(draft=True)
+    out = case.publish(draft=True, title="Bump ExecuTorch to 1.5.2", body=proposal("new"))
+    reason = "the config asks for a draft"
+    assert (out.result, out.writes) == (
+        PublishResult("updated", 1, URL.format(1), refusals=[Refusal("draft", reason, 1)]),
+        [("PATCH", f"{PR_API}/pulls/1", {"title": "Bump ExecuTorch to 1.5.2", "body": published_body(
+            proposal("new"), "Bump ExecuTorch to 1.5.2",
+            tail=tail([Refusal("draft", reason, 1)], Record(set(), {"draft": reason})))})])
