@@ -143,6 +143,8 @@ def remote_at(tmp_path, url, name="origin"):
     ("git@ghe.example.com:acme/fw.git", {"GITHUB_SERVER_URL": "https://ghe.example.com/"}, "acme/fw"),
     ("https://github.com/acme", {}, None),
     ("https://[::1/acme/fw", {}, None),
+    ("https://github.com/acme/fw", {"GITHUB_SERVER_URL": "no-scheme"}, "acme/fw"),    # no host: github.com
+    ("https:///acme/fw", {"GITHUB_SERVER_URL": "https://xxxx"}, None),                  # a URL without a host
     ("/srv/git/fw.git", {}, None),
 ])
 def test_the_repository_named_by_the_remote_url(tmp_path, url, env, expected):
@@ -175,3 +177,11 @@ def test_a_named_repository_must_be_the_push_remotes(tmp_path):
     assert str(ei.value) == ("--github-repo names other/x but git remote 'origin' of the checkout is acme/fw; the "
                              "branch and the pull request must be in the same repository")
     assert repo_full_name(tmp_path, "ACME/FW", env={}) == "ACME/FW"
+
+
+def test_the_server_of_the_environment_decides_which_remote_is_github(tmp_path):
+    remote_at(tmp_path, "https://ghe.example.com/acme/fw.git")
+    with pytest.raises(UsageError) as ei:
+        repo_full_name(tmp_path, "other/x", env={"GITHUB_SERVER_URL": "https://ghe.example.com"})
+    assert str(ei.value).startswith("--github-repo names other/x but git remote 'origin' of the checkout is acme/fw")
+    assert repo_full_name(tmp_path, None, env={"GITHUB_SERVER_URL": "https://ghe.example.com"}) == "acme/fw"
