@@ -309,3 +309,15 @@ def test_a_file_the_new_base_deleted_or_changed_on_an_edited_line_stops_the_publ
         case.pub.onto_base("main", base, {"README.md": planned}, {"README.md": original})
     assert str(ei.value) == ("README.md was deleted on main since the plan was made; run `update --plan-file` "
                              "again on a fresh checkout, then publish")
+
+
+def test_a_checkout_without_a_commit_is_named_head_when_the_bump_is_planned_again(fake, tmp_path):
+    case = PublishCase(fake, tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q", "-b", "main")
+    case.co = empty
+    pub = case.publisher()
+    out = pub.onto_base("main", "abcdef0123", {"README.md": b"x\n"}, {"README.md": b"r\n"}, lambda sha: {})
+    assert (out, case.progress) == ({}, ["main is at abcdef0, not at the checkout's HEAD: planning the bump again "
+                                         "on it"])

@@ -185,3 +185,27 @@ def test_the_server_of_the_environment_decides_which_remote_is_github(tmp_path):
         repo_full_name(tmp_path, "other/x", env={"GITHUB_SERVER_URL": "https://ghe.example.com"})
     assert str(ei.value).startswith("--github-repo names other/x but git remote 'origin' of the checkout is acme/fw")
     assert repo_full_name(tmp_path, None, env={"GITHUB_SERVER_URL": "https://ghe.example.com"}) == "acme/fw"
+
+
+def test_a_pr_whose_head_repository_is_gone_is_nobodys(case):
+    """GitHub answers ``head.repo: null`` when the fork the PR came from was deleted (its REST description
+    says otherwise for the listing, so the answer is exempt from the contract check)."""
+    case.fake.off_contract = True
+    gone = case.fake.add_pull(TEMPLATE, head="executorch-pack-bot/executorch-1.5.0", title="gone", body=proposal())
+    gone["head"]["repo"] = None
+    case.fake.add_pull(TEMPLATE, head="executorch-pack-bot/executorch-1.5.0", title="gone", body="no marker",
+                       base="develop")["head"]["repo"] = None
+    assert case.pub._pulls("open") == ([], [])
+
+
+def test_close_obsolete_on_a_fixed_branch_closes_its_open_pr(fake, tmp_path):
+    case = PublishCase(fake, tmp_path)
+    case.publish()
+    mark = case.mark()
+    assert case.pub.close_obsolete("1.5.1") == [1]
+    assert case.writes_since(mark) == [
+        ("POST", f"{PR_API}/issues/1/comments",
+         {"body": "The base branch already is on ExecuTorch 1.5.1; nothing left to do, closing."}),
+        ("PATCH", f"{PR_API}/pulls/1", {"state": "closed"})]
+    assert [(s.query.get("state"), s.query.get("head")) for s in case.fake.requests[mark:] if s.method == "GET"] == \
+        [("open", "acme:executorch-pack-bot/executorch")]
