@@ -269,3 +269,23 @@ def test_a_new_proposal_on_a_repository_without_drafts_asks_nothing_but_keeps_th
         [("PATCH", f"{PR_API}/pulls/1", {"title": "Bump ExecuTorch to 1.5.2", "body": published_body(
             proposal("new"), "Bump ExecuTorch to 1.5.2",
             tail=tail([Refusal("draft", reason, 1)], Record(set(), {"draft": reason})))})])
+
+
+def test_a_branch_git_cannot_delete_again_leaves_the_creations_refusal_as_the_error(fake, tmp_path):
+    """Deleting the branch after a refused creation is best effort: git's own failure is not the error."""
+    case = PublishCase(fake, tmp_path)
+    hook = case.remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read old new ref; do\n"
+                    "  [ \"$new\" = 0000000000000000000000000000000000000000 ] && echo 'deletion refused' && exit 1\n"
+                    "done\nexit 0\n")
+    hook.chmod(0o755)
+    fake.faults.append(Fault("POST", r"/pulls$", 422, {"message": "Validation Failed"}))
+    out = case.publish()
+    assert failure_text(out.result) == (f"GitHub refused to create the pull request for {BRANCH}: HTTP 422: "
+                                        "Validation Failed")
+    assert case.head() is not None
+
+
+def failure_text(exc):
+    assert isinstance(exc, PlatformError) and not isinstance(exc, TransientError), exc
+    return str(exc)
