@@ -321,3 +321,21 @@ def test_a_checkout_without_a_commit_is_named_head_when_the_bump_is_planned_agai
     out = pub.onto_base("main", "abcdef0123", {"README.md": b"x\n"}, {"README.md": b"r\n"}, lambda sha: {})
     assert (out, case.progress) == ({}, ["main is at abcdef0, not at the checkout's HEAD: planning the bump again "
                                          "on it"])
+
+
+def test_a_refusal_in_bytes_that_are_not_utf8_is_still_a_refusal(case):
+    hook = case.remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nprintf 'r\\377gle\\n'\nexit 1\n")
+    hook.chmod(0o755)
+    commit, _ = case.pub.build_commit(case.main(), {"README.md": b"x\n"}, "m\n")
+    with pytest.raises(PushRefused) as ei:
+        case.pub._push(BRANCH, commit, None)
+    assert ei.value.lines[0] == "remote: r\ufffdgle"
+
+
+def test_foreign_commits_name_seven_hex_digits_whatever_core_abbrev_says(case):
+    case.publish()
+    a = case.commit_by(BRANCH, "Alice", "alice@example.com", path="A.md")
+    git(case.co, "config", "core.abbrev", "4")
+    case.pub._fetch(BRANCH, "refs/test/head")
+    assert case.pub.foreign_commits(case.main(), case.head()) == [f"{a[:7]} Alice <alice@example.com>"]
