@@ -339,3 +339,13 @@ def test_foreign_commits_name_seven_hex_digits_whatever_core_abbrev_says(case):
     git(case.co, "config", "core.abbrev", "4")
     case.pub._fetch(BRANCH, "refs/test/head")
     assert case.pub.foreign_commits(case.main(), case.head()) == [f"{a[:7]} Alice <alice@example.com>"]
+
+
+def test_a_long_push_failure_is_shown_in_its_first_twenty_lines(case):
+    git(case.co, "config", "core.sshCommand", "sh -c 'for i in $(seq 1 30); do echo line$i >&2; done; exit 1'")
+    git(case.co, "remote", "set-url", "origin", "ssh://git.example.invalid/acme/fw.git")
+    commit, _ = case.pub.build_commit(case.main(), {"README.md": b"x\n"}, "m\n")
+    with pytest.raises(PlatformError) as ei:
+        case.pub._push(BRANCH, commit, None)
+    assert str(ei.value) == (f"git push of {BRANCH} failed:\n" + "\n".join(f"  line{i}" for i in range(1, 21))
+                             + "\n  \u2026 14 more lines")          # 30 lines of ssh, 4 of git

@@ -289,3 +289,15 @@ def test_a_branch_git_cannot_delete_again_leaves_the_creations_refusal_as_the_er
 def failure_text(exc):
     assert isinstance(exc, PlatformError) and not isinstance(exc, TransientError), exc
     return str(exc)
+
+
+def test_refusals_come_draft_first_then_by_kind_and_name(fake, tmp_path):
+    case = PublishCase(fake, tmp_path, labels=("bad",), assignees=("mallory",))
+    case.repo.drafts_supported = False
+    case.repo.collaborators = {"alice"}
+    case.repo.label_refusals["bad"] = LABEL_REFUSAL
+    out = case.publish(draft=True, draft_reason="a blocking flag")
+    assert out.result.refusals == [
+        Refusal("draft", "a blocking flag", 1),
+        Refusal("assignee:mallory", "GitHub left it out: not a user who can be assigned in this repository", 1),
+        Refusal("label:bad", "HTTP 422: Validation Failed", 1)]
