@@ -280,3 +280,61 @@ def test_an_open_pr_keeps_commits_by_others_even_after_an_older_merged_pr(case):
     out = newer(case)
     assert (out.result.action, out.result.number) == ("foreign-commits", 2)
     assert case.head() == sha
+
+
+@pytest.mark.parametrize("text", ["Ends with a letter X", "Ends with two spaces  "])
+def test_the_stamp_follows_the_generated_body_as_it_ends(case, text):
+    body = f"{fp_marker()}\n{text}\n"
+    out = case.publish(body=body)
+    assert out.writes[0][2]["body"] == published_body(body)
+    assert out.writes[0][2]["body"].startswith(f"{fp_marker()}\n{text}\n<!-- executorch-pack-bot:body=")
+
+
+def test_the_checkout_gains_only_the_bots_own_refs(case):
+    case.publish()
+    newer(case)
+    from fakegithub import git
+    refs = git(case.co, "for-each-ref", "--format=%(refname)").splitlines()
+    assert refs == ["refs/executorch-pack-bot/base", "refs/executorch-pack-bot/head", "refs/heads/main",
+                    "refs/remotes/origin/HEAD", f"refs/remotes/origin/{BRANCH}", "refs/remotes/origin/main"]
+
+
+def moved_base(case):
+    """A maintainer's commit on main of the remote after the checkout was made; returns its SHA."""
+    from fakegithub import fresh_checkout, git
+    work = fresh_checkout(case.remote, case.tmp / "maintainer")
+    (work / "MAINTAINER.md").write_text("m\n")
+    git(work, "add", "MAINTAINER.md")
+    git(work, "commit", "-q", "-m", "maintainer")
+    git(work, "push", "-q", "origin", "main")
+    return git(work, "rev-parse", "HEAD")
+
+
+def test_a_moved_base_is_planned_again_when_the_caller_can(case):
+    base = moved_base(case)
+    seen = []
+
+    def replan(sha):
+        seen.append(sha)
+        return {"README.md": b"replanned\n"}
+    readme = (case.co / "README.md").read_bytes()
+    out = case.publish(originals={"README.md": readme}, replan=replan)
+    from fakegithub import git
+    head = git(case.co, "rev-parse", "HEAD")
+    assert (out.result, seen, out.progress) == (
+        PublishResult("created", 1, URL.format(1), pushed=True), [base],
+        [f"main is at {base[:7]}, not at the checkout's {head[:7]}: planning the bump again on it",
+         f"pushed {BRANCH}"])
+    assert case.show(case.head(), "%P") == base and case.tree_file(case.head(), "README.md") == "replanned"
+    assert case.tree_file(case.head(), "MAINTAINER.md") == "m"
+
+
+def test_a_moved_base_gets_the_plans_line_changes_when_the_caller_cannot_plan_again(case):
+    base = moved_base(case)
+    readme = (case.co / "README.md").read_bytes()
+    planned = b"BUMPED\n" + readme.split(b"\n", 1)[1]
+    out = case.publish(files={"README.md": planned}, originals={"README.md": readme})
+    assert (out.result, out.progress) == (PublishResult("created", 1, URL.format(1), pushed=True),
+                                          [f"pushed {BRANCH}"])
+    assert case.show(case.head(), "%P") == base
+    assert case.tree_file(case.head(), "README.md") + "\n" == planned.decode()
