@@ -301,3 +301,15 @@ def test_refusals_come_draft_first_then_by_kind_and_name(fake, tmp_path):
         Refusal("draft", "a blocking flag", 1),
         Refusal("assignee:mallory", "GitHub left it out: not a user who can be assigned in this repository", 1),
         Refusal("label:bad", "HTTP 422: Validation Failed", 1)]
+
+
+def test_commit_api_has_github_make_the_commit_and_move_the_branch(fake, tmp_path):
+    case = PublishCase(fake, tmp_path, commit="api")
+    fake.link_git(TEMPLATE, case.remote)
+    out = case.publish()
+    assert (out.result, [w[:2] for w in out.writes]) == (
+        PublishResult("created", 1, URL.format(1), pushed=True),
+        [("POST", f"{PR_API}/git/blobs"), ("POST", f"{PR_API}/git/trees"), ("POST", f"{PR_API}/git/commits"),
+         ("POST", f"{PR_API}/git/refs"), CREATE])
+    assert case.repo.ref_updates == [(f"refs/heads/{BRANCH}", case.head())]
+    assert case.show(case.head(), "%P %ce") == f"{case.main()} noreply@github.com"
