@@ -253,6 +253,11 @@ def load_config(repo: Path) -> Config:
         seen.add(key)
         if key == "branch":
             b = scalar(key, v)
+            unknown = re.sub(r"\{version\}", "", b)
+            if "{" in unknown or "}" in unknown:
+                shown = re.search(r"\{[^{}]*\}", unknown)
+                raise err(f"branch: {shown.group(0) if shown else 'a brace'} in {b!r} is not a placeholder; "
+                          "the only one is {version}, e.g. bot/executorch-{version}", v)
             if not _BRANCH_OK.match(b) or not valid_branch_name(b.replace("{version}", "1.0.0")):
                 raise err(f"branch: {b!r} is not a valid branch name", v)
             values["branch"] = b

@@ -56,3 +56,43 @@ def left(data: dict) -> list[tuple]:
 def counts(data: dict) -> tuple[int, int, int, int]:
     c = data["mentions"]["counts"]
     return c["moved"], c["history"], c["other"], c["review"]
+
+
+# -- the accounting called directly (no CLI): a template built in memory --------------------------------
+
+class _Manager:
+    """Stands in for a manager of a loaded file: the accounting asks only its ``name`` (``"prose"`` or not)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def template(files: dict = None, prose: dict = None, others: dict = None, findings=()):
+    """A :class:`bot.engine.read.Template` held in memory: ``files`` are loaded files of a non-prose manager,
+    ``prose`` loaded files of the prose manager, ``others`` the other text candidates (str or bytes; None for
+    a file that could not be read), ``findings`` the :class:`bot.model.Finding` list."""
+    from bot.engine.read import Loaded, Template
+    from bot.textfile import TextDocument
+    loaded = [Loaded(TextDocument(p, t), [_Manager("pins")]) for p, t in (files or {}).items()]
+    loaded += [Loaded(TextDocument(p, t), [_Manager("pins"), _Manager("prose")]) for p, t in (prose or {}).items()]
+    tpl = Template(Path("/nonexistent-template"), files=loaded, findings=list(findings), others=list(others or {}))
+    for rel, raw in (others or {}).items():
+        tpl._other_cache[rel] = raw.encode() if isinstance(raw, str) else raw
+    return tpl
+
+
+def rows(acc) -> list[tuple]:
+    """Every item of an :class:`bot.engine.mentions.Accounting`, whole:
+    ``(path, line, column, version, subject, bucket, rule, text)``, in the accounting's order."""
+    return [(o.path, o.line, o.column, o.version, o.subject, o.bucket, o.rule, o.text) for o in acc.items]
+
+
+def assert_accounting(acc, items: list[tuple], flags=(), version: str = "1.4.0") -> None:
+    """Assert the whole accounting: its items (:func:`rows`), the counts they make, the review list, the
+    summary version and the ``review-mention`` flags (compared whole, as dicts)."""
+    assert rows(acc) == items, (rows(acc), items)
+    want = {b: sum(1 for i in items if i[5] == b) for b in ("moved", "history", "other", "review")}
+    assert acc.counts() == want
+    assert [(o.path, o.line, o.column) for o in acc.review] == [i[:3] for i in items if i[5] == "review"]
+    assert acc.version == version
+    assert [f.to_json() for f in acc.flags] == [f.to_json() for f in flags]

@@ -34,6 +34,10 @@ def releases(fake):
     (b"branch: bot//x\n", 1, "not a valid branch name"),
     (b"branch: bot/x.lock/y\n", 1, "not a valid branch name"),
     (b"branch: bot/{version}.\n", 1, "not a valid branch name"),
+    (b"labels: [x]\nbranch: bot/executorch-{ver}\n", 2,
+     "branch: {ver} in 'bot/executorch-{ver}' is not a placeholder; the only one is {version}"),
+    (b"branch: bot/{version}-{Version}\n", 1, "branch: {Version} in 'bot/{version}-{Version}' is not a placeholder"),
+    (b"branch: bot/{version\n", 1, "branch: a brace in 'bot/{version' is not a placeholder"),
     (b"\nbase: 'my branch'\n", 2, "base: 'my branch' is not a valid branch name"),
     (b"branch: a\nlabels: [x]\n\x01\n", 3, "invalid YAML"),
 ])

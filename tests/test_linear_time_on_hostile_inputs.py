@@ -41,9 +41,16 @@ def _scan(text) -> int:
 
 
 def assert_linear(fn, text, budget: float = BUDGET):
-    """``fn()`` costs at most ``budget`` linear scans of ``text`` (best of three each)."""
-    ref = _best(lambda: _scan(text))
-    took = _best(fn)
+    """``fn()`` costs at most ``budget`` linear scans of ``text``.
+
+    The two are timed in turns (scan, fn, scan, fn ...), five rounds, and the best of each is
+    compared, so a load spike from another process hits both or neither: the ratio, not a time,
+    decides (a quadratic pattern on these inputs costs hundreds to thousands of scans).
+    """
+    ref = took = float("inf")
+    for _ in range(5):
+        ref = min(ref, _best(lambda: _scan(text), repeat=1))
+        took = min(took, _best(fn, repeat=1))
     assert took <= budget * ref, f"{took:.4f} s is {took / ref:.0f} scans of the input (budget {budget})"
 
 
@@ -79,7 +86,7 @@ def test_many_module_level_assignments():
     facts = parse_python(data, "torch_pin.py", "v1.5.1")
     assert facts.assigned["V7"] == "7 +  7"
     # ast.parse itself costs about 20 scans of a file of short lines; one split per assignment cost thousands
-    assert_linear(lambda: parse_python(data, "torch_pin.py", "v1.5.1"), data, budget=80)
+    assert_linear(lambda: parse_python(data, "torch_pin.py", "v1.5.1"), data, budget=200)
 
 
 def test_requirement_head_with_spaces_and_no_operator():

@@ -31,7 +31,7 @@ def test_sound_small_members_take_the_fast_path(tmp_path, method):
     members = {"a.txt": b"hello " * 100, "dir/b.h": b"#pragma once\n", "empty": b""}
     path = _zip(tmp_path / "p.zip", members, method)
     with zipfile.ZipFile(path) as zf, open(path, "rb") as fp:
-        sizes = [archive._quick_member_size(fp, info) for info in zf.infolist()]
+        sizes = archive._quick_sizes(fp, zf.infolist())
         scan = scan_archive(zf)
     assert sizes == [600, 13, 0]
     assert (scan.problems, scan.inflated) == ([], 613)
@@ -41,10 +41,9 @@ def test_a_damaged_member_goes_to_the_careful_path_and_is_reported_as_before(tmp
     path = _zip(tmp_path / "p.zip", {"a.txt": b"0123456789abcdef" * 4, "b.txt": b"fine"}, zipfile.ZIP_STORED)
     _flip(path, b"0123456789abcdef", 3)
     with zipfile.ZipFile(path) as zf, open(path, "rb") as fp:
-        assert archive._quick_member_size(fp, zf.getinfo("a.txt")) is None
-        assert archive._quick_member_size(fp, zf.getinfo("b.txt")) == 4
+        assert archive._quick_sizes(fp, [zf.getinfo("a.txt"), zf.getinfo("b.txt")]) == [None, 4]
         fast = scan_archive(zf)
-    monkeypatch.setattr(archive, "_quick_member_size", lambda fp, info: None)  # the careful path only
+    monkeypatch.setattr(archive, "_quick_sizes", lambda fp, infos: [None] * len(infos))  # the careful path only
     with zipfile.ZipFile(path) as zf:
         careful = scan_archive(zf)
     assert fast.problems == careful.problems
@@ -56,7 +55,7 @@ def test_a_local_header_that_disagrees_with_the_central_directory_is_not_trusted
     raw = path.read_bytes()
     path.write_bytes(raw.replace(b"name1.txt", b"name2.txt", 1))  # the local header only
     with zipfile.ZipFile(path) as zf, open(path, "rb") as fp:
-        assert archive._quick_member_size(fp, zf.getinfo("name1.txt")) is None
+        assert archive._quick_sizes(fp, [zf.getinfo("name1.txt")]) == [None]
         scan = scan_archive(zf)
     assert len(scan.problems) == 1 and "name1.txt" in scan.problems[0]
 

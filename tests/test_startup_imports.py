@@ -20,7 +20,7 @@ import pytest
 from bot import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("github", "lxml", "yaml", "requests", "packaging", "urllib3", "inspect", "pkgutil")
+HEAVY = ("github", "lxml", "yaml", "requests", "packaging", "urllib3", "inspect", "pkgutil", "dataclasses")
 
 #: Runs bot.cli.main(argv) and prints the exit code and the sorted module names loaded by the end
 #: (imports nothing itself: the names are printed with repr and read back with ast.literal_eval).
@@ -126,6 +126,22 @@ def test_verify_pack_imports_no_github_stack_and_no_yaml(tmp_path):
     assert rc == 0
     assert families(mods, ("github", "requests", "urllib3", "yaml")) == []
     assert "lxml" in {m.split(".")[0] for m in mods}
+    assert families(mods, ("json", "hashlib")) == []
+
+
+def test_update_dry_run_builds_no_json_and_hashes_no_fingerprint(tmp_path):
+    from bot.commands.demo import copy_template
+    from bot.sample import build_upstream_repo
+    tpl = copy_template(tmp_path / "template")
+    upstream = build_upstream_repo(tmp_path / "upstream")
+    argv = ("update", "--repo", str(tpl), "--upstream", str(upstream), "--dry-run")
+    rc, mods = loaded_after(*argv)
+    assert rc == 0
+    assert families(mods, ("hashlib", "json")) == []
+    rc, mods = loaded_after(*argv, "--json")   # the JSON carries the plan's fingerprint: a sha256
+    assert rc == 0
+    assert families(mods, ("hashlib", "json")) == ["hashlib", "json", "json.decoder", "json.encoder",
+                                                   "json.scanner"]
 
 
 def test_command_table_lists_every_command_module_with_its_own_name_and_help():

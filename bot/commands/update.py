@@ -55,6 +55,16 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot import quietfiles
+    # git looks for the files the plan need not open (bot.quietfiles) while this command imports
+    quietfiles.prestart(args.repo)
+    try:
+        return _run(args)
+    finally:
+        quietfiles.discard(args.repo)   # only when the command stopped before reading the template
+
+
+def _run(args: argparse.Namespace) -> int:
     from bot import engine, inert
     from bot.sources import open_source
     from bot.textreport import blocked_line, plan_summary, plural
@@ -74,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
                        exclude=tuple(args.exclude))
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
-    data = plan.to_json()
+    # The JSON (its fingerprint hashes the pins) only when it is printed or written to a plan file.
+    data = plan.to_json() if args.json or args.plan_file else {}
     data["written"] = write
     if args.plan_file:
         # Written before the template: a plan file that cannot be written leaves the checkout as it was.

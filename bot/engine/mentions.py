@@ -133,9 +133,8 @@ class Accounting:
         if self._items is None:
             out = list(self.left)
             for path, s, v, subject, rule, text, line_of in self.moved:
-                lo = text.rfind("\n", 0, s) + 1
-                hi = text.find("\n", s)
-                t = text[lo:len(text) if hi == -1 else hi].strip()
+                lo, hi = _line_bounds(text, s)
+                t = text[lo:hi].strip()
                 out.append(Occurrence(path, line_of(s), s - lo + 1, v, subject, "moved", rule,
                                       t if len(t) <= 160 else t[:157] + "..."))
             out.sort(key=lambda o: (o.path, o.line, o.column))
@@ -169,10 +168,23 @@ class Accounting:
                 "items": [o.to_json() for o in self.items]}
 
 
+def _line_bounds(text: str, s: int) -> tuple[int, int]:
+    """``(start, end)`` of the line holding offset ``s``, without its line break: a line ends at ``\\n``,
+    ``\\r\\n`` or a lone ``\\r``, as :meth:`bot.textfile.TextDocument.line_of` counts lines."""
+    lo = text.rfind("\n", 0, s) + 1
+    hi = text.find("\n", s)
+    hi = len(text) if hi == -1 else hi
+    # a "\r" is searched only inside the "\n" line: no scan of the whole file per occurrence
+    cr = text.find("\r", s, hi)
+    return max(lo, text.rfind("\r", lo, s) + 1), hi if cr == -1 else cr
+
+
 # -- the rules of the "other" bucket -------------------------------------------------------------
 
 _PACK_ID = re.compile(r"([A-Za-z0-9_.\-]+::[A-Za-z0-9_.\-]+)@(?:\^|~|>=)?v?$")
-_PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|=)[ \t]*v?$")
+#: A requirement ``name==X`` (every PEP 440 comparison) or an assignment ``NAME = X``, ``NAME := X``,
+#: ``NAME ::= X``, ``NAME ?= X`` (make).
+_PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|::?=|\?=|=)[ \t]*v?$")
 #: Variable name parts that name no thing: ``VERSION = X`` could be ExecuTorch's, so it stays for review.
 _GENERIC_VARS = frozenset({"VERSION", "VER", "PACK", "RELEASE", "TAG", "REF", "BRANCH", "DEFAULT", "MY", "THE", ""})
 _BARE_RANGE = re.compile(r"(?<![\w:])@(?:\^|~|>=)$")
@@ -201,8 +213,9 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
         name = norm(m.group(1))
         if m.group(1).isupper() or "_" in m.group(1):  # a variable: NAME = X, NAME := X
             parts = set(m.group(1).upper().split("_"))
-            if parts & {"EXECUTORCH", "ET", norm(subject).upper().replace("-", "_")} or parts <= _GENERIC_VARS:
-                return None  # names ExecuTorch (or nothing): not another thing's version
+            if parts & {"EXECUTORCH", "ET"} or set(norm(subject).upper().split("-")) <= parts \
+                    or parts <= _GENERIC_VARS:
+                return None  # names ExecuTorch, the subject (ETHOS_U_VELA_VERSION) or nothing: not another thing's
             return f"another variable ({m.group(1)})"
         if name not in (norm(subject), "executorch", "pytorch" if subject == "torch" else ""):
             return f"another package ({m.group(1)})"
@@ -368,9 +381,8 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                 result.moved.append((path, s, v, subject, mine[i - 1].why or mine[i - 1].kind, text, line_of))
                 continue
             li = line_of(s) - 1
-            lo = text.rfind("\n", 0, s) + 1
-            hi = text.find("\n", s)
-            line_text = text[lo:len(text) if hi == -1 else hi].rstrip("\r")
+            lo, hi = _line_bounds(text, s)
+            line_text = text[lo:hi]
             bucket, rule = _classify(path, li + 1, line_text, s - lo, e - lo, subject, mine, starts, s, e,
                                      line_flags, ignore, ranges)
             if bucket == "review" and rule == REVIEW_FLAG:
@@ -390,15 +402,14 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
                     path=path, line=li + 1, blocking=False))
 
     texts = tuple(n.decode() for n in needles)
-    # one pass over each other file's bytes for any needle (thousands of small files in a template)
-    needle_rx = re.compile(b"|".join(re.escape(n) for n in sorted(needles)) or b"(?!)")
     for loaded in tpl.files:
         doc = loaded.doc
         if any(v in doc.text for v in texts):
             scan(doc.path, doc.text, doc.line_of, prose=any(m.name == "prose" for m in loaded.managers))
-    for rel in tpl.others:
+    for rel in tpl.others_for(subject_of):
         raw = tpl.other_bytes(rel)
-        if raw is None or b"." not in raw or needle_rx.search(raw) is None or b"\0" in raw[:8192]:
+        # the cheap tests first; a bytes find per needle beats one regex alternation over thousands of files
+        if raw is None or b"." not in raw or b"\0" in raw[:8192] or not any(n in raw for n in needles):
             continue
         try:
             text = raw.decode("utf-8-sig")

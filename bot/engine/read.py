@@ -9,6 +9,7 @@ findings.  Which template files pin what: public CMSIS ExecuTorch templates such
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -46,7 +47,8 @@ class Template:
     """What a scan of the checkout found: loaded files, every finding, and scan flags.
 
     ``exclude`` are the globs in force; ``others`` the text-file candidates no
-    manager handles (searched for leftovers after planning).
+    manager handles (searched for leftovers after planning), less the files git
+    found quiet (:meth:`others_for` adds them back when a search needs them).
     """
 
     repo: Path
@@ -61,6 +63,37 @@ class Template:
     python_locks: list[str] = field(default_factory=list)
     #: bytes of the ``others`` read so far (:meth:`other_bytes`); None for a file that could not be read
     _other_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: every file the walk would list in ``others``, in its order, quiet ones included (:mod:`bot.quietfiles`)
+    _walk_others: list = field(default_factory=list, repr=False, compare=False)
+    #: files left unread because git found them quiet; those the walk reads only to look for a "."
+    _quiet: frozenset = field(default=frozenset(), repr=False, compare=False)
+    _quiet_prose: frozenset = field(default=frozenset(), repr=False, compare=False)
+
+    #: git's run when its answer was not there by the end of the read, and how long to wait for it then
+    _git: object = field(default=None, repr=False, compare=False)
+    _git_wait: float = field(default=0.0, repr=False, compare=False)
+
+    def _use_quiet(self, quiet: frozenset) -> None:
+        """Leave the quiet files out of :attr:`others` (read later, after planning, if at all)."""
+        if quiet:
+            self._quiet = quiet
+            self.others = [rel for rel in self.others if rel not in quiet]
+
+    def others_for(self, versions) -> list[str]:
+        """The :attr:`others` to search for the version texts ``versions``, in walk order.
+
+        Quiet files (never opened: :mod:`bot.quietfiles`) hold no version of the shape
+        :func:`~bot.quietfiles.versions_have_quiet_shape` checks; when one of ``versions``
+        has another shape, they are searched too, exactly as the walk lists them.
+        """
+        from bot.quietfiles import versions_have_quiet_shape
+        if self._git is not None:   # git answered after the files were read: its answer is used now
+            git, self._git = self._git, None
+            self._use_quiet(git.result(self._git_wait) or frozenset())
+        if not self._quiet or versions_have_quiet_shape(versions):
+            return self.others
+        return [rel for rel in self._walk_others
+                if rel not in self._quiet_prose or _walk_lists_prose(self.other_bytes(rel))]
 
     def other_bytes(self, rel: str) -> Optional[bytes]:
         """The bytes of one of :attr:`others` (read once, then cached).
@@ -94,6 +127,12 @@ class Template:
             elif f.kind in kinds and norm(f.name) == "executorch" and f.version and f.exact:
                 out.append(f)
         return out
+
+
+def _walk_lists_prose(raw: bytes) -> bool:
+    """True when :func:`read_template` lists a prose-only file of these bytes in ``others``: it names no
+    ExecuTorch and holds a "." (the byte filter leaves out a quiet file that names ExecuTorch)."""
+    return b"." in raw and not scanmod.mentions_executorch(raw)
 
 
 #: The optional config file of the template (owned by :mod:`bot.config`); the engine reads its ``exclude`` key.
@@ -145,9 +184,82 @@ def _exclude_way_out(rel: str) -> str:
 
 #: The byte-level filter of prose files (:func:`read_template`); False reads every one (tests compare both).
 BYTE_FILTER = True
+#: Ask ``git grep`` which files need not be opened (:mod:`bot.quietfiles`); False walks and reads
+#: every file (tests compare both; the same happens when git is missing or fails).
+GIT_QUIET_FILES = True
+#: Seconds to wait for git before the first file is read; None: read from the start and use git's answer
+#: from the moment it is there; the files no manager handles are searched after planning, and git is
+#: waited for then at most as long as the walk took (when git is slower, the machine is busy).
+GIT_WAIT: Optional[float] = None
 
 #: C/C++ sources and headers: searched for ``#define ET_..._VERSION "X"`` leftovers even without the word ExecuTorch.
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
+
+
+def _read_one(root: str, rel: str, mgrs: list[Manager]):
+    """Read one file the walk found: None (nothing in it for the plan), ``("other", raw)`` (prose without
+    the word ExecuTorch, searched after planning) or ``("loaded", Loaded, findings)``.
+
+    Raises :class:`TemplateError` naming the file for a file that cannot be read, or that is not text
+    and holds pins or names ExecuTorch (see :func:`read_template`).
+    """
+    try:
+        # plain os.path and open(): pathlib's per-call overhead shows on thousands of files
+        with open(os.path.join(root, rel), "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
+    prose_only = all(m.name == "prose" for m in mgrs)
+    if prose_only and not scanmod.mentions_executorch(raw):
+        # prose without the word ExecuTorch holds no mention for the managers; it is still searched
+        # after planning (leftovers such as #define ET_VERSION "X", and the mentions accounting,
+        # which sees every file read), from the bytes read here.  A file without a "." holds no
+        # version (X.Y at least), so there is nothing to search in it.
+        return ("other", raw) if b"." in raw else None
+    bad = scanmod.unreadable_text(raw)
+    if bad is not None:
+        # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
+        # names ExecuTorch: leaving those behind would be a silent, partial bump.
+        if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
+            raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
+        return None
+    if prose_only and BYTE_FILTER and not scanmod.may_name_version(raw):
+        return None  # readable ASCII text without a digit.digit: no version, so no mention, edit or occurrence
+    try:
+        doc = TextDocument.from_bytes(rel, raw)
+    except TemplateError as exc:
+        if b"executorch" not in raw.lower() and not any(m.name in scanmod.PIN_MANAGERS for m in mgrs):
+            return None
+        raise TemplateError(exc.message + _exclude_way_out(rel), path=exc.path, line=exc.line) from None
+    findings: list[Finding] = []
+    for m in mgrs:
+        findings.extend(m.extract(doc))
+    return ("loaded", Loaded(doc, mgrs), findings)
+
+
+def _begin(repo: Path, sc, globs: tuple[str, ...], progress: Optional[Progress], read_early: bool):
+    """The :class:`Template` before its files are read (scan flags, submodules, progress line), and with
+    ``read_early`` the outcome of reading every file a pin or script manager handles (read whatever git
+    says, so while it works): ``{index in sc.files: outcome of _read_one, or the exception it raised}``."""
+    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
+                   skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
+    tpl.flags.extend(submodule_flags(repo, sc.submodules))     # listed once each, never scanned for edits
+    if progress:
+        progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
+                 + (f", {plural(len(sc.skipped_dirs), 'folder')} not scanned: "
+                    + ", ".join(d + "/" for d in sc.skipped_dirs[:5])
+                    + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
+                 + (f", {plural(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
+    early: dict[int, object] = {}
+    if read_early:
+        root = os.fspath(repo)
+        for i, (rel, mgrs) in enumerate(sc.files):
+            if not all(m.name == "prose" for m in mgrs):
+                try:
+                    early[i] = _read_one(root, rel, mgrs)
+                except Exception as exc:   # raised in its turn: the first error in path order is the one shown
+                    early[i] = exc
+    return tpl, early
 
 
 def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Template:
@@ -169,6 +281,11 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     sequence (:func:`bot.template.scan.may_name_version`): every version form
     the bot reads, moves or counts holds one, so such a file can yield no
     finding, edit, flag or counted occurrence.
+
+    Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.quietfiles`): while
+    the tree is walked, ``git grep`` lists the ASCII files without a digit,
+    dot, digit; such a file the prose manager alone would read, or that no
+    manager handles, is never opened.
     """
     repo = Path(repo)
     if not repo.is_dir():
@@ -177,53 +294,63 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
         problem = scanmod.exclude_problem(glob)
         if problem:
             raise UsageError(f"--exclude {glob!r} {problem}")
-    globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
-    sc = scanmod.discover(repo, exclude=globs)
-    tpl = Template(repo=repo, flags=list(sc.flags), exclude=globs, others=list(sc.others),
-                   skipped_dirs=list(sc.skipped_dirs), python_locks=list(sc.python_locks))
-    tpl.flags.extend(submodule_flags(repo, sc.submodules))     # listed once each, never scanned for edits
-    if progress:
-        progress(f"scanned {plural(len(sc.files), 'candidate file')} ({plural(sc.skipped, 'other file')} skipped"
-                 + (f", {plural(len(sc.skipped_dirs), 'folder')} not scanned: "
-                    + ", ".join(d + "/" for d in sc.skipped_dirs[:5])
-                    + (", ..." if len(sc.skipped_dirs) > 5 else "") if sc.skipped_dirs else "")
-                 + (f", {plural(sc.excluded, 'path')} excluded" if sc.excluded else "") + ")")
+    git = None
+    if GIT_QUIET_FILES:
+        from bot.quietfiles import QuietFiles, take
+        git = take(repo, BYTE_FILTER) or QuietFiles(os.fspath(repo), BYTE_FILTER)   # runs while the tree is walked
+    started = time.perf_counter()
+    try:
+        globs = scanmod.normalise_excludes(tuple(exclude) + config_excludes(repo))
+        sc = scanmod.discover(repo, exclude=globs)
+        walked = time.perf_counter() - started
+        tpl, early = _begin(repo, sc, globs, progress, read_early=git is not None)
+    except BaseException:
+        if git is not None:
+            git.cancel()
+        raise
     root = os.fspath(repo)
-    for rel, mgrs in sc.files:
-        try:
-            # plain os.path and open(): pathlib's per-call overhead shows on thousands of files
-            with open(os.path.join(root, rel), "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise TemplateError(f"cannot read: {exc.strerror}", path=rel) from None
-        prose_only = all(m.name == "prose" for m in mgrs)
-        if prose_only and not scanmod.mentions_executorch(raw):
-            # prose without the word ExecuTorch holds no mention for the managers; it is still searched
-            # after planning (leftovers such as #define ET_VERSION "X", and the mentions accounting,
-            # which sees every file read), from the bytes read here.  A file without a "." holds no
-            # version (X.Y at least), so there is nothing to search in it.
-            if b"." in raw:
-                tpl.others.append(rel)
-                tpl._other_cache[rel] = raw
+    # git's answer is used from the moment it is there (files read before are read as the walk reads
+    # them, with the same outcome); GIT_WAIT waits for it before the first file instead
+    quiet: Optional[frozenset] = None
+    if git is not None and GIT_WAIT is not None:
+        quiet = git.result(GIT_WAIT) or frozenset()
+    quiet_prose: list[str] = []
+    walk_prose: list[str] = []   # prose files the walk would add to others (quiet ones: if they hold a ".")
+    prose_others: list[str] = []
+    for i, (rel, mgrs) in enumerate(sc.files):
+        if quiet is None and git is not None and git.done():
+            quiet = git.result(0) or frozenset()
+        if i in early:
+            res = early[i]
+            if isinstance(res, Exception):
+                raise res
+        elif quiet and rel in quiet and all(m.name == "prose" for m in mgrs):
+            # ASCII without a digit.digit (git grep, bot.quietfiles): the walk would find no mention
+            # and list it in others at most, where no version of the quiet shape is found
+            quiet_prose.append(rel)
+            walk_prose.append(rel)
             continue
-        bad = scanmod.unreadable_text(raw)
-        if bad is not None:
-            # Binary or wide text: skipped, unless it holds pins (a pin manager's file) or
-            # names ExecuTorch: leaving those behind would be a silent, partial bump.
-            if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
-                raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
+        else:
+            res = _read_one(root, rel, mgrs)
+        if res is None:
             continue
-        if prose_only and BYTE_FILTER and not scanmod.may_name_version(raw):
-            continue  # readable ASCII text without a digit.digit: no version, so no mention, edit or occurrence
-        try:
-            doc = TextDocument.from_bytes(rel, raw)
-        except TemplateError as exc:
-            if b"executorch" not in raw.lower() and not any(m.name in scanmod.PIN_MANAGERS for m in mgrs):
-                continue
-            raise TemplateError(exc.message + _exclude_way_out(rel), path=exc.path, line=exc.line) from None
-        tpl.files.append(Loaded(doc, mgrs))
-        for m in mgrs:
-            tpl.findings.extend(m.extract(doc))
+        if res[0] == "other":
+            prose_others.append(rel)
+            tpl._other_cache[rel] = res[1]
+            walk_prose.append(rel)
+            continue
+        tpl.files.append(res[1])
+        tpl.findings.extend(res[2])
+    tpl.others = list(sc.others) + prose_others
+    if git is not None:
+        tpl._quiet_prose = frozenset(quiet_prose)
+        tpl._walk_others = list(sc.others) + walk_prose
+        if quiet is not None:
+            tpl._use_quiet(quiet)
+        else:
+            # only files no manager handles are left to spare, read after planning: git's answer is
+            # taken then (Template.others_for), waiting at most as long as the walk took
+            tpl._git, tpl._git_wait = git, max(0.02, walked)
     tpl.flags.extend(Flag("pack-id-case", f"{f.text.strip()!r}: the pack ID is {PACK} (CMSIS compares it "
                           "with its letter case); the bot does not rewrite this entry: correct it by hand",
                           path=f.path, line=f.line, blocking=True)

@@ -37,6 +37,11 @@ from bot.errors import PackError
 CHUNK = 1 << 20  # bytes per streamed read
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # C0 control characters and DEL
+#: A name :func:`name_problem` accepts, in one match: canonical segments (none empty, ``.``, ``..``,
+#: or ending in a space or a dot; no backslash, control character or DEL), no drive, one optional
+#: trailing ``/``.  A name it does not match is examined by the rules one by one.
+_SEGMENT = r"[^/\\\x00-\x1f\x7f]*[^/\\\x00-\x1f\x7f .]"
+_CANONICAL = re.compile(rf"(?![A-Za-z]:){_SEGMENT}(?:/{_SEGMENT})*/?")
 
 
 @dataclass(frozen=True)
@@ -104,15 +109,26 @@ class EntryIndex:
     _folded: dict | None = None
 
     def add(self, info: zipfile.ZipInfo) -> None:
+        """Index ``info`` (its first occurrence wins) and every directory prefix of its name.
+
+        The prefixes are walked from the nearest up and the walk stops at one already
+        known: every prefix in :attr:`dirs` has its own prefixes there too, except
+        one ending in ``//`` (a directory entry ``a//`` stands without ``a/``), which
+        never stops the walk.
+        """
         name = info.filename
         self.files.setdefault(name, info)
-        if name.endswith("/"):
-            self.dirs.add(name)
-        parts = name.rstrip("/").split("/")[:-1]
-        prefix = ""
-        for part in parts:
-            prefix += part + "/"
-            self.dirs.add(prefix)
+        dirs = self.dirs
+        if name[-1:] == "/":
+            dirs.add(name)
+        base = name.rstrip("/")
+        i = base.rfind("/")
+        while i >= 0:
+            prefix = base[:i + 1]
+            if prefix in dirs and base[i - 1:i] != "/":
+                break
+            dirs.add(prefix)
+            i = base.rfind("/", 0, i)
 
     def is_file(self, name: str) -> bool:
         """True when ``name`` is a (non-directory) entry."""
@@ -175,8 +191,15 @@ def name_problem(name: str) -> str | None:
     space or a dot (Windows drops those).  Extractors normalise a
     non-canonical name to another entry's path, so ``./include/x.h`` would
     silently replace ``include/x.h`` while the checks read the other one.
-    A directory entry keeps its one trailing ``/``.
+    A directory entry keeps its one trailing ``/``.  A name of canonical
+    segments is accepted in one pattern match (:data:`_CANONICAL`); any other
+    name is examined rule by rule (:func:`_rule_problem`), which gives the reason.
     """
+    return None if _CANONICAL.fullmatch(name) else _rule_problem(name)
+
+
+def _rule_problem(name: str) -> str | None:
+    """:func:`name_problem` rule by rule, in the order its reasons are given."""
     if not name:
         return "is empty"
     if "\x00" in name:
@@ -216,8 +239,13 @@ def pdsc_file_name(name: str) -> tuple[str, str | None]:
     return norm, name_problem(norm)
 
 
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+
+
 def _header_name_length(info: zipfile.ZipInfo) -> int:
     """Bytes of the entry name as stored: UTF-8 when flag bit 11 is set, else code page 437 (zip APPNOTE 4.4.4)."""
+    if info.orig_filename.isascii():   # one byte a character in both
+        return len(info.orig_filename)
     codec = "utf-8" if info.flag_bits & 0x800 else "cp437"
     try:
         return len(info.orig_filename.encode(codec))
@@ -304,27 +332,28 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
     scan.entries = len(infos)
     if len(infos) > limits.max_entries:
         raise UnsafeArchive(f"{len(infos)} entries, more than the limit of {limits.max_entries}")
-    seen: set[str] = set()
+    files = scan.index.files   # the names seen so far (first occurrence)
     folded: dict[str, str] = {}
+    problems = scan.problems
     for info in infos:
         name = info.filename
-        why = name_problem(name)
-        if why:
-            scan.problems.append(f"entry {name!r} {why}")
-        if _is_symlink(info):
-            scan.problems.append(f"entry {name!r} is a symbolic link")
+        if not _CANONICAL.fullmatch(name):
+            why = _rule_problem(name)
+            if why:
+                problems.append(f"entry {name!r} {why}")
+        if info.external_attr >> 16 and _is_symlink(info):
+            problems.append(f"entry {name!r} is a symbolic link")
         if info.flag_bits & 0x1:
-            scan.problems.append(f"entry {name!r} is encrypted")
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            scan.problems.append(f"entry {name!r} uses compression method {info.compress_type} (only stored and deflate)")
-        if name in seen:
-            scan.problems.append(f"entry {name!r} appears more than once")
+            problems.append(f"entry {name!r} is encrypted")
+        if info.compress_type not in _METHODS:
+            problems.append(f"entry {name!r} uses compression method {info.compress_type} (only stored and deflate)")
+        if name in files:
+            problems.append(f"entry {name!r} appears more than once")
         else:
-            seen.add(name)
             f = name.casefold()
-            if f in folded and folded[f] != name:
-                scan.warnings.append(f"entries {folded[f]!r} and {name!r} differ only in letter case")
-            folded.setdefault(f, name)
+            known = folded.setdefault(f, name)
+            if known != name:
+                scan.warnings.append(f"entries {known!r} and {name!r} differ only in letter case")
         scan.total_size += info.file_size
         scan.compressed_size += info.compress_size
         if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
@@ -362,69 +391,101 @@ def _check_overlaps(zf: zipfile.ZipFile, infos: list) -> None:
 _LOCAL_HEADER = struct.Struct(zipfile.structFileHeader)
 
 
-def _quick_member_size(fp, info: zipfile.ZipInfo) -> int | None:
-    """The inflated size of a small member whose bytes are sound, or None to take the careful path.
+#: Bytes of the archive read at a time by the CRC pass's fast path (members are inflated from this window).
+BLOCK = 1 << 20
+#: Compressed size up to which the fast path inflates a member without a cap (deflate expands at most
+#: about 1,032 times: 4 KiB gives at most about 4 MiB); a larger member is inflated capped at its declared size.
+_TINY = 4 << 10
 
-    A fast path for the CRC pass over about 1,000 small members: the local header is
-    read at ``info.header_offset`` and must carry the same name, flags, method and
-    sizes as the central directory (no data descriptor, no encryption); the member
-    (at most :data:`CHUNK` compressed bytes) is inflated with zlib in one call
-    capped at its declared size, and must give exactly that many bytes with the
-    declared CRC-32.  Anything else returns None, and :func:`stream_member` (zipfile's
-    own reader, with every guard and error message) decides.
+
+def _quick_sizes(fp, infos: list) -> list:
+    """The inflated size of each small member whose bytes are sound, or None to take the careful path.
+
+    A fast path for the CRC pass over many small members: the archive is read
+    in order of ``header_offset``, :data:`BLOCK` bytes at a time, and each file
+    member of at most :data:`CHUNK` bytes, compressed and declared, is checked
+    from that window (a larger one is streamed, so memory stays flat): its
+    local header (APPNOTE.TXT 4.3.7) must carry the same name,
+    flags, method, CRC-32 and sizes as the central directory (no data
+    descriptor, no encryption); its data is inflated with zlib in one call
+    (capped at its declared size unless it is at most :data:`_TINY` bytes
+    compressed), the stream must end, and it must give exactly the declared
+    size with the declared CRC-32.  Returns a list parallel to ``infos``: the size, or None
+    for a directory, a large member and anything that does not check out, which
+    :func:`stream_member` (zipfile's own reader, with every guard and error
+    message) then decides.
     """
-    if info.compress_size > CHUNK or info.flag_bits & 0x9 or info.compress_type not in (
-            zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        return None
-    fp.seek(info.header_offset)
-    head = fp.read(_LOCAL_HEADER.size)
-    if len(head) != _LOCAL_HEADER.size:
-        return None
-    (sig, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL_HEADER.unpack(head)
-    if (sig != zipfile.stringFileHeader or flags & 0x9 or method != info.compress_type or crc != info.CRC
-            or csize != info.compress_size or usize != info.file_size):
-        return None
-    name = fp.read(nlen)
-    if name.decode("utf-8" if flags & 0x800 else "cp437", "replace") != info.orig_filename:
-        return None
-    fp.seek(xlen, os.SEEK_CUR)
-    data = fp.read(csize)
-    if len(data) != csize:
-        return None
-    if method == zipfile.ZIP_DEFLATED:
-        inflater = zlib.decompressobj(-15)
-        try:
-            data = inflater.decompress(data, info.file_size + 1)
-        except zlib.error:
-            return None
-        if not inflater.eof or inflater.unconsumed_tail:
-            return None
-    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        return None
-    return len(data)
+    sizes: list = [None] * len(infos)
+    order = sorted(range(len(infos)), key=lambda k: infos[k].header_offset)
+    head = _LOCAL_HEADER.size
+    buf, start = b"", 0   # the window: archive bytes [start, start + len(buf))
+    view = memoryview(buf)
+    for k in order:
+        info = infos[k]
+        csize = info.compress_size
+        if csize > CHUNK or info.file_size > CHUNK or info.flag_bits & 0x9 or info.compress_type not in _METHODS or info.filename[-1:] == "/":
+            continue
+        orig = info.orig_filename
+        ascii_name = orig.encode("ascii") if orig.isascii() else None
+        off = info.header_offset
+        want = head + (len(ascii_name) if ascii_name is not None else 2 * len(orig)) + csize + 64
+        if off < start or off + want > start + len(buf):
+            fp.seek(off)
+            buf, start = fp.read(max(want, BLOCK)), off
+            view = memoryview(buf)
+        at = off - start
+        if len(buf) - at < head:
+            continue
+        (sig, _, _, flags, method, _, _, crc, lcsize, usize, nlen, xlen) = _LOCAL_HEADER.unpack_from(buf, at)
+        if (sig != zipfile.stringFileHeader or flags & 0x9 or method != info.compress_type or crc != info.CRC
+                or lcsize != csize or usize != info.file_size):
+            continue
+        if at + head + nlen + xlen + csize > len(buf):   # a long name or extra field: read this member whole
+            fp.seek(off)
+            buf, start, at = fp.read(max(head + nlen + xlen + csize, BLOCK)), off, 0
+            view = memoryview(buf)
+            if head + nlen + xlen + csize > len(buf):
+                continue
+        raw = buf[at + head:at + head + nlen]
+        if ascii_name is not None:
+            if raw != ascii_name:    # a name that is not ASCII never decodes to an ASCII one (UTF-8, cp437)
+                continue
+        elif raw.decode("utf-8" if flags & 0x800 else "cp437", "replace") != orig:
+            continue
+        begin = at + head + nlen + xlen
+        data = view[begin:begin + csize]
+        if method == zipfile.ZIP_DEFLATED:
+            try:
+                if csize <= _TINY:   # inflates to at most about 1,032 x 4 KiB: no cap needed, one call
+                    data = zlib.decompress(data, -15)   # raises on a stream that does not end
+                else:
+                    inflater = zlib.decompressobj(-15)
+                    data = inflater.decompress(data, usize + 1)
+                    if not inflater.eof or inflater.unconsumed_tail:
+                        continue
+            except zlib.error:
+                continue
+        if len(data) == usize and zlib.crc32(data) == crc:
+            sizes[k] = usize
+    return sizes
 
 
 def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: ArchiveScan) -> None:
-    fp = open(zf.filename, "rb") if isinstance(zf.filename, (str, os.PathLike)) else None  # noqa: SIM115
-    try:
-        _verify_each(zf, fp, infos, limits, scan)
-    finally:
-        if fp is not None:
-            fp.close()
-
-
-def _verify_each(zf: zipfile.ZipFile, fp, infos: list, limits: Limits, scan: ArchiveScan) -> None:
-    for info in infos:
-        if info.is_dir():
+    """Inflate every file member once, checking its CRC-32 and the total inflated (:func:`_quick_sizes`, then
+    :func:`stream_member` for the members it leaves); a damaged member is a problem naming it (20 at most)."""
+    quick: list = [None] * len(infos)
+    if isinstance(zf.filename, (str, os.PathLike)):
+        try:
+            with open(zf.filename, "rb") as fp:
+                quick = _quick_sizes(fp, infos)
+        except OSError:
+            pass   # the careful path reads every member and reports what it finds
+    for info, size in zip(infos, quick):
+        if info.filename[-1:] == "/":
             continue
-        if fp is not None:
-            try:
-                size = _quick_member_size(fp, info)
-            except OSError:
-                size = None
-            if size is not None and scan.inflated + size <= limits.max_total_size:
-                scan.inflated += size
-                continue
+        if size is not None and scan.inflated + size <= limits.max_total_size:
+            scan.inflated += size
+            continue
         try:
             for chunk in stream_member(zf, info, limits, already=scan.inflated):
                 scan.inflated += len(chunk)

@@ -164,10 +164,22 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
     Decodes first (:func:`decode_pdsc`), refuses a DOCTYPE or ENTITY in the
     decoded text (external entities, parameter entities naming local files,
     billion laughs) before parsing, and anything that is not well-formed XML
-    with a ``<package>`` root.  lxml then reads the decoded text re-encoded as
-    UTF-8 (its own encoding detection is never used), with no network, no DTD
-    and no entity resolution.
+    with a ``<package>`` root.  lxml then reads the decoded text as UTF-8 (its
+    own encoding detection is never used), with no network, no DTD and no
+    entity resolution.
+
+    The document is read as a stream of elements (:func:`lxml.etree.iterparse`):
+    each child of the root and each component is turned into values when it
+    ends, then dropped from the tree, so memory holds the values, not the tree.
+    Read: the first ``<vendor>``, ``<name>``, ``<url>``, ``<license>``,
+    ``<description>`` and ``<releases>`` of the root, and the components of its
+    first ``<components>`` (directly, or in a ``<bundle>``, whose Cclass,
+    Cversion and Cbundle they inherit).  A component that cannot be read is
+    reported only once the whole document has parsed, so a malformed document
+    is always reported as such first.
     """
+    from io import BytesIO
+
     from lxml import etree  # imported here: keeps CLI start-up fast
 
     if len(data) > MAX_PDSC_BYTES:
@@ -179,48 +191,82 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
         if at >= 0:
             raise PdscError("declares a DOCTYPE/ENTITY; DTDs and entities are refused in a PDSC",
                             path=path, line=text.count("\n", 0, at) + 1)
+    del upper
+    # the bytes lxml reads: the decoded text as UTF-8 (the input itself when it is UTF-8 without a BOM)
+    raw = data if data[:3] != b"\xef\xbb\xbf" and not data.startswith((b"\xff\xfe", b"\xfe\xff")) else text.encode("utf-8")
+    del text
     # remove_comments: a comment inside an element (<vendor><!-- x -->PyTorch</vendor>) must not cut its text
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False,
-                             encoding="utf-8")
+    events = etree.iterparse(BytesIO(raw), events=("end",), tag=_STREAMED, resolve_entities=False, no_network=True,
+                             load_dtd=False, dtd_validation=False, huge_tree=False, remove_pis=True,
+                             remove_comments=True, collect_ids=False, encoding="utf-8")
+    texts: dict = {}            # vendor/name/url/license -> (stripped text, line)
+    overview = None
+    releases: list = []
+    components: list = []
+    seen: set = set()           # local names of the root's children that have ended
+    deferred: PdscError | None = None
     try:
-        root = etree.fromstring(text.encode("utf-8"), parser)
+        for _, el in events:
+            parent = el.getparent()
+            if parent is None:
+                continue
+            tag = _local(el)
+            grand = parent.getparent()
+            if grand is None:                       # a child of the root
+                if tag not in seen:
+                    seen.add(tag)
+                    if tag in ("vendor", "name", "url", "license"):
+                        texts[tag] = ((el.text or "").strip(), el.sourceline)
+                    elif tag == "description":
+                        overview = el.get("overview")
+                    elif tag == "releases":
+                        releases = [Release((r.get("version") or "").strip(), r.get("date"), r.sourceline)
+                                    for r in el.iterchildren("{*}release")]
+                _drop(el, parent)
+            elif tag == "component" and "components" not in seen:
+                inherited = None
+                if grand.getparent() is None and _local(parent) == "components":
+                    inherited = {}
+                elif (_local(parent) == "bundle" and _local(grand) == "components"
+                      and grand.getparent() is not None and grand.getparent().getparent() is None):
+                    inherited = {"Cclass": parent.get("Cclass"), "Cversion": parent.get("Cversion"),
+                                 "Cbundle": parent.get("Cbundle")}
+                if inherited is not None:
+                    try:
+                        components.append(_component(el, inherited, path))
+                    except PdscError as exc:
+                        deferred = deferred or exc
+                    _drop(el, parent)
     except etree.XMLSyntaxError as exc:
-        line = exc.position[0] if getattr(exc, "position", None) else None
+        # an empty document is reported at line 0 by the streaming parser: its first line, for the reader
+        line = max(exc.position[0], 1) if getattr(exc, "position", None) else None
         raise PdscError(f"not well-formed XML: {exc.msg}", path=path, line=line) from exc
+    root = events.root
     if root.getroottree().docinfo.doctype:
         raise PdscError("declares a DOCTYPE; DTDs are refused in a PDSC", path=path)
     if _local(root) != "package":
         raise PdscError(f"root element is <{_local(root)}>, expected <package>", path=path, line=root.sourceline)
-
-    def text(tag: str) -> tuple[str | None, int | None]:
-        el = _child(root, tag)
-        return ((el.text or "").strip(), el.sourceline) if el is not None else (None, None)
-
-    vendor, _ = text("vendor")
-    name, _ = text("name")
-    url, url_line = text("url")
-    lic, _ = text("license")
-    desc = _child(root, "description")
-    overview = desc.get("overview") if desc is not None else None
-    releases = []
-    rel_parent = _child(root, "releases")
-    if rel_parent is not None:
-        for el in _children(rel_parent, "release"):
-            releases.append(Release((el.get("version") or "").strip(), el.get("date"), el.sourceline))
-    components = []
-    comps = _child(root, "components")
-    if comps is not None:
-        for el in comps:
-            tag = _local(el)
-            if tag == "component":
-                components.append(_component(el, {}, path))
-            elif tag == "bundle":
-                inherited = {"Cclass": el.get("Cclass"), "Cversion": el.get("Cversion"), "Cbundle": el.get("Cbundle")}
-                for sub in _children(el, "component"):
-                    components.append(_component(sub, inherited, path))
+    if deferred is not None:
+        raise deferred
+    vendor, _ = texts.get("vendor", (None, None))
+    name, _ = texts.get("name", (None, None))
+    url, url_line = texts.get("url", (None, None))
+    lic, _ = texts.get("license", (None, None))
     return Pdsc(path=path, vendor=vendor, name=name, url=url, releases=tuple(releases),
                 components=tuple(components), license=lic or None, overview=overview, url_line=url_line)
+
+
+#: The elements :func:`parse_pdsc` is told of when they end (in any namespace): what it reads, and the
+#: large children of the root it frees (a child of the root also frees the children before it).
+_STREAMED = tuple("{*}" + t for t in ("component", "vendor", "name", "url", "license", "description", "releases",
+                                      "components", "conditions", "taxonomy", "apis", "examples", "boards"))
+
+
+def _drop(el, parent) -> None:
+    """Free an element that has been read: its content, and the siblings before it (read already)."""
+    el.clear(keep_tail=True)
+    while el.getprevious() is not None:
+        del parent[0]
 
 
 def _local(el) -> str:
@@ -241,19 +287,31 @@ def _children(el, tag: str):
     return [c for c in el if _local(c) == tag]
 
 
-def _component(el, inherited: dict, path: str) -> Component:
-    def attr(n: str):
-        v = el.get(n)
-        return v if v is not None else inherited.get(n)
+#: The component children whose text holds ``#define`` lines, in the order their defines are listed.
+_DEFINE_BLOCKS = ("RTE_Components_h", "Pre_Include_Global_h", "Pre_Include_Local_Component_h")
 
+
+def _component(el, inherited: dict, path: str) -> Component:
+    """One ``<component>`` element as a :class:`Component`: its first ``<files>`` and first block of each
+    :data:`_DEFINE_BLOCKS` tag count (children are visited once)."""
+    get = el.get
+    fparent = None
+    blocks: dict = {}
+    for c in el:
+        tag = _local(c)
+        if tag == "files":
+            if fparent is None:
+                fparent = c
+        elif tag in _DEFINE_BLOCKS and tag not in blocks:
+            blocks[tag] = c
     files = []
-    fparent = _child(el, "files")
     if fparent is not None:
-        for f in _children(fparent, "file"):
-            files.append(PdscFile(f.get("category") or "", f.get("name") or "", f.sourceline, f.get("condition")))
+        for f in fparent.iterchildren("{*}file"):
+            fget = f.get
+            files.append(PdscFile(fget("category") or "", fget("name") or "", f.sourceline, fget("condition")))
     defines = []
-    for tag in ("RTE_Components_h", "Pre_Include_Global_h", "Pre_Include_Local_Component_h"):
-        block = _child(el, tag)
+    for tag in _DEFINE_BLOCKS:
+        block = blocks.get(tag)
         if block is not None and block.text:
             if len(block.text) > MAX_DEFINES_TEXT:
                 raise PdscError(f"<{tag}> holds {len(block.text)} characters, more than {MAX_DEFINES_TEXT}",
@@ -263,7 +321,12 @@ def _component(el, inherited: dict, path: str) -> Component:
                 if m:
                     value = (m.group(2) or "").strip()
                     defines.append(m.group(1) + (f"={value}" if value else ""))
-    return Component(cclass=attr("Cclass") or "", cgroup=el.get("Cgroup") or "", csub=el.get("Csub"),
+
+    def attr(n: str):
+        v = get(n)
+        return v if v is not None else inherited.get(n)
+
+    return Component(cclass=attr("Cclass") or "", cgroup=get("Cgroup") or "", csub=get("Csub"),
                      cversion=attr("Cversion"), line=el.sourceline, cbundle=attr("Cbundle"),
-                     cvariant=el.get("Cvariant"), condition=el.get("condition"), files=tuple(files),
+                     cvariant=get("Cvariant"), condition=get("condition"), files=tuple(files),
                      defines=tuple(defines))

@@ -220,8 +220,12 @@ def _local(el) -> str:
 def index_entry(data: bytes, url: str, vendor: str = VENDOR, name: str = NAME) -> Optional[dict]:
     """The attributes (``url``, ``vendor``, ``name``, ``version``) of the index's ``<pdsc>`` for the pack, or None.
 
-    ``data`` is an ``index.pidx``.  Raises :class:`~bot.errors.PlatformError`
-    when it is not XML or its root is not ``<index>``.
+    ``data`` is an ``index.pidx``.  Vendor and name are matched exactly, case
+    included, as cpackget keys its index (``Vendor.Name.Version``,
+    ``PdscTag.Key`` in cpackget's ``cmd/xml/pidx.go``): an entry spelled
+    ``pytorch``/``executorch`` is not the pack ``PyTorch::ExecuTorch``.
+    Raises :class:`~bot.errors.PlatformError` when it is not XML or its root
+    is not ``<index>``.
     """
     from bot.errors import PlatformError
 

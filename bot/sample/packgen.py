@@ -338,7 +338,10 @@ def realistic_spec(scale: int = 1, version: str = "1.5.1") -> PackSpec:
         ops += [("Portable", f"op{i}{sfx}") for i in range(172)]
         ops += [("Quantized", f"q{i}{sfx}") for i in range(9)]
         ops += [("Cortex-M", f"cm{i}{sfx}") for i in range(17)]
-    return PackSpec(version=version, operators=tuple(ops), unregistered=(), filler_headers=740 * scale)
+    # the flatbuffers licence beside its headers, as in the release asset (upstream's validate_pack.py
+    # after v1.4.1 requires include/flatbuffers/LICENSE)
+    return PackSpec(version=version, operators=tuple(ops), unregistered=(), filler_headers=740 * scale,
+                    extra_entries=(("include/flatbuffers/LICENSE", b"Apache License 2.0 (invented sample)\n"),))
 
 
 _pdsc = pdsc_text  # the name the tests knew first

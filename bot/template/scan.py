@@ -18,6 +18,7 @@ non-blocking; a dangling link is a non-blocking "symlink-dangling".
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -152,6 +153,9 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     """
     from bot.template.submodules import declared_paths, is_submodule
 
+    # The default managers' answer is memoised per :func:`match_key` (a template has thousands of
+    # files and few distinct name shapes).  Other managers are asked for every path.
+    memo: dict | None = {} if mgrs is None and _memo_is_exact() else None
     mgrs = managers() if mgrs is None else mgrs
     root = Path(repo).resolve()
     declared = declared_paths(root)
@@ -169,6 +173,8 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
                                 f"leave it out with --exclude {name} (or an exclude: entry in "
                                 ".github/executorch-pack-bot.yml)", path=name) from None
         subdirs = []
+        in_requirements = rel_dir.rsplit("/", 1)[-1] == "requirements"
+        in_workflows = ("/" + rel_dir + "/").find("/.github/workflows/") != -1
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if exclude and excluded(rel, exclude):
@@ -189,8 +195,17 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
                 continue
             if not entry.is_file(follow_symlinks=False):
                 continue
-            handlers = [m for m in mgrs if m.matches(rel)]
-            if is_python_lock(rel):
+            if memo is None:
+                handlers = [m for m in mgrs if m.matches(rel)]
+                lock = is_python_lock(rel)
+            else:
+                key = (in_requirements, entry.name.encode("utf-8", "surrogateescape").translate(_DIGITS),
+                       in_workflows)
+                hit = memo.get(key)
+                if hit is None:
+                    hit = memo[key] = ([m for m in mgrs if m.matches(rel)], is_python_lock(rel))
+                handlers, lock = list(hit[0]), hit[1]
+            if lock:
                 scan.python_locks.append(rel)
             if not handlers:
                 scan.skipped += 1
@@ -213,6 +228,36 @@ def discover(repo: Path, mgrs: list[Manager] | None = None, exclude: tuple[str, 
     scan.skipped_dirs.sort()
     scan.submodules.sort()
     return scan
+
+
+#: Every digit written ``0`` (:func:`match_key`; a bytes translation, the quickest): the default managers'
+#: name patterns hold no digit (:func:`_memo_is_exact`).
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def match_key(rel: str) -> tuple[bool, bytes, bool]:
+    """What the default managers (:func:`managers`) look at to match a repository-relative POSIX path:
+    ``(in a folder named requirements, base name (UTF-8 bytes) with every digit written 0, under
+    .github/workflows/)``; ``"docs/part07/f123.md"`` -> ``(False, b"f000.md", False)``.
+
+    The managers match ``fnmatch`` patterns (``*``, ``?`` and literal characters, no digit, no ``[...]``) on
+    the base name, ``requirements/*.txt`` and ``.github/workflows/*.yml``: two paths with the same key
+    are handled by the same managers, and :func:`discover` memoises on it.
+    """
+    rel_dir, _, base = rel.rpartition("/")
+    return (rel_dir.rsplit("/", 1)[-1] == "requirements", base.encode("utf-8", "surrogateescape").translate(_DIGITS),
+            ("/" + rel_dir + "/").find("/.github/workflows/") != -1)
+
+
+@functools.lru_cache(maxsize=1)
+def _memo_is_exact() -> bool:
+    """True when no name pattern of the default managers (nor a Python lock file name) holds a digit or a
+    ``[...]`` set (see :func:`match_key`)."""
+    from bot.template.locks import PYTHON_LOCKS
+    from bot.template.prose.history import HISTORY_FILES
+    from bot.template.scripts import SCRIPT_PATTERNS
+    pats = [p for m in managers() for p in m.patterns] + [*HISTORY_FILES, *SCRIPT_PATTERNS, *PYTHON_LOCKS]
+    return not any(c.isdigit() or c == "[" for p in pats for c in p)
 
 
 def _skip_dir(name: str, rel: str) -> bool:

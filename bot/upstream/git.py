@@ -63,15 +63,21 @@ class GitSource(UpstreamSource):
             raise UpstreamError(f"upstream source {self.path} is not a git repository")
         dot_git = self.path / ".git"
         self.git_dir = dot_git if dot_git.exists() else self.path
-        probe = self._run("rev-parse", "--git-dir", check=False)
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._finalizer = None
+        # The tag list is read now: the same git process proves the repository readable (one process, not two).
+        probe = self._run("for-each-ref", "--format=%(objecttype) %(*objecttype) %(refname)", "refs/tags",
+                          check=False)
         if probe.returncode != 0:
             detail = probe.stderr.decode("utf-8", "replace").strip().splitlines()
             raise UpstreamError(f"upstream source {self.path} is not a readable git repository"
                                 + (f": {detail[-1]}" if detail else ""))
-        self._tags: list[str] | None = None
-        self._proc: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-        self._finalizer = None
+        self._tags: list[str] = []
+        for line in probe.stdout.decode("utf-8", "replace").splitlines():
+            kind, peeled, ref = line.split(" ", 2) if line.count(" ") >= 2 else ("", "", "")
+            if ref.startswith("refs/tags/") and (kind == "commit" or peeled in ("commit", "tag")):
+                self._tags.append(ref[len("refs/tags/"):])
 
     # -- plumbing -----------------------------------------------------------------
     def _cmd(self, *args: str) -> list[str]:
@@ -101,19 +107,12 @@ class GitSource(UpstreamSource):
 
     # -- UpstreamSource -------------------------------------------------------------
     def tags(self) -> list[str]:
-        """Every tag that names a commit (``git for-each-ref refs/tags``), read once and cached.
+        """Every tag that names a commit (``git for-each-ref refs/tags``, read once when the source is
+        opened).
 
         A release is a commit: a tag of a tree or a blob (lightweight or annotated) is
         left out, so it can never become the target.  A tag of a tag is kept (git peels it).
         """
-        if self._tags is None:
-            out = self._run("for-each-ref", "--format=%(objecttype) %(*objecttype) %(refname)",
-                            "refs/tags").stdout.decode("utf-8", "replace")
-            self._tags = []
-            for line in out.splitlines():
-                kind, peeled, ref = line.split(" ", 2) if line.count(" ") >= 2 else ("", "", "")
-                if ref.startswith("refs/tags/") and (kind == "commit" or peeled in ("commit", "tag")):
-                    self._tags.append(ref[len("refs/tags/"):])
         return list(self._tags)
 
     def read(self, tag: str, path: str) -> bytes | None:

@@ -108,7 +108,7 @@ def leftovers(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag]) -
         doc = loaded.doc
         if any(o in doc.text for o in olds):
             search(doc.path, doc.text, doc.line_of)
-    for rel in tpl.others:
+    for rel in tpl.others_for(olds):
         raw = tpl.other_bytes(rel)
         if raw is None or not any(n in raw for n in needles) or b"\0" in raw[:8192]:
             continue

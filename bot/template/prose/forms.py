@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from bot.model import norm
 from bot.template.prose.regions import regions_of
-from bot.template.prose.sentences import EXECUTORCH, Context
+from bot.template.prose.sentences import Context
 from bot.textfile import TextDocument
 
 #: A version matched whole: X.Y or X.Y.Z with an optional pre/dev/post part.
@@ -125,16 +125,50 @@ _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 CACHE_FILES = 8192
 
 
+def version_windows(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that hold every match of every form: around each digit, dot, digit, from the
+    start of the line before to the end of the line after; merged, in order.
+
+    A form's match holds its version (``\\d+\\.\\d+``) and crosses at most one line break, before
+    the version (the word form "ExecuTorch" at a line end, the version on the next line); what a
+    pattern looks at around a match (look-behind, look-ahead) is one character past a line break at
+    most.  Searching ``rx.search(text, lo, hi)`` in these spans finds a match wherever
+    ``rx.search(text)`` does (a look-behind sees before ``lo``); a truncated look-ahead at ``hi``
+    may find one more, never one fewer.
+    """
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    for m in _DIGIT_DOT_DIGIT.finditer(text):
+        p = m.start()
+        if out and p < out[-1][2]:
+            continue   # on a line whose window is already taken (the window reaches a line further)
+        line = text.rfind("\n", 0, p)
+        lo = text.rfind("\n", 0, line) + 1 if line > 0 else 0
+        end = text.find("\n", p)
+        nxt = text.find("\n", end + 1) if end != -1 else -1
+        hi = n if nxt == -1 else nxt + 1
+        own_end = n if end == -1 else end + 1
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi), own_end)
+        else:
+            out.append((lo, hi, own_end))
+    return [(lo, hi) for lo, hi, _ in out]
+
+
 @lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
-    if EXECUTORCH.search(text) is None or _DIGIT_DOT_DIGIT.search(text) is None:
-        return ()
     low = text.lower()
+    if "executorch" not in low:   # what EXECUTORCH (re.I) finds, at a tenth of its cost on a whole text
+        return ()
+    windows = version_windows(text)
+    if not windows:
+        return ()   # no digit, dot, digit: no version, no mention
     forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
     # A form with no match in the whole text has none inside a prose region either (a region ends
     # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
-    # no comment scan at all (most vendored sources naming executorch in their includes).
-    if not any(rx.search(text) for _, rx, _, _, _ in forms):
+    # no comment scan at all (most vendored sources naming executorch in their includes).  Every
+    # match lies in a window around a version (:func:`version_windows`): only those are searched.
+    if not any(rx.search(text, lo, hi) for _, rx, _, _, _ in forms for lo, hi in windows):
         return ()
     doc = TextDocument(path=path, text=text)
     regions = regions_of(path, text)

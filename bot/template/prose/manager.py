@@ -9,20 +9,23 @@ in :mod:`bot.template.prose.history`, the sentence rules in
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
+from bot.lazyre import lazy
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager
 from bot.template.prose.forms import FORM_WHY, GUARD, Mention, find_mentions, restatement_patterns
 from bot.template.prose.history import history_sections, is_history_file, markdown_structure, section_at
 from bot.template.prose.regions import KINDS, Span, file_kind, prose_regions
-from bot.template.prose.sentences import EXECUTORCH, MEASURE, Context, change_verb, mixed_reason, clip_line
+from bot.template.prose.sentences import (MEASURE, Context, change_verb, clip_line, migration_statement,
+                                          mixed_reason)
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
 #: A provenance statement ending right before a version: "Since ExecuTorch X", "Starting with X", "As of vX",
 #: "Deprecated in / Removed in / New in / Introduced in / Added in ExecuTorch X": when something happened.
-PROVENANCE = re.compile(
+PROVENANCE = lazy(
     r"\b(?:since|starting\s+(?:with|from|in)|as\s+of|deprecated\s+(?:in|since)|removed\s+in"
     r"|(?:new|introduced|added|changed|dropped)\s+in)\s+(?:the\s+)?(?:(?:PyTorch\s+)?ExecuTorch\s+)?"
     r"(?:version\s+|release\s+)?v?\Z", re.I)
@@ -78,6 +81,30 @@ def _stuck_restatements(text: str, segments: list[Span], mine: list[Edit], bump:
     return out
 
 
+@lru_cache(maxsize=16)
+def _restated_pins_of(bump: Bump) -> tuple[tuple[str, str], ...]:
+    """``((package, old value), ...)``: the derived pins a sentence may restate, for :meth:`ProseManager.update`.
+
+    The old values are upstream's at the current tag and the template's own pins
+    (``Bump.restated``), for every package other than executorch whose value the bump changes.
+    """
+    return tuple(dict.fromkeys(
+        [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
+        + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
+           and bump.change_for(n).new != o]))
+
+
+#: The last bump :func:`_restated_pins` answered for, and its answer (a bump is asked once per file).
+_LAST_RESTATED: list = [None, ()]
+
+
+def _restated_pins(bump: Bump) -> tuple[tuple[str, str], ...]:
+    """:func:`_restated_pins_of`, answered without hashing the bump when it is the one asked last."""
+    if _LAST_RESTATED[0] is not bump:
+        _LAST_RESTATED[:] = [bump, _restated_pins_of(bump)]
+    return _LAST_RESTATED[1]
+
+
 class ProseManager(Manager):
     """Rewrites mentions of the current ExecuTorch version in prose and comments (kind ``"prose"``).
 
@@ -116,7 +143,12 @@ class ProseManager(Manager):
         and for a version-change statement; ``mixed-mention`` for a mixed sentence.
         """
         text = doc.text
-        if EXECUTORCH.search(text) is None:
+        if "executorch" not in text.lower():   # EXECUTORCH (re.I) on a whole text costs ten times more
+            return ManagerResult()
+        mentions = find_mentions(doc)
+        if not mentions and not any(old in text for _, old in _restated_pins(bump)):
+            # no mention and no old value of a restated pin: no edit, no flag (most vendored sources
+            # naming executorch in their includes); the comment regions are never computed
             return ManagerResult()
         regions = prose_regions(doc)
         if not regions:
@@ -126,7 +158,6 @@ class ProseManager(Manager):
         olds = {bump.old_executorch, bump.old_pack}
         edits: list[Edit] = []
         flags: list[tuple[int, Flag]] = []  # (offset of the mention, flag)
-        mentions = find_mentions(doc)
         if is_history_file(doc.path):
             return ManagerResult((), tuple(self._history(doc, m, bump, ctx.line_text(m.start), history_file=True)
                                            for m in mentions))
@@ -134,6 +165,14 @@ class ProseManager(Manager):
         rst = doc.path.lower().endswith((".rst", ".txt"))
         sections = history_sections(text, rst) if markdown else []
         others: list[tuple[int, str]] = []  # (offset, other ExecuTorch version named there): history
+        measure: dict[str, bool] = {}  # a line holding several mentions is tested once
+
+        def measured(line_text: str) -> bool:
+            hit = measure.get(line_text)
+            if hit is None:
+                hit = measure[line_text] = MEASURE.search(line_text) is not None
+            return hit
+
         for m in mentions:
             line_text = ctx.line_text(m.start)
             section = section_at(sections, m.start)
@@ -146,7 +185,7 @@ class ProseManager(Manager):
                     flags.append((m.start, self._history(doc, m, bump, line_text)))
                     others.append((m.start, m.version))
                 elif old_mm != new_mm:
-                    if MEASURE.search(line_text):
+                    if measured(line_text):
                         flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                     else:
                         edits.append(self._edit(doc, m, new_mm, bump))
@@ -157,18 +196,20 @@ class ProseManager(Manager):
                 flags.append((m.start, self._history(doc, m, bump, line_text)))
                 others.append((m.start, m.version))
                 continue
-            if MEASURE.search(line_text):
+            if measured(line_text):
                 flags.append((m.start, self._history(doc, m, bump, line_text, measurement=True)))
                 continue
             if _provenance(text, m.start):
                 flags.append((m.start, self._history(doc, m, bump, line_text, provenance=True)))
                 continue
+            if migration_statement(text, m.start):
+                flags.append((m.start, self._history(doc, m, bump, line_text, migration=True)))
+                continue
             new = bump.new_pack if (m.version == bump.old_pack and (m.pack_form or m.version != bump.old_executorch)) \
                 else bump.new_executorch
             if new != m.version:
                 edits.append(self._edit(doc, m, new, bump))
-        taken = {i for m in mentions for i in range(m.start, m.end)}
-        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, taken)
+        edits.extend(e for e in self._restatements(doc, bump, regions, ctx, mentions)
                      if section_at(sections, e.start) is None)
         edits.sort(key=lambda e: e.start)
         breaks = markdown_structure(text, rst)[1] if markdown else None
@@ -206,12 +247,15 @@ class ProseManager(Manager):
             named = [v for pos, v in others if lo <= pos < hi]
             segments = [(max(lo, a), min(hi, b)) for a, b in regions if a < hi and b > lo]
             verb = change_verb(doc.text, segments, change)
-            sentence = clip_line(" ".join(doc.text[lo:hi].split()))
+
+            def sentence(lo: int = lo, hi: int = hi) -> str:   # written out only into a flag
+                return clip_line(" ".join(doc.text[lo:hi].split()))
+
             if verb:
                 also = f" (it also names ExecuTorch {', '.join(dict.fromkeys(named))})" if named else ""
                 left.append(((lo, hi), Flag(
                     "history-mention", f"left as written: this sentence states what ExecuTorch "
-                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence}",
+                    f"{bump.old_executorch} {verb}{also}; a version-change statement is history: {sentence()}",
                     path=doc.path, line=mine[0].line, blocking=False)))
                 continue
             why = mixed_reason(doc, mine, segments, olds, named, mention_spans)
@@ -221,7 +265,7 @@ class ProseManager(Manager):
                     left.append(((lo, hi), Flag(
                         "restatement-partial", f"left as written: this sentence restates several pins and "
                         f"{', '.join(stuck)} cannot move with the others (no new value for it in this bump), so "
-                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence}",
+                        f"none is moved (a half-edited sentence is worse than none); edit it by hand: {sentence()}",
                         path=doc.path, line=mine[0].line, blocking=False)))
                     continue
                 keep.extend(mine)
@@ -229,7 +273,7 @@ class ProseManager(Manager):
             left.append(((lo, hi), Flag(
                 "mixed-mention", f"left as written: this sentence {why}, so moving it to "
                 f"{bump.new_executorch} would rewrite history or a claim the bump does not check; "
-                f"edit it by hand if it should move: {sentence}", path=doc.path, line=mine[0].line, blocking=False)))
+                f"edit it by hand if it should move: {sentence()}", path=doc.path, line=mine[0].line, blocking=False)))
         out_flags = [f for pos, f in flags if not any(a <= pos < b for (a, b), _ in left)]
         out_flags.extend(f for _, f in left)
         # A line is never both edited and listed as history: its edits are dropped and the line is
@@ -250,9 +294,12 @@ class ProseManager(Manager):
 
     def _history(self, doc: TextDocument, m: Mention, bump: Bump, line_text: str,
                  measurement: bool = False, history_file: bool = False, section: Optional[str] = None,
-                 provenance: bool = False) -> Flag:
+                 provenance: bool = False, migration: bool = False) -> Flag:
         snippet = clip_line(line_text)
-        if provenance:
+        if migration:
+            why = (f"tells of a past move to ExecuTorch {m.version} (\"moved / upgraded / migrated / switched / "
+                   f"updated to ExecuTorch {m.version}\"); when something happened is history, left as written")
+        elif provenance:
             why = (f"says since when something holds (\"Since / Starting with / As of / Deprecated in / Removed in "
                    f"/ New in ExecuTorch {m.version}\"); a provenance statement is history, left as written")
         elif history_file:
@@ -271,21 +318,21 @@ class ProseManager(Manager):
                     path=doc.path, line=m.line, blocking=False)
 
     def _restatements(self, doc: TextDocument, bump: Bump, regions: list[Span], ctx: Context,
-                      taken: set[int]) -> list[Edit]:
-        """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins."""
-        # the old values: upstream's at the current tag and the template's own pins (Bump.restated)
-        names = tuple(dict.fromkeys(
-            [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
-            + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
-               and bump.change_for(n).new != o]))
+                      mentions: list[Mention]) -> list[Edit]:
+        """Edits for "torch==Y" / "targets torch Y and torchao Z" restating the old derived pins (never
+        inside a mention's version)."""
+        names = _restated_pins(bump)
         if not names:
             return []
         text = doc.text
         news = {norm(c.name): c.new for c in bump.changes}
         out: list[Edit] = []
+        taken: Optional[set[int]] = None   # offsets covered by a mention or an edit made here
         for name, old, pip, word in restatement_patterns(names):
             if old not in text:
                 continue
+            if taken is None:
+                taken = {i for m in mentions for i in range(m.start, m.end)}
             for rx, pip_form in ((pip, True), (word, False)):
                 for lo, hi in regions:
                     for m in rx.finditer(text, lo, hi):

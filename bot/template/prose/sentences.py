@@ -38,6 +38,30 @@ _CHANGE_VERBS = frozenset({"changed", "introduced", "added", "removed", "dropped
 _NOT_SUBJECT = frozenset({"with", "the", "a", "an", "to", "for", "of", "in", "on", "and", "or", "from", "by", "via",
                           "using", "use", "into", "at", "as", "than", "but", "which", "that", "if", "when"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: A past move to a version, ending right before it: "we moved to ExecuTorch X", "the template was upgraded to vX",
+#: "switched the firmware to ExecuTorch X".  It tells when something happened (history), like a provenance statement.
+_MIGRATION = lazy(
+    r"\b(?:moved|upgraded|migrated|switched|ported|bumped|updated)(?:[ \t\r\n]+[\w-]{1,30}){0,3}?[ \t\r\n]+to"
+    r"[ \t\r\n]+(?:the[ \t]+)?(?:(?:PyTorch[ \t]+)?ExecuTorch[ \t]+)?(?:(?:version|release)[ \t]+)?v?\Z", re.I)
+_MIGRATION_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v"})
+
+
+def migration_statement(text: str, pos: int) -> bool:
+    """True when the words before ``pos`` state a past move to the version at ``pos`` ("we moved to ExecuTorch ").
+
+    The verb is past tense (``moved``, ``upgraded``, ``migrated``, ``switched``, ``ported``,
+    ``bumped``, ``updated``), at most three words before ``to``: "Upgrade to ExecuTorch 1.4.0"
+    (an instruction) is not one.  A word check first; the pattern runs on at most 120
+    characters before ``pos``.
+    """
+    words = text[max(0, pos - 80):pos].split()
+    while words and words[-1].lower() in _MIGRATION_SKIP:
+        words.pop()
+    if not words or words[-1].lower() != "to":
+        return False
+    return _MIGRATION.search(text, max(0, pos - 120), pos) is not None
+
+
 #: A compatibility claim: with a named X.Y.Z of another tool it makes a sentence mixed.
 _COMPAT = re.compile(r"\b(?:requires?|required|needs?|needed|supports?|supported|compatible|compatibility"
                      r"|works?[ \t]+with)\b", re.I)
