@@ -349,3 +349,9 @@ def test_a_long_push_failure_is_shown_in_its_first_twenty_lines(case):
         case.pub._push(BRANCH, commit, None)
     assert str(ei.value) == (f"git push of {BRANCH} failed:\n" + "\n".join(f"  line{i}" for i in range(1, 21))
                              + "\n  \u2026 14 more lines")          # 30 lines of ssh, 4 of git
+
+
+def test_a_git_failure_in_bytes_that_are_not_utf8_is_still_reported(case):
+    with pytest.raises(PlatformError) as ei:
+        case.pub.git("cat-file", "-p", "HEAD:" + os.fsdecode(b"caf\xe9"))
+    assert str(ei.value) == "git cat-file failed: fatal: path 'caf\ufffd' does not exist in 'HEAD'"
