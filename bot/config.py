@@ -255,8 +255,9 @@ def load_config(repo: Path) -> Config:
             b = scalar(key, v)
             unknown = re.sub(r"\{version\}", "", b)
             if "{" in unknown or "}" in unknown:
-                shown = re.search(r"\{[^{}]*\}", unknown)
-                raise err(f"branch: {shown.group(0) if shown else 'a brace'} in {b!r} is not a placeholder; "
+                # named as written: "bot/{{version}}" has no other {...}, only a brace too many
+                shown = next((x for x in re.findall(r"\{[^{}]*\}", b) if x != "{version}"), None)
+                raise err(f"branch: {shown or 'a brace'} in {b!r} is not a placeholder; "
                           "the only one is {version}, e.g. bot/executorch-{version}", v)
             if not _BRANCH_OK.match(b) or not valid_branch_name(b.replace("{version}", "1.0.0")):
                 raise err(f"branch: {b!r} is not a valid branch name", v)

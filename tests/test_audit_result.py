@@ -42,6 +42,13 @@ def test_audit_of_the_clean_sample_passes(template, capsys):
     assert "OK: every ExecuTorch pin is 1.4.0." in out
 
 
+def test_a_clean_audit_prints_one_verdict_line(template, capsys):
+    # the OK line was followed by "FAIL: every ExecuTorch pin is 1.4.0, but 0 blocking items are flagged"
+    rc, out, _ = _audit(capsys, template)
+    assert rc == 0
+    assert [ln for ln in out.splitlines() if ln.startswith(("OK:", "FAIL:"))] == ["OK: every ExecuTorch pin is 1.4.0."]
+
+
 def test_audit_names_the_skipped_folders_that_exist(capsys, template):
     write(template, "vendor/requirements.txt", "executorch==1.3.0\n")
     write(template, "build/log.txt", "x\n")

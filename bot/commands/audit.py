@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"OK: every ExecuTorch pin is {result.versions[0]}.")
     if result.local_build:
         print(result.local_build + ".")
+    elif result.ok:
+        pass
     elif result.agree:
         print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {plural(blocking, 'blocking item')} "
               f"{'is' if blocking == 1 else 'are'} flagged below (marked !).")

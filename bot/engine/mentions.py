@@ -187,6 +187,7 @@ _PACK_ID = re.compile(r"([A-Za-z0-9_.\-]+::[A-Za-z0-9_.\-]+)@(?:\^|~|>=)?v?$")
 _PIP = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]\n]*\])?[ \t]*(?:===|==|~=|!=|<=|>=|<|>|::?=|\?=|=)[ \t]*v?$")
 #: Variable name parts that name no thing: ``VERSION = X`` could be ExecuTorch's, so it stays for review.
 _GENERIC_VARS = frozenset({"VERSION", "VER", "PACK", "RELEASE", "TAG", "REF", "BRANCH", "DEFAULT", "MY", "THE", ""})
+_NAME_PARTS = re.compile(r"[_.\-]")
 _BARE_RANGE = re.compile(r"(?<![\w:])@(?:\^|~|>=)$")
 _PIP_AT = re.compile(r"(?<![\w.\-])([A-Za-z0-9][A-Za-z0-9._\-]*)@v?$")
 #: Tools whose version sits beside ExecuTorch's in templates (public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch: vcpkg, created-for, PackChk ...).
@@ -212,10 +213,13 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
     if m:
         name = norm(m.group(1))
         if m.group(1).isupper() or "_" in m.group(1):  # a variable: NAME = X, NAME := X
-            parts = set(m.group(1).upper().split("_"))
+            # parts split at "_", "-" and "." (make allows "-" and "." in a name: ETHOS-U-VELA_VERSION)
+            parts = set(_NAME_PARTS.split(m.group(1).upper()))
             if parts & {"EXECUTORCH", "ET"} or set(norm(subject).upper().split("-")) <= parts \
-                    or parts <= _GENERIC_VARS:
-                return None  # names ExecuTorch, the subject (ETHOS_U_VELA_VERSION) or nothing: not another thing's
+                    or (subject == "torch" and "PYTORCH" in parts) or parts <= _GENERIC_VARS:
+                # names ExecuTorch, the subject (ETHOS_U_VELA_VERSION; PYTORCH_VERSION for torch, its conda name)
+                # or nothing: not another thing's
+                return None
             return f"another variable ({m.group(1)})"
         if name not in (norm(subject), "executorch", "pytorch" if subject == "torch" else ""):
             return f"another package ({m.group(1)})"

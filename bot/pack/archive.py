@@ -265,13 +265,17 @@ _ZIP64_EOCD = b"PK\x06\x06"
 MAX_DIRECTORY_BYTES = 64 << 20
 
 
-def declared_entries(path: Path) -> tuple[int, int] | None:
-    """(entry count, central directory size in bytes) as the end-of-central-directory record declares them.
+def declared_entries(path: Path, count_over: int | None = None) -> tuple[int, int, int | None] | None:
+    """(entry count, central directory size in bytes, records counted) as the end-of-central-directory
+    record declares the first two.
 
     Reads only the file's tail (PKWARE APPNOTE 6.3.x, sections 4.3.14-4.3.16:
     the record is at most 22 + 65,535 bytes from the end; a count of 0xFFFF
     or a size of 0xFFFFFFFF defers to the ZIP64 record the locator points at).
     None when there is no such record (:mod:`zipfile` then says why the file is not a zip).
+    With ``count_over`` the records actually in the directory are counted too (at most
+    ``count_over + 1``; :func:`_directory_records`) when the declared count is within it; else
+    the third value is None.
     """
     with open(path, "rb") as fh:
         fh.seek(0, os.SEEK_END)
@@ -285,13 +289,66 @@ def declared_entries(path: Path) -> tuple[int, int] | None:
         entries = int.from_bytes(tail[at + 10:at + 12], "little")
         cd_size = int.from_bytes(tail[at + 12:at + 16], "little")
         loc = at - 20
+        end = size - tail_len + at   # where the directory ends: the record, or the ZIP64 record before it
         if (entries == 0xFFFF or cd_size == 0xFFFFFFFF) and loc >= 0 and tail[loc:loc + 4] == _ZIP64_LOCATOR:
             fh.seek(int.from_bytes(tail[loc + 8:loc + 16], "little"))
             rec = fh.read(56)
             if rec[:4] == _ZIP64_EOCD and len(rec) == 56:
                 entries = int.from_bytes(rec[32:40], "little")
                 cd_size = int.from_bytes(rec[40:48], "little")
-    return entries, cd_size
+                end -= 20 + 56
+        records = None
+        if count_over is not None and entries <= count_over and 0 < cd_size <= MAX_DIRECTORY_BYTES \
+                and end - cd_size >= 0:
+            records = _directory_records(fh, end - cd_size, cd_size, count_over)
+    return entries, cd_size, records
+
+
+_CENTRAL = b"PK\x01\x02"
+
+
+def _directory_records(fh, start: int, size: int, limit: int) -> int:
+    """How many central directory records lie in ``size`` bytes from ``start``, counted up to ``limit + 1``.
+
+    zipfile parses the records until the directory's declared size is used up, whatever count the
+    end record declares (``zipfile._RealGetContents``), so a directory of a million records can
+    declare one.  First an upper bound (the record signature's occurrences, in C); when that exceeds
+    ``limit``, the records are walked (46 bytes plus the name, extra field and comment lengths,
+    APPNOTE.TXT 4.3.12) until ``limit + 1`` or a bad signature, where zipfile stops too.
+    """
+    fh.seek(start)
+    left, occurrences, carry = size, 0, b""
+    while left > 0:
+        chunk = fh.read(min(left, CHUNK))
+        if not chunk:
+            break
+        left -= len(chunk)
+        block = carry + chunk
+        occurrences += block.count(_CENTRAL)
+        carry = block[-3:]   # a signature cut by the chunk's end is counted with the next chunk
+    if occurrences <= limit:
+        return occurrences
+    fh.seek(start)
+    buf, pos, count, read = b"", 0, 0, 0
+    while count <= limit:
+        if len(buf) - pos < 46:
+            more = fh.read(min(CHUNK, size - read))
+            read += len(more)
+            buf, pos = buf[pos:] + more, 0
+            if len(buf) < 46:
+                break
+        if buf[pos:pos + 4] != _CENTRAL:
+            break
+        n, m, k = struct.unpack_from("<HHH", buf, pos + 28)
+        pos += 46 + n + m + k
+        count += 1
+        while pos > len(buf) and read < size:   # a long record: skip what is not read yet
+            more = fh.read(min(CHUNK, size - read))
+            if not more:
+                break
+            read += len(more)
+            buf += more
+    return count
 
 
 def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
@@ -300,15 +357,20 @@ def open_zip(path: Path, limits: Limits = Limits()) -> zipfile.ZipFile:
     The entry count and the central directory's size are checked from the
     end-of-central-directory record (:func:`declared_entries`) before
     :mod:`zipfile` parses the directory (one object per entry: 300,000
-    entries cost hundreds of MB before any later limit could apply).
+    entries cost hundreds of MB before any later limit could apply), and so
+    are the records the directory really holds, since zipfile reads them all
+    whatever count the record declares.
     """
     try:
-        declared = declared_entries(path)
+        declared = declared_entries(path, limits.max_entries)
     except OSError as exc:
         raise UnsafeArchive(f"not a readable zip archive ({exc.strerror or exc})", path=path.name) from exc
-    entries, cd_size = declared or (0, 0)
+    entries, cd_size, records = declared or (0, 0, None)
     if entries > limits.max_entries:
         raise UnsafeArchive(f"{entries} entries, more than the limit of {limits.max_entries}", path=path.name)
+    if records is not None and records > limits.max_entries:
+        raise UnsafeArchive(f"the central directory holds more than {limits.max_entries} entries (the limit), "
+                            f"though it declares {entries}", path=path.name)
     if cd_size > MAX_DIRECTORY_BYTES:
         raise UnsafeArchive(f"central directory of {cd_size} bytes, more than the limit of {MAX_DIRECTORY_BYTES}",
                             path=path.name)
@@ -337,23 +399,38 @@ def scan_archive(zf: zipfile.ZipFile, limits: Limits = Limits(), *, verify_crc: 
     problems = scan.problems
     for info in infos:
         name = info.filename
-        if not _CANONICAL.fullmatch(name):
-            why = _rule_problem(name)
+        # zipfile cuts a name at its first NUL (filename); the rules see the name as stored (orig_filename)
+        stored = info.orig_filename
+        if not _CANONICAL.fullmatch(stored):
+            why = _rule_problem(stored)
             if why:
-                problems.append(f"entry {name!r} {why}")
+                problems.append(f"entry {stored!r} {why}")
         if info.external_attr >> 16 and _is_symlink(info):
             problems.append(f"entry {name!r} is a symbolic link")
         if info.flag_bits & 0x1:
             problems.append(f"entry {name!r} is encrypted")
         if info.compress_type not in _METHODS:
             problems.append(f"entry {name!r} uses compression method {info.compress_type} (only stored and deflate)")
+        elif info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+            # zipfile reads file_size bytes and checks their CRC-32; another reader takes compress_size bytes
+            problems.append(f"entry {name!r} is stored but declares {info.compress_size} bytes stored for "
+                            f"{info.file_size} bytes of content")
         if name in files:
             problems.append(f"entry {name!r} appears more than once")
         else:
-            f = name.casefold()
+            # NFC: an extractor on macOS (or any normalising file system) writes both spellings to one file
+            if name.isascii():
+                f = name.casefold()
+            else:
+                import unicodedata   # here: most packs have ASCII names only
+                f = unicodedata.normalize("NFC", name).casefold()
             known = folded.setdefault(f, name)
             if known != name:
-                scan.warnings.append(f"entries {known!r} and {name!r} differ only in letter case")
+                if known.casefold() == name.casefold():
+                    scan.warnings.append(f"entries {known!r} and {name!r} differ only in letter case")
+                else:
+                    scan.warnings.append(f"entries {ascii(known)} and {ascii(name)} differ only in Unicode "
+                                         "normalisation or letter case")
         scan.total_size += info.file_size
         scan.compressed_size += info.compress_size
         if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
@@ -398,7 +475,13 @@ BLOCK = 1 << 20
 _TINY = 4 << 10
 
 
-def _quick_sizes(fp, infos: list) -> list:
+#: General-purpose flag bits (APPNOTE.TXT 4.4.4) that send a member to the careful path when set in either
+#: header: all but bits 1-2 (deflate options) and 11 (UTF-8 name).  zipfile refuses bits 5 (patched data) and
+#: 6 (strong encryption) from the central directory; bits 0 (encryption) and 3 (data descriptor) change the reading.
+_NOT_FAST = 0xFFFF & ~0x0806
+
+
+def _quick_sizes(fp, infos: list, end_of_data: int | None = None) -> list:
     """The inflated size of each small member whose bytes are sound, or None to take the careful path.
 
     A fast path for the CRC pass over many small members: the archive is read
@@ -407,7 +490,8 @@ def _quick_sizes(fp, infos: list) -> list:
     from that window (a larger one is streamed, so memory stays flat): its
     local header (APPNOTE.TXT 4.3.7) must carry the same name,
     flags, method, CRC-32 and sizes as the central directory (no data
-    descriptor, no encryption); its data is inflated with zlib in one call
+    descriptor, no encryption, no flag but the deflate options and UTF-8), and its data must end
+    before the next member's local header (or the central directory); its data is inflated with zlib in one call
     (capped at its declared size unless it is at most :data:`_TINY` bytes
     compressed), the stream must end, and it must give exactly the declared
     size with the declared CRC-32.  Returns a list parallel to ``infos``: the size, or None
@@ -420,11 +504,14 @@ def _quick_sizes(fp, infos: list) -> list:
     head = _LOCAL_HEADER.size
     buf, start = b"", 0   # the window: archive bytes [start, start + len(buf))
     view = memoryview(buf)
-    for k in order:
+    for n, k in enumerate(order):
         info = infos[k]
         csize = info.compress_size
-        if csize > CHUNK or info.file_size > CHUNK or info.flag_bits & 0x9 or info.compress_type not in _METHODS or info.filename[-1:] == "/":
+        if (csize > CHUNK or info.file_size > CHUNK or info.flag_bits & _NOT_FAST or info.compress_type not in _METHODS
+                or info.filename[-1:] == "/"):
             continue
+        # where the next member's local header (or the central directory) begins: the data must end before it
+        limit = infos[order[n + 1]].header_offset if n + 1 < len(order) else end_of_data
         orig = info.orig_filename
         ascii_name = orig.encode("ascii") if orig.isascii() else None
         off = info.header_offset
@@ -437,8 +524,10 @@ def _quick_sizes(fp, infos: list) -> list:
         if len(buf) - at < head:
             continue
         (sig, _, _, flags, method, _, _, crc, lcsize, usize, nlen, xlen) = _LOCAL_HEADER.unpack_from(buf, at)
-        if (sig != zipfile.stringFileHeader or flags & 0x9 or method != info.compress_type or crc != info.CRC
+        if (sig != zipfile.stringFileHeader or flags & _NOT_FAST or method != info.compress_type or crc != info.CRC
                 or lcsize != csize or usize != info.file_size):
+            continue
+        if limit is not None and off + head + nlen + xlen + csize > limit:   # runs into the next member
             continue
         if at + head + nlen + xlen + csize > len(buf):   # a long name or extra field: read this member whole
             fp.seek(off)
@@ -450,8 +539,12 @@ def _quick_sizes(fp, infos: list) -> list:
         if ascii_name is not None:
             if raw != ascii_name:    # a name that is not ASCII never decodes to an ASCII one (UTF-8, cp437)
                 continue
-        elif raw.decode("utf-8" if flags & 0x800 else "cp437", "replace") != orig:
-            continue
+        else:
+            try:   # strict, as zipfile decodes it: a name that does not decode goes to the careful path
+                if raw.decode("utf-8" if flags & 0x800 else "cp437") != orig:
+                    continue
+            except UnicodeDecodeError:
+                continue
         begin = at + head + nlen + xlen
         data = view[begin:begin + csize]
         if method == zipfile.ZIP_DEFLATED:
@@ -474,13 +567,16 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
     """Inflate every file member once, checking its CRC-32 and the total inflated (:func:`_quick_sizes`, then
     :func:`stream_member` for the members it leaves); a damaged member is a problem naming it (20 at most)."""
     quick: list = [None] * len(infos)
+    starts: dict = {}
+    end_of_data = getattr(zf, "start_dir", None)
     if isinstance(zf.filename, (str, os.PathLike)):
         try:
             with open(zf.filename, "rb") as fp:
-                quick = _quick_sizes(fp, infos)
+                quick = _quick_sizes(fp, infos, end_of_data)
+                scan.problems.extend(_check_local_extents(fp, infos, quick, end_of_data, starts))
         except OSError:
             pass   # the careful path reads every member and reports what it finds
-    for info, size in zip(infos, quick):
+    for k, (info, size) in enumerate(zip(infos, quick)):
         if info.filename[-1:] == "/":
             continue
         if size is not None and scan.inflated + size <= limits.max_total_size:
@@ -489,11 +585,97 @@ def _verify_members(zf: zipfile.ZipFile, infos: list, limits: Limits, scan: Arch
         try:
             for chunk in stream_member(zf, info, limits, already=scan.inflated):
                 scan.inflated += len(chunk)
+            if info.compress_type == zipfile.ZIP_DEFLATED and k in starts:
+                with open(zf.filename, "rb") as fp:
+                    if _inflates_past(fp, starts[k], info):
+                        scan.problems.append(f"entry {info.filename!r} inflates past its declared {info.file_size} "
+                                             "bytes (zipfile stops there; another reader would not)")
         except UnreadableMember as exc:
             scan.problems.append(str(exc))
             if len(scan.problems) >= 20:
                 scan.problems.append("(stopped after 20 unreadable entries)")
                 return
+
+
+def _inflates_past(fp, start: int, info: zipfile.ZipInfo) -> bool:
+    """True when the deflate stream of ``info`` (its data at offset ``start``) inflates to more than its declared size.
+
+    zipfile's reader stops at the declared size and checks the CRC-32 of those bytes only, so a stream
+    that goes on (a bomb for a reader that inflates it whole) passes it; this reads the stream again,
+    :data:`CHUNK` bytes out at a time, and stops at the first byte past the declared size.  A stream
+    zlib refuses is left to zipfile's verdict (False).
+    """
+    fp.seek(start)
+    dec = zlib.decompressobj(-15)
+    left, produced, pending = info.compress_size, 0, b""
+    try:
+        while not dec.eof:
+            if not pending:
+                if left <= 0:
+                    break
+                pending = fp.read(min(CHUNK, left))
+                if not pending:
+                    break
+                left -= len(pending)
+            produced += len(dec.decompress(pending, CHUNK))
+            pending = dec.unconsumed_tail
+            if produced > info.file_size:
+                return True
+    except zlib.error:
+        return False
+    return False
+
+
+def _check_local_extents(fp, infos: list, quick: list, end_of_data: int | None, starts: dict | None = None) -> list:
+    """Refuse a member whose data, placed by its local header, runs into the next member or the central directory;
+    list those whose local header disagrees with the central directory.
+
+    :func:`_check_overlaps` works from the central directory, which does not give the length of the
+    local header's extra field (APPNOTE.TXT 4.3.7): a long one moves the data over the next member's
+    local header, so that one stretch of bytes is read as two members.  The members :func:`_quick_sizes`
+    took (``quick`` not None) were checked there; the others are checked here from their local header
+    (30 bytes and the name's and extra field's lengths).  Raises :class:`UnsafeArchive` naming both.
+
+    zipfile reads a member by the central directory's method, sizes and CRC-32 alone; an extractor
+    that streams the archive (reading local headers in order, as ``bsdtar`` or Java's ZipInputStream
+    do) takes them from the local header.  When the two disagree (outside a data descriptor, flag bit 3,
+    and the ZIP64 placeholder 0xFFFFFFFF) the bytes verified are not the bytes such a tool extracts:
+    returns one problem line per such member, naming it and both values.
+    """
+    problems: list = []
+    order = sorted(range(len(infos)), key=lambda k: infos[k].header_offset)
+    head = _LOCAL_HEADER.size
+    for n, k in enumerate(order):
+        info = infos[k]
+        if quick[k] is not None:
+            continue
+        nxt = infos[order[n + 1]] if n + 1 < len(order) else None
+        limit = nxt.header_offset if nxt is not None else end_of_data
+        fp.seek(info.header_offset)
+        raw = fp.read(head)
+        if len(raw) < head or raw[:4] != zipfile.stringFileHeader:
+            continue   # zipfile's reader reports a bad local header
+        (_, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL_HEADER.unpack(raw)
+        if starts is not None:
+            starts[k] = info.header_offset + head + nlen + xlen   # where the member's data begins
+        if limit is not None and info.header_offset + head + nlen + xlen + info.compress_size > limit:
+            if nxt is None:
+                raise UnsafeArchive(f"entry {info.filename!r} runs into the central directory")
+            raise UnsafeArchive(f"entries {info.filename!r} and {nxt.filename!r} overlap in the archive")
+        differ = [] if method == info.compress_type else [f"method {method} (central directory: {info.compress_type})"]
+        if (flags ^ info.flag_bits) & 0x1:
+            differ.append(f"{'' if flags & 0x1 else 'no '}encryption (flag bit 0; central directory: "
+                          f"{'set' if info.flag_bits & 0x1 else 'not set'})")
+        if not flags & 0x8:
+            if crc != info.CRC:
+                differ.append(f"CRC-32 {crc:08x} (central directory: {info.CRC:08x})")
+            if csize not in (info.compress_size, 0xFFFFFFFF):
+                differ.append(f"compressed size {csize} (central directory: {info.compress_size})")
+            if usize not in (info.file_size, 0xFFFFFFFF):
+                differ.append(f"size {usize} (central directory: {info.file_size})")
+        if differ:
+            problems.append(f"entry {info.filename!r}: its local header declares {', '.join(differ)}")
+    return problems
 
 
 def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits = Limits(), *,

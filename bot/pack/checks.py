@@ -188,7 +188,9 @@ def generated_headers(zf: zipfile.ZipFile, index: EntryIndex) -> CheckResult:
 
 
 def references(pdsc: Pdsc, index: EntryIndex) -> CheckResult:
-    """The ``file-references`` check: every component ``<file name>`` is an entry or a directory prefix.
+    """The ``file-references`` check: every component ``<file name>`` is an entry, or a directory prefix
+    when its category is ``include`` (the only category whose name is a path, not a file: Open-CMSIS-Pack
+    PDSC format, the ``/package/components/.../files/file`` element's category table).
 
     A name pointing outside the pack (absolute, ``..``) fails with the reason
     (:func:`~bot.pack.archive.pdsc_file_name`).
@@ -200,6 +202,9 @@ def references(pdsc: Pdsc, index: EntryIndex) -> CheckResult:
             name, unsafe = pdsc_file_name(f.name)
             if unsafe:
                 missing.append(f"{pdsc.path}:{f.line}: {f.name!r} of {comp.ident} ({unsafe})")
+            elif f.category != "include" and not index.is_file(name) and index.is_dir(name):
+                missing.append(f"{pdsc.path}:{f.line}: {f.name!r} of {comp.ident} (names a directory; only "
+                               f"category include names a path, {f.category or 'no category'} names a file)")
             elif not index.resolves(name):
                 hint = index.case_variant(name)
                 extra = f" (the pack has {hint!r}: letter case differs)" if hint else ""

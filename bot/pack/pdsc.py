@@ -238,9 +238,7 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
                         deferred = deferred or exc
                     _drop(el, parent)
     except etree.XMLSyntaxError as exc:
-        # an empty document is reported at line 0 by the streaming parser: its first line, for the reader
-        line = max(exc.position[0], 1) if getattr(exc, "position", None) else None
-        raise PdscError(f"not well-formed XML: {exc.msg}", path=path, line=line) from exc
+        raise _syntax_error(etree, raw, exc, path) from exc
     root = events.root
     if root.getroottree().docinfo.doctype:
         raise PdscError("declares a DOCTYPE; DTDs are refused in a PDSC", path=path)
@@ -254,6 +252,27 @@ def parse_pdsc(data: bytes, path: str) -> Pdsc:
     lic, _ = texts.get("license", (None, None))
     return Pdsc(path=path, vendor=vendor, name=name, url=url, releases=tuple(releases),
                 components=tuple(components), license=lic or None, overview=overview, url_line=url_line)
+
+
+def _syntax_error(etree, raw: bytes, exc, path: str) -> PdscError:
+    """The :class:`PdscError` for a document the streaming parser refused, worded and placed by the tree parser.
+
+    The streaming parser reads in chunks and words some errors after the fact: an undefined entity
+    (``&foo;``) comes out as "no element found" at line 0, a too-long attribute at the line the
+    chunk ended, not the line holding it.  The tree parser (the same options) reads the whole
+    document and says what and where; it runs only on this error path.  Should it accept the
+    document, the streaming parser's own message is kept (at line 1 or later).
+    """
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                             huge_tree=False, remove_pis=True, remove_comments=True, collect_ids=False,
+                             encoding="utf-8")
+    try:
+        etree.fromstring(raw, parser)
+    except etree.XMLSyntaxError as tree_exc:
+        exc = tree_exc
+    position = getattr(exc, "position", None)
+    line = max(position[0], 1) if position else None
+    return PdscError(f"not well-formed XML: {exc.msg}", path=path, line=line)
 
 
 #: The elements :func:`parse_pdsc` is told of when they end (in any namespace): what it reads, and the

@@ -42,8 +42,15 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 #: "switched the firmware to ExecuTorch X".  It tells when something happened (history), like a provenance statement.
 _MIGRATION = lazy(
     r"\b(?:moved|upgraded|migrated|switched|ported|bumped|updated)(?:[ \t\r\n]+[\w-]{1,30}){0,3}?[ \t\r\n]+to"
-    r"[ \t\r\n]+(?:the[ \t]+)?(?:(?:PyTorch[ \t]+)?ExecuTorch[ \t]+)?(?:(?:version|release)[ \t]+)?v?\Z", re.I)
-_MIGRATION_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v"})
+    # the words between "to" and the version, each after white space (a line break in wrapped prose) or
+    # Markdown emphasis and code marks: "to **ExecuTorch 1.4.0**", "to `ExecuTorch` 1.4.0"
+    r"(?:[\s*_`]+(?:the|PyTorch|ExecuTorch|version|release))*[\s*_`]+v?\Z", re.I)
+_MIGRATION_SKIP = frozenset({"executorch", "pytorch", "version", "release", "the", "v", ""})
+_MARKS = "*_`"
+#: Words right before the verb that make the move an instruction or a requirement, not a past event:
+#: "Make sure you have upgraded to ExecuTorch 1.4.0", "It must be updated to ExecuTorch 1.4.0".
+_NOT_PAST = frozenset({"you", "you've", "you’ve", "your", "must", "should", "shall", "need", "needs", "please",
+                       "ensure", "sure", "be", "can", "will"})
 
 
 def migration_statement(text: str, pos: int) -> bool:
@@ -51,15 +58,21 @@ def migration_statement(text: str, pos: int) -> bool:
 
     The verb is past tense (``moved``, ``upgraded``, ``migrated``, ``switched``, ``ported``,
     ``bumped``, ``updated``), at most three words before ``to``: "Upgrade to ExecuTorch 1.4.0"
-    (an instruction) is not one.  A word check first; the pattern runs on at most 120
-    characters before ``pos``.
+    (an instruction) is not one, nor is a verb after one of :data:`_NOT_PAST` within three words
+    ("make sure you have upgraded to", "must be updated to").  Line breaks and Markdown marks
+    (``**``, `````, ``_``) may stand between the words.  A word check first; the pattern runs on
+    at most 120 characters before ``pos``.
     """
     words = text[max(0, pos - 80):pos].split()
-    while words and words[-1].lower() in _MIGRATION_SKIP:
+    while words and words[-1].strip(_MARKS).lower() in _MIGRATION_SKIP:
         words.pop()
-    if not words or words[-1].lower() != "to":
+    if not words or words[-1].strip(_MARKS).lower() != "to":
         return False
-    return _MIGRATION.search(text, max(0, pos - 120), pos) is not None
+    m = _MIGRATION.search(text, max(0, pos - 120), pos)
+    if m is None:
+        return False
+    before = text[max(0, m.start() - 40):m.start()].split()[-3:]
+    return not any(w.strip(_MARKS + ",;:()").lower() in _NOT_PAST for w in before)
 
 
 #: A compatibility claim: with a named X.Y.Z of another tool it makes a sentence mixed.
