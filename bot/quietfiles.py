@@ -74,6 +74,16 @@ def _pathspecs() -> list[str]:
     return out
 
 
+def command(byte_filter: bool = True) -> list[str]:
+    """The git command line.  ``--no-full-name`` and ``--no-color`` override a ``grep.fullName`` or
+    ``color.grep``/``color.ui`` setting (the template's own ``.git/config``, the user's, or a folder the
+    template sits in): either would change the paths git prints (relative to the top of an outer
+    checkout, or wrapped in colour escapes), and a path that names another file of the template would
+    leave that file unread.  Source: git-grep(1), git-config(1)."""
+    return (["git", "grep", "--no-index", "--no-full-name", "--no-color", "-L", "-z", "-P",
+             "-e", quiet_pattern(byte_filter)] + _pathspecs())
+
+
 class QuietFiles:
     """A running ``git grep -L`` over a template; :meth:`result` waits for it.
 
@@ -87,7 +97,7 @@ class QuietFiles:
         self._answer: Optional[tuple[bytes, bytes, int]] = None
         try:
             self._proc = subprocess.Popen(
-                ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", quiet_pattern(byte_filter)] + _pathspecs(),
+                command(byte_filter),
                 cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
         except OSError:  # git missing from PATH, or cannot be started
