@@ -23,8 +23,9 @@ GUARD = r"(?![\w]|[.+\-][0-9A-Za-z])"
 _V = VER + GUARD
 
 #: (form name, regex, weak, pack-form).  Order is priority when spans coincide.
-_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] = (
-    # (form, regex, weak, pack form, lower-case literals one of which must be in the text)
+_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, "tuple[str, ...] | None"], ...] = (
+    # (form, regex, weak, pack form, lower-case literals one of which must be in the text (after _FOLDS),
+    # or None: the form's own hint is looked for instead)
     ("PyTorch::ExecuTorch@", re.compile(r"PyTorch::ExecuTorch@(?P<op>\^|~|>=)?" + _V), False, True,
      ("pytorch::executorch@",)),
     ("executorch==", re.compile(r"(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + _V, re.I), False, False,
@@ -37,7 +38,8 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob|archive/refs/tags|archive|commits|compare"
                               r"|releases/tag)/v" + VER + r"(?:(?=\.(?:tar\.gz|tar\.bz2|tar\.xz|tgz|zip)\b)|" + GUARD + ")",
                               re.I), False, False,
-     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/")),
+     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/",
+      "executorch/releases/tag/")),
     # the package index: pypi.org/project/executorch/X/ and a wheel file name executorch-X-cp311-...whl
     ("package-url", re.compile(r"(?<![\w.\-])(?:pypi\.org/project/executorch/" + _V + r"|executorch-"
                                + VER.replace("?P<v>", "?P<v2>") + r"(?=-(?:cp|py)\d))", re.I), False, False,
@@ -45,9 +47,7 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
     ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
                          r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
-     ("executorch:", "executorch :", "executorch =", "executorch*", "executorch_", "executorch`",
-      "version:", "version :", "version=", "version =", "version*", "version_", "version`", "release:",
-      "release =", "pack:", "pack =", "pack=")),
+     None),   # no finite list of literals: a label is found by :data:`_LABEL_HINT` in the version windows
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
@@ -118,6 +118,16 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
+#: What every match of the "label" form holds (its pattern up to the ``:`` or ``=``; as ``re.I`` as the
+#: form): the form is tried only when a version window holds this.  The spaces before the ``:`` are any
+#: number, so no list of literals can say it ("ExecuTorch=1.4.0", "ExecuTorch release : 1.4.0").
+_LABEL_HINT = re.compile(r"(?:executorch|version|release|pack|\*\*|__|`)[ \t]*[:=]", re.I)
+#: The characters ``re.I`` matches with an ASCII letter whose ``str.lower()`` is not that letter
+#: (``ı`` and ``İ`` match ``i``, ``ſ`` matches ``s``; the Kelvin sign lowers to ``k``): written as that
+#: letter before the literals of a form are looked for, so that a literal is found wherever the form's
+#: ``re.I`` pattern matches.
+_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s"}
+
 #: Every form holds ``\d+\.\d+``: a text without a digit, dot, digit holds no mention.
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 #: Documents whose mentions are kept: the engine extracts from every file of a template, then
@@ -163,7 +173,10 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     windows = version_windows(text)
     if not windows:
         return ()   # no digit, dot, digit: no version, no mention
-    forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
+    if not low.isascii():
+        low = text.translate(_FOLDS).lower()
+    forms = [f for f in _FORMS if (any(lit in low for lit in f[4]) if f[4] is not None else
+                                   any(_LABEL_HINT.search(text, lo, hi) for lo, hi in windows))]
     # A form with no match in the whole text has none inside a prose region either (a region ends
     # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
     # no comment scan at all (most vendored sources naming executorch in their includes).  Every
