@@ -47,7 +47,7 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, "tuple[str, ...] | None"
     # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
     ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
                          r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
-     None),   # no finite list of literals: a label is found by :data:`_LABEL_HINT` in the version windows
+     None),   # no finite list of literals: a label starts as :data:`_LABEL_START` says
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
@@ -118,10 +118,11 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
-#: What every match of the "label" form holds (its pattern up to the ``:`` or ``=``; as ``re.I`` as the
-#: form): the form is tried only when a version window holds this.  The spaces before the ``:`` are any
-#: number, so no list of literals can say it ("ExecuTorch=1.4.0", "ExecuTorch release : 1.4.0").
-_LABEL_HINT = re.compile(r"(?:executorch|version|release|pack|\*\*|__|`)[ \t]*[:=]", re.I)
+#: The start of every match of the "label" form, up to its ``:`` or ``=`` (its pattern, lower case, over the
+#: lower-cased text: see :data:`_FOLDS`): the form is tried only when one occurrence of ``executorch`` in
+#: a version window starts this.  The spaces before the ``:`` are any number, so no list of literals can
+#: say it ("ExecuTorch=1.4.0", "ExecuTorch release : 1.4.0").
+_LABEL_START = re.compile(r"executorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?[ \t]*[:=]")
 #: The characters ``re.I`` matches with an ASCII letter whose ``str.lower()`` is not that letter
 #: (``ı`` and ``İ`` match ``i``, ``ſ`` matches ``s``; the Kelvin sign lowers to ``k``): written as that
 #: letter before the literals of a form are looked for, so that a literal is found wherever the form's
@@ -165,6 +166,19 @@ def version_windows(text: str) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi, _ in out]
 
 
+def _label_may_match(low: str, windows: list[tuple[int, int]]) -> bool:
+    """False only when the "label" form has no match: no occurrence of ``executorch`` in a version window
+    of ``low`` (the text lower-cased after :data:`_FOLDS`, as long as the text: only ``İ`` lowers to two
+    characters) starts :data:`_LABEL_START`."""
+    for lo, hi in windows:
+        i = low.find("executorch", lo, hi)
+        while i != -1:
+            if _LABEL_START.match(low, i, hi):
+                return True
+            i = low.find("executorch", i + 10, hi)
+    return False
+
+
 @lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     low = text.lower()
@@ -176,7 +190,7 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     if not low.isascii():
         low = text.translate(_FOLDS).lower()
     forms = [f for f in _FORMS if (any(lit in low for lit in f[4]) if f[4] is not None else
-                                   any(_LABEL_HINT.search(text, lo, hi) for lo, hi in windows))]
+                                   _label_may_match(low, windows))]
     # A form with no match in the whole text has none inside a prose region either (a region ends
     # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
     # no comment scan at all (most vendored sources naming executorch in their includes).  Every
