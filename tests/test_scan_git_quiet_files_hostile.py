@@ -3,8 +3,9 @@ accounting and the audit are the same with git (bot.quietfiles) and with the wal
 (bot.engine.read.GIT_QUIET_FILES = False), and no file git names wrongly is left unread.
 
 git settings that change the paths ``git grep`` prints (``grep.fullName`` in a checkout the template
-sits in, ``color.grep``/``color.ui`` = always in the template's own .git/config) are overridden on
-the command line (git-grep(1): ``--no-full-name``, ``--no-color``).
+sits in, ``color.grep``/``color.ui`` = always in the template's own .git/config or in GIT_CONFIG_*
+variables) are overridden on the command line (git-grep(1): ``--no-full-name``, ``--no-color``).  A
+program the template's git settings name (fsmonitor, pager, textconv driver, alias) is never run.
 """
 
 from __future__ import annotations
@@ -62,3 +63,40 @@ def test_colour_always_in_the_templates_git_config_leaves_no_file_unread(tmp_pat
     assert "q.md" in quiet and "\x1b[35mq.md\x1b[m" not in quiet
     a, b = _both(monkeypatch, lambda: engine.audit(tpl).to_json())
     assert a == b
+
+
+@needs_git
+def test_colour_always_from_the_environment_leaves_no_file_unread(tmp_path, monkeypatch, upstream):
+    tpl = copy_template(tmp_path / "t")
+    _git(tpl, "init", "-q")
+    (tpl / "q.md").write_text("plain words\n")
+    (tpl / "\x1b[35mq.md\x1b[m").write_text("ExecuTorch 1.4.0 is used here\n")
+    for key, value in (("GIT_CONFIG_COUNT", "2"), ("GIT_CONFIG_KEY_0", "color.ui"), ("GIT_CONFIG_VALUE_0", "always"),
+                       ("GIT_CONFIG_KEY_1", "grep.fullName"), ("GIT_CONFIG_VALUE_1", "true")):
+        monkeypatch.setenv(key, value)
+    with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
+    assert isinstance(with_git, dict) and with_git == walk
+    assert "\x1b[35mq.md\x1b[m" in _finding_paths(with_git)
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    assert "q.md" in engine.read_template(tpl)._quiet
+
+
+@needs_git
+def test_git_runs_no_program_the_template_names(tmp_path, monkeypatch, upstream):
+    # settings of the template's own .git/config and .gitattributes that name programs: none is run
+    tpl = copy_template(tmp_path / "t")
+    _git(tpl, "init", "-q")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    for key in ("core.fsmonitor", "core.pager", "pager.grep", "diff.conv.textconv", "alias.grep", "core.editor",
+                "core.sshCommand", "core.hooksPath"):
+        _git(tpl, "config", key, f"touch {marks}/{key}; cat")
+    (tpl / ".gitattributes").write_text("* diff=conv\n")
+    (tpl / "docs").mkdir()
+    (tpl / "docs" / "q.md").write_text("plain words\n")
+    (tpl / "docs" / "v.md").write_text("ExecuTorch 1.4.0 is used here\n")
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    assert "docs/q.md" in engine.read_template(tpl)._quiet
+    with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
+    assert isinstance(with_git, dict) and with_git == walk
+    assert sorted(marks.iterdir()) == []
