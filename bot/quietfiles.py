@@ -26,7 +26,10 @@ module imports nothing of the bot, so starting git costs a command nothing.
 
 ``git grep --no-index`` reads the working tree as it is on disk (tracked,
 untracked and ignored files alike, never the index), in or outside a git
-checkout.  When git is missing, fails, or writes anything to stderr (a file
+checkout.  ``GIT_DIR`` names no repository, so git never opens the
+template's own ``.git`` (its config, a ``.git`` file naming a folder that is
+not there, an unknown repository extension: each made git fail or warn, and
+every file was read).  When git is missing, fails, or writes anything to stderr (a file
 it could not read), nothing is quiet and every file is read as before.
 Source of the options: git-grep(1) (``--no-index``, ``-L``, ``-z``, ``-P``).
 """
@@ -76,10 +79,10 @@ def _pathspecs() -> list[str]:
 
 def command(byte_filter: bool = True) -> list[str]:
     """The git command line.  ``--no-full-name`` and ``--no-color`` override a ``grep.fullName`` or
-    ``color.grep``/``color.ui`` setting (the template's own ``.git/config``, the user's, or a folder the
-    template sits in): either would change the paths git prints (relative to the top of an outer
-    checkout, or wrapped in colour escapes), and a path that names another file of the template would
-    leave that file unread.  Source: git-grep(1), git-config(1)."""
+    ``color.grep``/``color.ui`` setting (the user's git config, or ``GIT_CONFIG_*`` variables; a
+    repository's config is never read, see the module docstring): either would change the paths git
+    prints (relative to the top of an outer checkout, or wrapped in colour escapes), and a path that
+    names another file of the template would leave that file unread.  Source: git-grep(1), git-config(1)."""
     return (["git", "grep", "--no-index", "--no-full-name", "--no-color", "-L", "-z", "-P",
              "-e", quiet_pattern(byte_filter)] + _pathspecs())
 
@@ -99,7 +102,7 @@ class QuietFiles:
             self._proc = subprocess.Popen(
                 command(byte_filter),
                 cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
+                env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1", GIT_DIR=os.devnull))
         except OSError:  # git missing from PATH, or cannot be started
             self._proc = None
             return

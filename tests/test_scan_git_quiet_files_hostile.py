@@ -100,3 +100,26 @@ def test_git_runs_no_program_the_template_names(tmp_path, monkeypatch, upstream)
     with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
     assert isinstance(with_git, dict) and with_git == walk
     assert sorted(marks.iterdir()) == []
+
+
+@needs_git
+@pytest.mark.parametrize("broken", ["gitfile", "extension"])
+def test_a_templates_broken_git_folder_does_not_stop_git(tmp_path, monkeypatch, upstream, broken):
+    # a .git file naming a folder that is not there (a submodule or worktree copied out of its
+    # superproject), or a repository extension git does not know: git used to fail or warn
+    tpl = copy_template(tmp_path / "t")
+    if broken == "gitfile":
+        (tpl / ".git").write_text("gitdir: ../elsewhere/.git/modules/template\n")
+    else:
+        _git(tpl, "init", "-q")
+        _git(tpl, "config", "core.repositoryformatversion", "1")
+        _git(tpl, "config", "extensions.notKnownToGit", "x")
+    (tpl / "docs").mkdir()
+    (tpl / "docs" / "q.md").write_text("plain words\n")
+    (tpl / "docs" / "v.md").write_text("ExecuTorch 1.4.0 is used here\n")
+    monkeypatch.setattr(readmod, "GIT_QUIET_FILES", True)
+    quiet = engine.read_template(tpl)._quiet
+    assert "docs/q.md" in quiet and "docs/v.md" not in quiet
+    with_git, walk = _both(monkeypatch, lambda: _whole(engine.plan(tpl, upstream)))
+    assert isinstance(with_git, dict) and with_git == walk
+    assert ("docs/v.md", 1) in {(e["path"], e["line"]) for e in with_git["edits"]}
