@@ -49,14 +49,15 @@ def quiet_pattern(byte_filter: bool = True) -> str:
     return (r"[0-9]\.[0-9]|[^\x01-\x7f]" if byte_filter else r"(?i)executorch|[0-9]\.[0-9]|[^\x01-\x7f]")
 
 
-#: The shape a searched version must have for a quiet file to hold none of it (see the module docstring).
-_QUIET_SHAPE = re.compile(r"[0-9]\.(?:[0-9]|[^\x00-\x7f])")
+#: What a searched ASCII version must hold for a quiet file to hold none of it (see the module docstring).
+_QUIET_SHAPE = re.compile(r"[0-9]\.[0-9]")
 
 
 def versions_have_quiet_shape(versions) -> bool:
-    """True when every version text in ``versions`` holds a digit, a dot, and a digit or a non-ASCII
-    character (``"1.4.0"``, ``"2.13"``); False for one such as ``"2"`` (a conda ``pytorch=2``)."""
-    return all(_QUIET_SHAPE.search(v) for v in versions)
+    """True when no version text in ``versions`` can be in a quiet file: each holds a digit, a dot, and a
+    digit (``"1.4.0"``, ``"2.13"``) or a character that is not ASCII (``"1.\u0663"``, ``"\u0661.\u0664"``);
+    False for one such as ``"2"`` (a conda ``pytorch=2``)."""
+    return all(not v.isascii() or _QUIET_SHAPE.search(v) for v in versions)
 
 
 #: Folders the walk never enters (bot.template.scan: SKIP_DIRS, SKIP_DIR_PREFIXES, SKIP_SUBTREES,
