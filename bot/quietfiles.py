@@ -26,7 +26,10 @@ module imports nothing of the bot, so starting git costs a command nothing.
 
 ``git grep --no-index`` reads the working tree as it is on disk (tracked,
 untracked and ignored files alike, never the index), in or outside a git
-checkout.  When git is missing, fails, or writes anything to stderr (a file
+checkout.  ``GIT_DIR`` names no repository, so git never opens the
+template's own ``.git`` (its config, a ``.git`` file naming a folder that is
+not there, an unknown repository extension: each made git fail or warn, and
+every file was read).  When git is missing, fails, or writes anything to stderr (a file
 it could not read), nothing is quiet and every file is read as before.
 Source of the options: git-grep(1) (``--no-index``, ``-L``, ``-z``, ``-P``).
 """
@@ -46,14 +49,15 @@ def quiet_pattern(byte_filter: bool = True) -> str:
     return (r"[0-9]\.[0-9]|[^\x01-\x7f]" if byte_filter else r"(?i)executorch|[0-9]\.[0-9]|[^\x01-\x7f]")
 
 
-#: The shape a searched version must have for a quiet file to hold none of it (see the module docstring).
-_QUIET_SHAPE = re.compile(r"[0-9]\.(?:[0-9]|[^\x00-\x7f])")
+#: What a searched ASCII version must hold for a quiet file to hold none of it (see the module docstring).
+_QUIET_SHAPE = re.compile(r"[0-9]\.[0-9]")
 
 
 def versions_have_quiet_shape(versions) -> bool:
-    """True when every version text in ``versions`` holds a digit, a dot, and a digit or a non-ASCII
-    character (``"1.4.0"``, ``"2.13"``); False for one such as ``"2"`` (a conda ``pytorch=2``)."""
-    return all(_QUIET_SHAPE.search(v) for v in versions)
+    """True when no version text in ``versions`` can be in a quiet file: each holds a digit, a dot, and a
+    digit (``"1.4.0"``, ``"2.13"``) or a character that is not ASCII (``"1.\u0663"``, ``"\u0661.\u0664"``);
+    False for one such as ``"2"`` (a conda ``pytorch=2``)."""
+    return all(not v.isascii() or _QUIET_SHAPE.search(v) for v in versions)
 
 
 #: Folders the walk never enters (bot.template.scan: SKIP_DIRS, SKIP_DIR_PREFIXES, SKIP_SUBTREES,
@@ -74,6 +78,16 @@ def _pathspecs() -> list[str]:
     return out
 
 
+def command(byte_filter: bool = True) -> list[str]:
+    """The git command line.  ``--no-full-name`` and ``--no-color`` override a ``grep.fullName`` or
+    ``color.grep``/``color.ui`` setting (the user's git config, or ``GIT_CONFIG_*`` variables; a
+    repository's config is never read, see the module docstring): either would change the paths git
+    prints (relative to the top of an outer checkout, or wrapped in colour escapes), and a path that
+    names another file of the template would leave that file unread.  Source: git-grep(1), git-config(1)."""
+    return (["git", "grep", "--no-index", "--no-full-name", "--no-color", "-L", "-z", "-P",
+             "-e", quiet_pattern(byte_filter)] + _pathspecs())
+
+
 class QuietFiles:
     """A running ``git grep -L`` over a template; :meth:`result` waits for it.
 
@@ -87,9 +101,9 @@ class QuietFiles:
         self._answer: Optional[tuple[bytes, bytes, int]] = None
         try:
             self._proc = subprocess.Popen(
-                ["git", "grep", "--no-index", "-L", "-z", "-P", "-e", quiet_pattern(byte_filter)] + _pathspecs(),
+                command(byte_filter),
                 cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1"))
+                env=dict(os.environ, LC_ALL="C", GIT_PAGER="cat", GIT_CONFIG_NOSYSTEM="1", GIT_DIR=os.devnull))
         except OSError:  # git missing from PATH, or cannot be started
             self._proc = None
             return

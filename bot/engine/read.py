@@ -196,9 +196,14 @@ GIT_WAIT: Optional[float] = None
 _C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx")
 
 
-def _read_one(root: str, rel: str, mgrs: list[Manager]):
+#: What :func:`_read_one` answers for a prose file the byte filter leaves out (:data:`BYTE_FILTER`).
+HELD_BACK = ("held back",)
+
+
+def _read_one(root: str, rel: str, mgrs: list[Manager], byte_filter: Optional[bool] = None):
     """Read one file the walk found: None (nothing in it for the plan), ``("other", raw)`` (prose without
-    the word ExecuTorch, searched after planning) or ``("loaded", Loaded, findings)``.
+    the word ExecuTorch, searched after planning), :data:`HELD_BACK` (left out by the byte filter) or
+    ``("loaded", Loaded, findings)``; ``byte_filter`` overrides :data:`BYTE_FILTER`.
 
     Raises :class:`TemplateError` naming the file for a file that cannot be read, or that is not text
     and holds pins or names ExecuTorch (see :func:`read_template`).
@@ -223,8 +228,10 @@ def _read_one(root: str, rel: str, mgrs: list[Manager]):
         if any(m.name in scanmod.PIN_MANAGERS for m in mgrs) or scanmod.mentions_executorch(raw):
             raise TemplateError(bad[0] + _exclude_way_out(rel), path=rel, line=bad[1])
         return None
-    if prose_only and BYTE_FILTER and not scanmod.may_name_version(raw):
-        return None  # readable ASCII text without a digit.digit: no version, so no mention, edit or occurrence
+    if prose_only and (BYTE_FILTER if byte_filter is None else byte_filter) and not scanmod.may_name_version(raw):
+        # readable ASCII text without a digit.digit: no version of that shape, so no mention, edit or
+        # occurrence of one (a template pinning a version of another shape loads it: _load_held_back)
+        return HELD_BACK
     try:
         doc = TextDocument.from_bytes(rel, raw)
     except TemplateError as exc:
@@ -235,6 +242,27 @@ def _read_one(root: str, rel: str, mgrs: list[Manager]):
     for m in mgrs:
         findings.extend(m.extract(doc))
     return ("loaded", Loaded(doc, mgrs), findings)
+
+
+def _load_held_back(tpl: Template, root: str, candidates: list[tuple[str, list[Manager]]]) -> None:
+    """Load the prose files the byte filter left out (and the quiet ones git spared, that the filter
+    would leave out) into ``tpl.files``, in path order, as the walk without the filter loads them.
+
+    Called when a version the template pins has no digit, dot, digit (a conda ``- pytorch=2`` pins
+    ``2``): a restatement of it or an occurrence the accounting counts may then be in such a file.
+    Raises :class:`TemplateError` as :func:`_read_one` does.
+    """
+    added, findings = [], []
+    for rel, mgrs in candidates:
+        res = _read_one(root, rel, mgrs, byte_filter=False)
+        if res is not None and res[0] == "loaded":
+            added.append(res[1])
+            findings.extend(res[2])
+    if added:
+        order = {loaded.doc.path: i for i, loaded in enumerate(sorted(tpl.files + added, key=lambda x: x.doc.path))}
+        tpl.files = sorted(tpl.files + added, key=lambda loaded: loaded.doc.path)
+    if findings:   # none of the forms finds a version without a digit.digit; kept in file order all the same
+        tpl.findings = sorted(tpl.findings + findings, key=lambda f: order[f.path])
 
 
 def _begin(repo: Path, sc, globs: tuple[str, ...], progress: Optional[Progress], read_early: bool):
@@ -280,7 +308,9 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     ExecuTorch, or when it is readable ASCII text without a digit, dot, digit
     sequence (:func:`bot.template.scan.may_name_version`): every version form
     the bot reads, moves or counts holds one, so such a file can yield no
-    finding, edit, flag or counted occurrence.
+    finding, edit, flag or counted occurrence.  When a version the template
+    pins has another shape (a conda ``- pytorch=2`` pins ``2``), the files
+    left out are loaded after all (:func:`_load_held_back`).
 
     Quiet files (:data:`GIT_QUIET_FILES`, :mod:`bot.quietfiles`): while
     the tree is walked, ``git grep`` lists the ASCII files without a digit,
@@ -315,6 +345,8 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
     if git is not None and GIT_WAIT is not None:
         quiet = git.result(GIT_WAIT) or frozenset()
     quiet_prose: list[str] = []
+    held_back: list[tuple[str, list[Manager]]] = []   # prose files the byte filter left out
+    quiet_prose_mgrs: dict[str, list[Manager]] = {}
     walk_prose: list[str] = []   # prose files the walk would add to others (quiet ones: if they hold a ".")
     prose_others: list[str] = []
     for i, (rel, mgrs) in enumerate(sc.files):
@@ -328,11 +360,15 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             # ASCII without a digit.digit (git grep, bot.quietfiles): the walk would find no mention
             # and list it in others at most, where no version of the quiet shape is found
             quiet_prose.append(rel)
+            quiet_prose_mgrs[rel] = mgrs
             walk_prose.append(rel)
             continue
         else:
             res = _read_one(root, rel, mgrs)
         if res is None:
+            continue
+        if res is HELD_BACK:
+            held_back.append((rel, mgrs))
             continue
         if res[0] == "other":
             prose_others.append(rel)
@@ -351,6 +387,9 @@ def read_template(repo: Path, progress: Optional[Progress] = None, exclude: tupl
             # only files no manager handles are left to spare, read after planning: git's answer is
             # taken then (Template.others_for), waiting at most as long as the walk took
             tpl._git, tpl._git_wait = git, max(0.02, walked)
+    from bot.quietfiles import versions_have_quiet_shape
+    if (held_back or quiet_prose) and not versions_have_quiet_shape([f.version for f in tpl.findings if f.version]):
+        _load_held_back(tpl, root, held_back + [(rel, quiet_prose_mgrs[rel]) for rel in quiet_prose])
     tpl.flags.extend(Flag("pack-id-case", f"{f.text.strip()!r}: the pack ID is {PACK} (CMSIS compares it "
                           "with its letter case); the bot does not rewrite this entry: correct it by hand",
                           path=f.path, line=f.line, blocking=True)

@@ -23,8 +23,9 @@ GUARD = r"(?![\w]|[.+\-][0-9A-Za-z])"
 _V = VER + GUARD
 
 #: (form name, regex, weak, pack-form).  Order is priority when spans coincide.
-_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] = (
-    # (form, regex, weak, pack form, lower-case literals one of which must be in the text)
+_FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, "tuple[str, ...] | None"], ...] = (
+    # (form, regex, weak, pack form, lower-case literals one of which must be in the text (after _FOLDS),
+    # or None: the form's own hint is looked for instead)
     ("PyTorch::ExecuTorch@", re.compile(r"PyTorch::ExecuTorch@(?P<op>\^|~|>=)?" + _V), False, True,
      ("pytorch::executorch@",)),
     ("executorch==", re.compile(r"(?<![\w.\-/])executorch(?:\[[^\]\n]*\])?[ \t]*==[ \t]*" + _V, re.I), False, False,
@@ -37,7 +38,8 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     ("source-url", re.compile(r"(?<![\w.\-])executorch/(?:tree|blob|archive/refs/tags|archive|commits|compare"
                               r"|releases/tag)/v" + VER + r"(?:(?=\.(?:tar\.gz|tar\.bz2|tar\.xz|tgz|zip)\b)|" + GUARD + ")",
                               re.I), False, False,
-     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/")),
+     ("executorch/tree/", "executorch/blob/", "executorch/archive/", "executorch/commits/", "executorch/compare/",
+      "executorch/releases/tag/")),
     # the package index: pypi.org/project/executorch/X/ and a wheel file name executorch-X-cp311-...whl
     ("package-url", re.compile(r"(?<![\w.\-])(?:pypi\.org/project/executorch/" + _V + r"|executorch-"
                                + VER.replace("?P<v>", "?P<v2>") + r"(?=-(?:cp|py)\d))", re.I), False, False,
@@ -45,9 +47,7 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, tuple[str, ...]], ...] =
     # a label: "ExecuTorch: 1.4.0", "**ExecuTorch version:** v1.4.0", "ExecuTorch pack = 1.4.0"
     ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
                          r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
-     ("executorch:", "executorch :", "executorch =", "executorch*", "executorch_", "executorch`",
-      "version:", "version :", "version=", "version =", "version*", "version_", "version`", "release:",
-      "release =", "pack:", "pack =", "pack=")),
+     None),   # no finite list of literals: a label starts as :data:`_LABEL_START` says
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
@@ -118,6 +118,17 @@ def find_mentions(doc: TextDocument) -> list[Mention]:
     return list(_find_mentions(doc.path, doc.text))
 
 
+#: The start of every match of the "label" form, up to its ``:`` or ``=`` (its pattern, lower case, over the
+#: lower-cased text: see :data:`_FOLDS`): the form is tried only when one occurrence of ``executorch`` in
+#: a version window starts this.  The spaces before the ``:`` are any number, so no list of literals can
+#: say it ("ExecuTorch=1.4.0", "ExecuTorch release : 1.4.0").
+_LABEL_START = re.compile(r"executorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?[ \t]*[:=]")
+#: The characters ``re.I`` matches with an ASCII letter whose ``str.lower()`` is not that letter
+#: (``ı`` and ``İ`` match ``i``, ``ſ`` matches ``s``; the Kelvin sign lowers to ``k``): written as that
+#: letter before the literals of a form are looked for, so that a literal is found wherever the form's
+#: ``re.I`` pattern matches.
+_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s"}
+
 #: Every form holds ``\d+\.\d+``: a text without a digit, dot, digit holds no mention.
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 #: Documents whose mentions are kept: the engine extracts from every file of a template, then
@@ -155,6 +166,19 @@ def version_windows(text: str) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi, _ in out]
 
 
+def _label_may_match(low: str, windows: list[tuple[int, int]]) -> bool:
+    """False only when the "label" form has no match: no occurrence of ``executorch`` in a version window
+    of ``low`` (the text lower-cased after :data:`_FOLDS`, as long as the text: only ``İ`` lowers to two
+    characters) starts :data:`_LABEL_START`."""
+    for lo, hi in windows:
+        i = low.find("executorch", lo, hi)
+        while i != -1:
+            if _LABEL_START.match(low, i, hi):
+                return True
+            i = low.find("executorch", i + 10, hi)
+    return False
+
+
 @lru_cache(maxsize=CACHE_FILES)
 def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     low = text.lower()
@@ -163,7 +187,10 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
     windows = version_windows(text)
     if not windows:
         return ()   # no digit, dot, digit: no version, no mention
-    forms = [f for f in _FORMS if any(lit in low for lit in f[4])]
+    if not low.isascii():
+        low = text.translate(_FOLDS).lower()
+    forms = [f for f in _FORMS if (any(lit in low for lit in f[4]) if f[4] is not None else
+                                   _label_may_match(low, windows))]
     # A form with no match in the whole text has none inside a prose region either (a region ends
     # at a line end, at the end of the text, or after a comment's closing mark): such a text needs
     # no comment scan at all (most vendored sources naming executorch in their includes).  Every
