@@ -30,6 +30,18 @@ def update_json(capsys, repo: Path, tags: Path, *extra) -> tuple[int, dict]:
     return code, json.loads(out)
 
 
+#: The edits of the base template's two pins (BASE), as :func:`edits` lists them.
+PINS = [("app.csolution.yml", 3, "1.4.0", "1.5.1"), ("requirements.txt", 1, "1.4.0", "1.5.1")]
+
+
+def plan(tmp_path: Path, tags: Path, capsys, files: dict) -> dict:
+    """The ``update --dry-run --json`` plan of the base template plus ``files`` (exit 0 asserted)."""
+    repo = write(tmp_path / "t", files)
+    code, data = update_json(capsys, repo, tags, "--dry-run")
+    assert code == 0, data
+    return data
+
+
 def audit_json(capsys, repo: Path) -> tuple[int, dict]:
     code, out, err = run_cli(capsys, "audit", "--repo", repo, "--json")
     assert "Traceback" not in err, err

@@ -6,16 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.template.prose.sentences import migration_statement
-from tests.mentionkit import counts, edits, flags, left, update_json, write
-
-PINS = [("app.csolution.yml", 3, "1.4.0", "1.5.1"), ("requirements.txt", 1, "1.4.0", "1.5.1")]
-
-
-def plan(tmp_path, tags, capsys, files):
-    repo = write(tmp_path / "t", files)
-    code, data = update_json(capsys, repo, tags, "--dry-run")
-    assert code == 0, data
-    return data
+from tests.mentionkit import PINS, counts, edits, flags, left, plan
 
 
 @pytest.mark.parametrize("sentence", [

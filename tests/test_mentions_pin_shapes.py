@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mentionkit import counts, edits, flags, left, update_json, write
+from tests.mentionkit import counts, edits, flags, left, plan
+
 
 CSOL = ("app.csolution.yml", 3, "1.4.0", "1.5.1")
 REQ = ("requirements.txt", 1, "1.4.0", "1.5.1")
-
-
-def plan(tmp_path, tags, capsys, files):
-    repo = write(tmp_path / "t", files)
-    code, data = update_json(capsys, repo, tags, "--dry-run")
-    assert code == 0, data
-    return data
 
 
 def test_a_markdown_table_row_of_executorch_moves_and_another_row_stays(tmp_path, tags, capsys):
