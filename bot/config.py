@@ -165,6 +165,25 @@ def config_path(repo: Path) -> Optional[str]:
     return found[0]
 
 
+def config_setting(repo: Path, key: str):
+    """``(repository-relative path, PyYAML node of KEY's value)`` from the config file, or None when the
+    file, or the key at its top level, is absent (or the file is not a mapping: :func:`load_config`
+    names that).  The engine's own keys (``exclude:``, ``ignore-mentions:``) are read through this.
+    Raises :class:`UsageError` as :func:`compose_config` does."""
+    import yaml
+
+    found = compose_config(repo)
+    if found is None:
+        return None
+    rel, node = found
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, value in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return rel, value
+    return None
+
+
 def compose_config(repo: Path):
     """``(repository-relative path, PyYAML node)`` of the config file, or None when there is none.
 
@@ -242,6 +261,17 @@ def load_config(repo: Path) -> Config:
             raise err(f"{key}: expected a list of strings", v)
         return tuple(scalar(key, x) for x in v.value)
 
+    def choice(key: str, v, allowed) -> str:
+        c = scalar(key, v)
+        if c not in allowed:
+            raise err(f"{key}: {c!r} is not one of {', '.join(allowed)}", v)
+        return c
+
+    def boolean(key: str, v) -> bool:
+        if not isinstance(v, yaml.ScalarNode) or v.tag != "tag:yaml.org,2002:bool":
+            raise err(f"{key}: expected true or false, got {getattr(v, 'value', '...')!r}", v)
+        return str(v.value).lower() in ("true", "yes", "on")   # YAML 1.1 booleans, as PyYAML resolves them
+
     values: dict = {}
     seen: set[str] = set()
     for k, v in node.value:
@@ -294,33 +324,17 @@ def load_config(repo: Path) -> Config:
                 raise err(f"author: {a!r} is not 'Name <email>'", v)
             values["author_name"], values["author_email"] = m.group(1), m.group(2)
         elif key == "draft":
-            d = scalar(key, v)
-            if d not in ("auto", "always", "never"):
-                raise err(f"draft: {d!r} is not one of auto, always, never", v)
-            values["draft"] = d
+            values["draft"] = choice(key, v, ("auto", "always", "never"))
         elif key == "automerge":
-            a = scalar(key, v)
-            if a not in AUTOMERGE:
-                raise err(f"automerge: {a!r} is not one of {', '.join(AUTOMERGE)}", v)
-            values["automerge"] = a
+            values["automerge"] = choice(key, v, AUTOMERGE)
         elif key == "merge-method":
-            mm = scalar(key, v)
-            if mm not in MERGE_METHODS:
-                raise err(f"merge-method: {mm!r} is not one of {', '.join(MERGE_METHODS)}", v)
-            values["merge_method"] = mm
+            values["merge_method"] = choice(key, v, MERGE_METHODS)
         elif key == "dashboard":
-            if not (isinstance(v, yaml.ScalarNode) and v.tag == "tag:yaml.org,2002:bool"):
-                raise err("dashboard: expected true or false", v)
-            values["dashboard"] = yaml.safe_load(v.value) is True
+            values["dashboard"] = boolean(key, v)
         elif key == "commit":
-            c = scalar(key, v)
-            if c not in COMMIT_MODES:
-                raise err(f"commit: {c!r} is not one of {', '.join(COMMIT_MODES)}", v)
-            values["commit"] = c
+            values["commit"] = choice(key, v, COMMIT_MODES)
         elif key == "signoff":
-            if not isinstance(v, yaml.ScalarNode) or v.tag != "tag:yaml.org,2002:bool":
-                raise err(f"signoff: expected true or false, got {getattr(v, 'value', '...')!r}", v)
-            values["signoff"] = str(v.value).lower() in ("true", "yes", "on", "y")
+            values["signoff"] = boolean(key, v)
         else:
             raise err(f"unknown setting {key!r} (known: {', '.join(KNOWN)})", k)
     return Config(path=rel, **values)

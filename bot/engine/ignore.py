@@ -36,20 +36,10 @@ def ignore_entries(repo: Path) -> tuple[IgnoreEntry, ...]:
     ``reason``; an empty path or reason; a ``PATH:0`` line; a glob that can
     never match (absolute, ``..``, backslash: :func:`bot.template.scan.exclude_problem`).
     """
-    import yaml
+    from bot.config import config_setting
 
-    from bot.config import compose_config
-
-    found = compose_config(repo)   # the one reader of the file (refuses symlinks, FIFOs, huge or deep YAML)
-    if found is None:
-        return ()
-    rel, node = found
-    if not isinstance(node, yaml.MappingNode):
-        return ()
-    for key, value in node.value:
-        if isinstance(key, yaml.ScalarNode) and key.value == KEY:
-            return _entries(rel, value)
-    return ()
+    found = config_setting(repo, KEY)   # the one reader of the file (refuses symlinks, FIFOs, huge or deep YAML)
+    return () if found is None else _entries(*found)
 
 
 def _entries(rel: str, value) -> tuple[IgnoreEntry, ...]:

@@ -142,39 +142,32 @@ CONFIG_PATH = ".github/executorch-pack-bot.yml"
 def config_excludes(repo: Path) -> tuple[str, ...]:
     """The ``exclude:`` globs of ``REPO/.github/executorch-pack-bot.yml`` (or ``.yaml``; absent file or key: ``()``).
 
-    Read through :func:`bot.config.compose_config` (the other keys are
+    Read through :func:`bot.config.config_setting` (the other keys are
     :mod:`bot.config`'s to validate).  Raises :class:`UsageError` naming the
     file and line when the file is not a regular file, too large, not UTF-8
     YAML, or when ``exclude`` is not a list of non-empty strings.
     """
     import yaml
 
-    from bot.config import compose_config
+    from bot.config import config_setting
 
-    found = compose_config(repo)
+    found = config_setting(repo, "exclude")
     if found is None:
         return ()
-    rel, node = found
-    if not isinstance(node, yaml.MappingNode):
-        return ()
-    for key, value in node.value:
-        if not (isinstance(key, yaml.ScalarNode) and key.value == "exclude"):
-            continue
-        line = value.start_mark.line + 1
-        if not isinstance(value, yaml.SequenceNode):
-            raise UsageError("exclude: expected a list of path globs, e.g. [docs/old/*, vendor-docs]",
-                             path=rel, line=line)
-        out = []
-        for item in value.value:
-            if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
-                raise UsageError("exclude: every item must be a non-empty string (a path glob)",
-                                 path=rel, line=item.start_mark.line + 1)
-            problem = scanmod.exclude_problem(item.value)
-            if problem:
-                raise UsageError(f"exclude: {item.value!r} {problem}", path=rel, line=item.start_mark.line + 1)
-            out.append(item.value)
-        return tuple(out)
-    return ()
+    rel, value = found
+    if not isinstance(value, yaml.SequenceNode):
+        raise UsageError("exclude: expected a list of path globs, e.g. [docs/old/*, vendor-docs]",
+                         path=rel, line=value.start_mark.line + 1)
+    out = []
+    for item in value.value:
+        if not (isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str" and item.value.strip()):
+            raise UsageError("exclude: every item must be a non-empty string (a path glob)",
+                             path=rel, line=item.start_mark.line + 1)
+        problem = scanmod.exclude_problem(item.value)
+        if problem:
+            raise UsageError(f"exclude: {item.value!r} {problem}", path=rel, line=item.start_mark.line + 1)
+        out.append(item.value)
+    return tuple(out)
 
 
 def _exclude_way_out(rel: str) -> str:
