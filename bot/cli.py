@@ -51,6 +51,10 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
                            "(GitHub Actions outputs)"),
     ("dashboard", "dashboard", "create or update the dashboard issue (dashboard: true in "
                                ".github/executorch-pack-bot.yml)"),
+    ("fleet-plan", "fleet_plan", "check every template of a fleet list against upstream and emit the pack and "
+                                 "pull-request matrices"),
+    ("fleet-summary", "fleet_summary", "one row per template of a fleet run (job summary, optional dashboard "
+                                       "issue), or record one pull-request job's result"),
 )
 
 

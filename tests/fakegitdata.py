@@ -123,7 +123,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
                    "commit_url": None, "commit_id": None, "performed_via_github_app": None, **e,
                    "actor": fake._user((e.get("actor") or {}).get("login", "ghost"))}   # GitHub's issue-event shape
                   for e in r.events.get(n, [])]
-        return fake._paginate(req, events)
+        return fake._paginate(req, events, etag=True)
     if not rest.startswith("/git/"):
         return None
     if r.git_dir is None:

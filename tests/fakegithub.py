@@ -107,6 +107,9 @@ class FakeRepo:
         self.api_commits: dict[str, dict] = {}
         self.ref_updates: list[tuple[str, str]] = []
         self.events: dict[int, list[dict]] = {}
+        # Organization listing (GET /orgs/{org}/repos): the repository's topics and archived flag.
+        self.topics: list[str] = []
+        self.archived = False
 
 
 class FakeGitHub:
@@ -377,6 +380,16 @@ class FakeGitHub:
     def _json(data, status=200, headers=None) -> Response:
         return Response(json.dumps(data), status=status, headers=headers or {}, mimetype="application/json")
 
+    @staticmethod
+    def _json_etag(req, data, status=200) -> Response:
+        """A JSON answer with a strong ``ETag`` of its body; ``If-None-Match`` with that tag answers 304
+        (GitHub REST docs, "Best practices": conditional requests work on any GET that returns an ETag)."""
+        text = json.dumps(data)
+        tag = '"' + hashlib.sha1(text.encode()).hexdigest() + '"'
+        if req.headers.get("If-None-Match") == tag:
+            return Response(status=304, headers={"ETag": tag})
+        return Response(text, status=status, headers={"ETag": tag}, mimetype="application/json")
+
     def _not_found(self):
         return self._json({"message": "Not Found", "documentation_url": "https://docs.github.com/rest",
                            "status": "404"}, 404)
@@ -422,6 +435,13 @@ class FakeGitHub:
                 return Response(data[:cut], headers={"Content-Length": str(len(data))},
                                 mimetype="application/octet-stream", direct_passthrough=True)
             return Response(data, mimetype="application/octet-stream")
+        if m == "GET" and (mm := re.fullmatch(r"/orgs/([^/]+)/repos", p)):
+            # GitHub REST docs, "List organization repositories": minimal repositories with topics
+            owner = mm.group(1).lower()
+            repos = [dict(self._repo_json(full), topics=list(r.topics), archived=r.archived)
+                     for full, r in sorted(self.repos.items()) if full.split("/")[0].lower() == owner
+                     and (not r.private or req.headers.get("Authorization"))]
+            return self._paginate(req, repos, etag=True)   # an unknown organization: 404 (undocumented; not served)
         mm = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", p)
         if not mm:
             return self._not_found()
@@ -477,13 +497,14 @@ class FakeGitHub:
         if m == "GET" and (mm := re.fullmatch(r"/git/trees/(.+)", rest)):
             # GitHub REST docs, "Get a tree": tree_sha may be a tag name; recursive=1 lists every blob
             ref = mm.group(1)
+            ref = "main" if ref == "HEAD" else ref   # GitHub resolves HEAD to the default branch
             if not any(k[0] == ref for k in r.files):
                 return self._not_found()
             tree = [{"path": path, "mode": "100644", "type": "blob", "sha": hashlib.sha1(data).hexdigest(),
                      "size": len(data), "url": f"{self.url}/repos/{full}/git/blobs/x"}
                     for (ref_, path), data in sorted(r.files.items()) if ref_ == ref]
-            return self._json({"sha": hashlib.sha1(ref.encode()).hexdigest(), "url": f"{self.url}{p}",
-                               "tree": tree, "truncated": ref in r.truncated_trees})
+            return self._json_etag(req, {"sha": hashlib.sha1(ref.encode()).hexdigest(), "url": f"{self.url}{p}",
+                                         "tree": tree, "truncated": ref in r.truncated_trees})
         if m == "GET" and (mm := re.fullmatch(r"/compare/(.+)\.\.\.(.+)", rest)):
             # GitHub REST docs, "Compare two commits": status ahead/behind/diverged/identical, ahead_by
             status, ahead = r.compare.get((mm.group(1), mm.group(2)), ("ahead", 1))
@@ -504,7 +525,7 @@ class FakeGitHub:
                 pulls = [x for x in pulls if x["head"]["ref"] == ref and x["head"]["repo"]["owner"]["login"] == owner]
             if req.args.get("base"):
                 pulls = [x for x in pulls if x["base"]["ref"] == req.args["base"]]
-            return self._paginate(req, pulls)
+            return self._paginate(req, pulls, etag=True)
         if m == "POST" and rest == "/pulls":
             if body.get("draft") and not r.drafts_supported:
                 return self._json({"message": "Validation Failed", "errors": [

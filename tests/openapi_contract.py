@@ -77,6 +77,7 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
     "repos/get": ((("Metadata", _R),),),
     "repos/get-collaborator-permission-level": ((("Metadata", _R),),),
     "repos/get-branch-rules": ((("Metadata", _R),),),
+    "repos/list-for-org": ((("Metadata", _R),),),   # the fleet's discover: (an organization's repositories)
     "repos/list-releases": (CONTENTS_R,),
     "repos/get-release-by-tag": (CONTENTS_R,),
     "repos/get-release-asset": (CONTENTS_R,),

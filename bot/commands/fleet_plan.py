@@ -1,0 +1,89 @@
+"""``fleet-plan``: read the fleet list, check every template against upstream, and emit the fleet's matrices."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+NAME = "fleet-plan"
+ORDER = 80
+HELP = "check every template of a fleet list against upstream and emit the pack and pull-request matrices"
+DESCRIPTION = ("Read the fleet list (--list, docs/fleet.md), read each template's ExecuTorch pins through the API "
+               "(one conditional request per template when nothing changed, ETags kept in --cache), choose each "
+               "one's target (its track's newest stable release), and write: packs, a strategy.matrix with one "
+               "pack job per target pack version (X.Y.Z, or X.Y.Z-local: built); pull-requests, one job per "
+               "template that needs the bump; pack-count, pull-request-count and requests, to $GITHUB_OUTPUT; "
+               "the whole plan to --out for fleet-summary. A template that cannot be read, a repository the "
+               "token cannot see, a duplicate or malformed entry is a row with its reason, never a failed run. "
+               "Exit 2 for a list that is not a fleet list, 3 when upstream's releases cannot be listed.")
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--list", required=True, type=Path, metavar="FILE", help="the fleet list (YAML, docs/fleet.md)")
+    p.add_argument("--upstream", default="github:pytorch/executorch",
+                   help="upstream ExecuTorch, github:OWNER/NAME (default: github:pytorch/executorch)")
+    p.add_argument("--token", help="GitHub token that reads every template (default: $GITHUB_TOKEN): Contents, "
+                                   "Pull requests and Metadata read; Metadata read on the organizations of discover:")
+    p.add_argument("--cache", type=Path, metavar="FILE",
+                   help="the ETag cache kept between runs (default: $EXECUTORCH_PACK_BOT_CACHE/fleet.json; none "
+                        "when unset)")
+    p.add_argument("--out", type=Path, metavar="FILE", help="write the plan (JSON) for fleet-summary")
+    p.add_argument("--max-jobs", type=int, default=256, metavar="N",
+                   help="pull-request jobs at most (GitHub runs 256 matrix jobs per workflow run at most; the rest "
+                        "are deferred to the next run; default: 256)")
+    p.add_argument("--pause", type=float, default=60.0, metavar="SECONDS",
+                   help="pause before trying again the templates GitHub kept refusing for a rate limit (doubles "
+                        "each time, 3 passes; default: 60)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import re
+    import sys
+
+    from bot import actions, inert
+    from bot.errors import UsageError
+    from bot.fleet.cache import FleetCache
+    from bot.fleet.listfile import load_fleet_list
+    from bot.fleet.plan import discover, make_plan
+    from bot.fleet.remote import Remote
+    from bot.github.client import make_github, token_from
+
+    m = re.fullmatch(r"github:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)", args.upstream.strip())
+    if not m:
+        raise UsageError(f"--upstream {args.upstream}: expected github:OWNER/NAME")
+    if not 1 <= args.max_jobs <= 256:
+        raise UsageError(f"--max-jobs {args.max_jobs}: expected 1 to 256")
+    if args.pause < 0:
+        raise UsageError(f"--pause {args.pause:g}: expected a number of seconds, 0 or more")
+    fleet = load_fleet_list(args.list)
+    cache_path = args.cache
+    if cache_path is None and os.environ.get("EXECUTORCH_PACK_BOT_CACHE"):
+        cache_path = Path(os.environ["EXECUTORCH_PACK_BOT_CACHE"]) / "fleet.json"
+    token = token_from(args.token)
+    actions.add_mask(token)
+    cache = FleetCache(cache_path)
+    remote = Remote(make_github(token), cache)
+    found = discover(remote, fleet) if fleet.discover else []
+    plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs)
+    cache.save()
+    if args.out:
+        import json
+        try:
+            args.out.write_text(json.dumps(plan.to_json(), indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write the plan: {exc.strerror or exc}", path=str(args.out)) from None
+    for row in plan.rows:
+        what = f"{row.current or '?'} -> {row.target}" if row.target else (row.current or "")
+        print(inert.line(f"{row.template}: {row.state}{' (' + what + ')' if what else ''}"
+                         f"{': ' + row.reason if row.reason else ''}", cap=1000))
+    templates = sum(1 for r in plan.rows if r.state != "refused entry")
+    per = f" ({plan.requests / templates:.2f} per template)" if templates else ""
+    print(f"# {plan.requests} requests{per}: {plan.conditional} conditional, {plan.not_modified} not modified",
+          file=sys.stderr)
+    import json
+    actions.set_outputs({"packs": json.dumps(plan.matrix(plan.packs), separators=(",", ":")),
+                         "pull-requests": json.dumps(plan.matrix(plan.pulls), separators=(",", ":")),
+                         "pack-count": str(len(plan.packs)), "pull-request-count": str(len(plan.pulls)),
+                         "requests": str(plan.requests)})
+    return 0

@@ -1,0 +1,105 @@
+"""The fleet's cache between runs: ETags and what their answers said, kept in one JSON file.
+
+In Actions the file lives in a folder kept by ``actions/cache`` (docs/fleet.md).
+GitHub answers a request carrying ``If-None-Match: ETAG`` with ``304 Not
+Modified`` when the resource is unchanged, and a 304 does not count against
+the primary rate limit (GitHub REST docs, "Best practices for using the REST
+API": conditional requests).  Entries:
+
+* ``etags``: ``{request key: {"etag": str, "value": JSON}}``, ``value`` being
+  what the plan kept of the answer (a tree's pin files, a pull-request
+  listing's few fields), never the whole body;
+* ``blobs``: ``{git blob sha: text}`` of pin files (a blob is immutable);
+* ``pins``: ``{digest of a template's pin files: {"current", "label", "branch", "error"}}``.
+
+A missing, unreadable or malformed file is an empty cache (it only costs
+requests); the file is written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+FORMAT = 1
+MAX_BLOB_CHARS = 1_000_000   # a pin file bigger than this is read again rather than kept
+
+
+class FleetCache:
+    """The cache file's content; :meth:`save` writes it back (only the entries used by this run are kept)."""
+
+    def __init__(self, path: Optional[Path] = None):
+        self.path = Path(path) if path else None
+        self.etags: dict = {}
+        self.blobs: dict = {}
+        self.pins: dict = {}
+        self._used: dict[str, set] = {"etags": set(), "blobs": set(), "pins": set()}
+        if self.path is not None:
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return
+        for name in ("etags", "blobs", "pins"):
+            if isinstance(data.get(name), dict):
+                setattr(self, name, data[name])
+
+    def etag(self, key: str) -> Optional[dict]:
+        """The cached ``{"etag", "value"}`` of a request key, or None."""
+        got = self.etags.get(key)
+        if isinstance(got, dict) and isinstance(got.get("etag"), str) and "value" in got:
+            self._used["etags"].add(key)
+            return got
+        return None
+
+    def put_etag(self, key: str, etag: str, value) -> None:
+        self.etags[key] = {"etag": etag, "value": value}
+        self._used["etags"].add(key)
+
+    def blob(self, sha: str) -> Optional[str]:
+        got = self.blobs.get(sha)
+        if isinstance(got, str):
+            self._used["blobs"].add(sha)
+            return got
+        return None
+
+    def put_blob(self, sha: str, text: str) -> None:
+        if len(text) <= MAX_BLOB_CHARS:
+            self.blobs[sha] = text
+            self._used["blobs"].add(sha)
+
+    def pin_result(self, digest: str) -> Optional[dict]:
+        got = self.pins.get(digest)
+        if isinstance(got, dict):
+            self._used["pins"].add(digest)
+            return got
+        return None
+
+    def put_pin_result(self, digest: str, result: dict) -> None:
+        self.pins[digest] = result
+        self._used["pins"].add(digest)
+
+    def save(self) -> None:
+        """Write the entries this run used (others are dropped: the file does not grow forever); no-op without
+        a path.  A file that cannot be written only costs requests next run: the error is swallowed."""
+        if self.path is None:
+            return
+        data = {"format": FORMAT}
+        for name in ("etags", "blobs", "pins"):
+            store = getattr(self, name)
+            data[name] = {k: store[k] for k in sorted(self._used[name]) if k in store}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".fleet-cache-", dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass

@@ -1,0 +1,141 @@
+"""What one template branch pins now, read through the API without a checkout.
+
+One conditional request in the usual case: ``GET /repos/O/N/git/trees/REF?recursive=1``
+(GitHub REST docs, "Get a tree": ``tree_sha`` may be a branch name or
+``HEAD``, the default branch) with the ETag of the last run.  From the tree,
+only the files a pin manager reads are kept (csolution/cproject/clayer,
+``*.cbuild-pack.yml``, requirement files, ``pyproject.toml``, conda
+environments: :data:`bot.template.scan.PIN_MANAGERS`) with the config file
+``.github/executorch-pack-bot.yml``, each with its blob sha.  A file whose
+blob the cache holds is not read again; the others are read with the
+contents API at the branch.  They are written into a scratch folder and read
+by the engine itself (:func:`bot.engine.read_template`,
+:func:`bot.engine.current_pins`, :func:`bot.config.load_config`), so the
+fleet reads a template exactly as ``check`` does.  The answer is cached per
+digest of the pin files' blob shas: a branch whose pin files did not change
+costs no file read even when other files changed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from bot.errors import BotError, PlatformError
+from bot.fleet.remote import MISSING, Remote
+
+CONFIG_FILES = (".github/executorch-pack-bot.yml", ".github/executorch-pack-bot.yaml")
+MAX_PIN_FILES = 200
+
+
+@dataclass(frozen=True)
+class Pins:
+    """A template branch's state: ``current`` (PEP 440 text) and ``label`` (``"local"`` for a locally built
+    pack, else None), the bot's branch for it (:attr:`bot.config.Config.branch`, ``{version}`` unreplaced)
+    and base (``base:`` of the config, else None); or ``error`` (why it could not be read: ``missing``
+    when GitHub answered 404) with the other fields empty."""
+
+    current: str = ""
+    label: Optional[str] = None
+    bot_branch: str = ""
+    base: Optional[str] = None
+    error: str = ""
+    missing: bool = False
+
+
+def pin_files(tree: dict) -> dict:
+    """``{"truncated": bool, "files": {path: blob sha}}`` of a "Get a tree" answer: the files the pin
+    managers read, and the config file, out of folders the scan never enters."""
+    from bot.template import scan
+
+    pins = [m for m in scan.managers() if m.name in scan.PIN_MANAGERS]
+    files = {}
+    for e in tree.get("tree") or ():
+        if not isinstance(e, dict) or e.get("type") != "blob" or not isinstance(e.get("path"), str):
+            continue
+        path = e["path"]
+        parts = path.split("/")
+        if any(scan._skip_dir(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts[:-1])):
+            continue
+        if path in CONFIG_FILES or any(m.matches(path) for m in pins):
+            files[path] = str(e.get("sha", ""))
+    return {"truncated": bool(tree.get("truncated")), "files": files}
+
+
+def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
+    """The pins of ``repository`` at ``branch`` (None: the default branch), as :class:`Pins`.
+
+    Never raises for the template's own faults (a pin that disagrees, a bad
+    config file): they are ``error``.  Raises :class:`~bot.errors.TransientError`
+    when GitHub keeps failing (the caller resumes later) and
+    :class:`~bot.errors.PlatformError` for another refusal.
+    """
+    ref = branch or "HEAD"
+    where = f"{repository}@{branch}" if branch else repository
+    tree = remote.get(f"/repos/{repository}/git/trees/{ref}", {"recursive": "1"},
+                      what=f"list the files of {where}", keep=pin_files)
+    if tree is MISSING:
+        return Pins(error=(f"GitHub answers 404 for {where}: the App is not installed on the repository, it does "
+                           "not exist, or the branch does not exist"), missing=True)
+    if tree.get("truncated"):
+        return Pins(error=f"{where}: GitHub listed a truncated tree (too many files); run the bot in that "
+                          "repository instead")
+    files = tree["files"]
+    if len(files) > MAX_PIN_FILES:
+        return Pins(error=f"{where}: {len(files)} pin files, more than the fleet reads ({MAX_PIN_FILES})")
+    digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
+    known = remote.cache.pin_result(digest)
+    if known is not None:
+        return Pins(**{k: known.get(k) for k in ("current", "label", "bot_branch", "base", "error")})
+    texts = {}
+    for path, sha in sorted(files.items()):
+        text = remote.cache.blob(sha) if sha else None
+        if text is None:
+            text = _read_file(remote, repository, branch, path, where)
+            if sha:
+                remote.cache.put_blob(sha, text)
+        texts[path] = text
+    pins = _pins_of(texts)
+    remote.cache.put_pin_result(digest, {"current": pins.current, "label": pins.label, "bot_branch": pins.bot_branch,
+                                         "base": pins.base, "error": pins.error})
+    return pins
+
+
+def _read_file(remote: Remote, repository: str, branch: Optional[str], path: str, where: str) -> str:
+    """The text of one file through the contents API (base64, GitHub REST docs "Get repository content");
+    undecodable bytes are kept as surrogate escapes, so the engine refuses them as it would in a checkout."""
+    got = remote.get(f"/repos/{repository}/contents/{path}", {"ref": branch} if branch else None,
+                     what=f"read {path} of {where}",
+                     keep=lambda d: {"encoding": d.get("encoding"), "content": d.get("content")}
+                     if isinstance(d, dict) else {})
+    if got is MISSING or got.get("encoding") != "base64" or not isinstance(got.get("content"), str):
+        raise PlatformError(f"cannot read {path} of {where}: the contents API gave no file content "
+                            "(moved while the plan ran, or over 1 MB)")
+    try:
+        return base64.b64decode(got["content"]).decode("utf-8", "surrogateescape")
+    except ValueError:
+        raise PlatformError(f"cannot read {path} of {where}: undecodable base64") from None
+
+
+def _pins_of(texts: dict) -> Pins:
+    """Write ``texts`` into a scratch folder and read them as ``check`` reads a checkout."""
+    from bot import engine
+    from bot.config import load_config
+
+    with tempfile.TemporaryDirectory(prefix="epb-fleet-") as tmp:
+        root = Path(tmp)
+        for path, text in texts.items():
+            dest = root / path
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(text.encode("utf-8", "surrogateescape"))
+        try:
+            config = load_config(root)
+            current, label = engine.current_pins(engine.read_template(root))
+        except BotError as exc:
+            return Pins(error=str(exc).replace(str(root) + "/", "").replace(str(root), "."))
+    return Pins(current=str(current), label=label, bot_branch=config.branch, base=config.base)

@@ -1,0 +1,383 @@
+"""The fleet plan: every template's state, one pack per target version, one pull-request job per template.
+
+For each entry of the fleet list (:mod:`bot.fleet.listfile`) the plan reads
+the template's pins (:mod:`bot.fleet.current`: one conditional request when
+nothing changed), chooses its target among upstream's stable releases (one
+conditional listing for the whole fleet; a ``track`` keeps a template on a
+release series: the newest ``vX.Y.Z`` of ``1.4`` for track ``1.4``; never a
+downgrade, as :func:`bot.upstream.releases.select_target`), and, for a
+template behind its target only, asks for the bot's pull requests on its
+branch (one more conditional request, plus the issue events of a closed one
+at the same version: :mod:`bot.github.lifecycle`).  Templates are grouped
+by pack version: ``X.Y.Z`` (the release's pack asset, or a build when the
+release has none) or ``X.Y.Z-LABEL`` for a template on a locally built pack
+(always built).  The result holds the rows (one per template and per refused
+list entry) and the two matrices the fleet workflow feeds to
+``strategy.matrix`` through ``fromJSON``.
+
+Rate limits (GitHub REST docs, "Rate limits for the REST API"): each request
+is retried by the bot's client (honouring ``Retry-After``); a template whose
+requests still fail for a transient reason is set aside and tried again
+after a pause, twice more (the pause doubles); one still failing then is a
+row "rate limited", never a failed fleet.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Optional
+
+from packaging.version import Version
+
+from bot.errors import PlatformError, TransientError
+from bot.fleet.current import Pins, read_pins
+from bot.fleet.listfile import Entry, FleetList, Refused
+from bot.fleet.remote import MISSING, Remote
+
+#: GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run" (docs, "Using a matrix").
+MATRIX_LIMIT = 256
+_TITLE = re.compile(r"^Bump ExecuTorch to (\S+)$")   # bot.report.pr_title
+
+# Row states (docs/fleet.md lists them)
+BEHIND, UP_TO_DATE, PR_OPEN, CLOSED = "behind", "up to date", "pull request open", "closed by a person"
+FOREIGN, NOT_VISIBLE, REFUSED, TEMPLATE, RATE, ERROR, DEFERRED = (
+    "branch used by another pull request", "not visible", "refused entry", "template error", "rate limited",
+    "error", "deferred")
+
+
+@dataclass
+class Row:
+    """One line of the fleet summary: a template branch (or a refused list entry) and what the plan decided.
+
+    ``job`` is True when a pull-request job runs for it; ``reason`` says why
+    not otherwise (or what the job will do); ``line`` is the list's line.
+    """
+
+    template: str
+    repository: str = ""
+    branch: str = ""
+    track: str = ""
+    current: str = ""
+    target: str = ""
+    pack_version: str = ""
+    state: str = ""
+    reason: str = ""
+    pr_url: str = ""
+    pr_state: str = ""
+    bot_branch: str = ""
+    job: bool = False
+    line: int = 0
+
+
+@dataclass
+class Plan:
+    """The fleet plan: rows in list order, the pack and pull-request matrices, and the request counts."""
+
+    rows: list[Row] = field(default_factory=list)
+    packs: list[dict] = field(default_factory=list)
+    pulls: list[dict] = field(default_factory=list)
+    requests: int = 0
+    conditional: int = 0
+    not_modified: int = 0
+    upstream: str = ""
+
+    def matrix(self, items: list[dict]) -> dict:
+        """``{"include": items}``: what ``strategy.matrix: ${{ fromJSON(...) }}`` takes."""
+        return {"include": items}
+
+    def to_json(self) -> dict:
+        """The plan file ``fleet-summary`` reads: rows, matrices, counts."""
+        return {"format": 1, "upstream": self.upstream, "rows": [asdict(r) for r in self.rows],
+                "packs": self.packs, "pull-requests": self.pulls,
+                "requests": {"sent": self.requests, "conditional": self.conditional, "not-modified": self.not_modified,
+                             "templates": sum(1 for r in self.rows if r.state != REFUSED)}}
+
+
+def job_key(repository: str, branch: Optional[str]) -> str:
+    """A name part safe for an artifact and a job name: ``acme-traffic-counter-main`` (letters, digits, ``-._``)."""
+    text = f"{repository}-{branch}" if branch else repository
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text.replace("/", "-")).strip("-")[:200]
+
+
+def upstream_releases(remote: Remote, upstream: str) -> list:
+    """Upstream's releases (:class:`bot.github.releases.Release`), one conditional listing (100 per page)."""
+    from bot.github.releases import Release
+
+    def keep(items):
+        return [{"tag_name": d.get("tag_name"), "draft": d.get("draft"), "prerelease": d.get("prerelease"),
+                 "created_at": d.get("created_at"), "html_url": d.get("html_url"),
+                 "assets": [{k: a.get(k) for k in ("name", "size", "digest", "browser_download_url", "url")}
+                            for a in (d.get("assets") or []) if isinstance(a, dict)]}
+                for d in items if isinstance(d, dict)]
+
+    got = remote.get_pages(f"/repos/{upstream}/releases", {"per_page": 100}, what=f"list the releases of {upstream}",
+                           keep=keep)
+    if got is MISSING:
+        raise PlatformError(f"cannot list the releases of {upstream}: GitHub answers 404")
+    return [Release.from_json(d) for d in got]
+
+
+def choose_target(releases: list, current: str, track: Optional[str]) -> tuple[Optional[object], str]:
+    """(the target release or None, why none): the newest stable ``vX.Y.Z`` (in ``track`` when given), or the
+    current version itself (None, "") when that is not older: the bot never proposes a downgrade."""
+    from bot.versions import stable_version
+
+    stable = [(stable_version(r.tag), r) for r in releases
+              if not r.draft and not r.prerelease and stable_version(r.tag) is not None]
+    if track:
+        want = tuple(int(x) for x in track.split("."))
+        stable = [(v, r) for v, r in stable if v.release[:len(want)] == want]
+    if not stable:
+        return None, f"no stable release{' in track ' + track if track else ''} upstream"
+    v, r = max(stable, key=lambda vr: vr[0])
+    return (r if v > Version(current) else None), ""
+
+
+def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Optional[list[Entry]] = None,
+              rounds: int = 3, pause: float = 60.0, sleep: Optional[Callable[[float], None]] = None,
+              limit: int = MATRIX_LIMIT) -> Plan:
+    """Plan the fleet; see the module docstring.
+
+    ``discovered`` entries (from :func:`discover`) are added after the list's
+    own (a repository already listed keeps the list's branches and track).
+    ``rounds`` passes at most over templates that met a transient failure,
+    ``pause`` seconds (doubling) between passes.  ``limit`` caps the
+    pull-request matrix; templates beyond it are rows "deferred" (next run).
+    Raises :class:`~bot.errors.PlatformError` or :class:`TransientError` only
+    when upstream's releases cannot be listed (nothing can be planned then).
+    """
+    sleep = sleep or time.sleep
+    for e in discovered or ():
+        fleet.add(e)
+    plan = Plan(upstream=upstream)
+    releases = _with_resume(lambda: upstream_releases(remote, upstream), rounds, pause, sleep)
+    order = {e.key: i for i, e in enumerate(fleet.entries)}
+    done: dict[str, Row] = {}
+    pending = list(fleet.entries)
+    wait = pause
+    last: dict[str, str] = {}
+    for attempt in range(max(1, rounds)):
+        retry = []
+        for entry in pending:
+            try:
+                done[entry.key] = _plan_entry(remote, entry, releases, plan)
+            except TransientError as exc:
+                retry.append(entry)
+                last[entry.key] = exc.message
+            except PlatformError as exc:
+                done[entry.key] = _row(entry, state=ERROR, reason=str(exc))
+        pending = retry
+        if not pending:
+            break
+        if attempt + 1 < rounds:
+            sleep(wait)
+            wait *= 2
+    for entry in pending:
+        done[entry.key] = _row(entry, state=RATE, reason=f"{last[entry.key]}; tried {rounds} times, planned again "
+                                                         "by the next run")
+    plan.rows = [done[k] for k in sorted(done, key=order.get)]
+    _shared_bot_branches(plan.rows)
+    plan.rows += [_refused_row(r, fleet.path) for r in fleet.refused]
+    _matrices(plan, releases, limit)
+    plan.requests, plan.conditional, plan.not_modified = remote.requests, remote.conditional, remote.not_modified
+    return plan
+
+
+def _shared_bot_branches(rows: list[Row]) -> None:
+    """Two branches of one repository whose pull requests would use the same bot branch: the second is not
+    planned (its push would replace the first's proposal); the row says to give it its own ``branch:``."""
+    first: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        if not row.job:
+            continue
+        key = (row.repository.lower(), row.bot_branch)
+        if key in first:
+            row.job, row.state = False, ERROR
+            row.reason = (f"its pull request would use the bot branch {row.bot_branch}, as {first[key].template}'s "
+                          "does: give this branch its own branch: in .github/executorch-pack-bot.yml")
+        else:
+            first[key] = row
+
+
+def _with_resume(fn, rounds, pause, sleep):
+    for attempt in range(max(1, rounds)):
+        try:
+            return fn()
+        except TransientError:
+            if attempt + 1 >= rounds:
+                raise
+            sleep(pause * 2 ** attempt)
+
+
+def _row(entry: Entry, **kw) -> Row:
+    return Row(template=entry.label(), repository=entry.repository, branch=entry.branch or "",
+               track=entry.track or "", line=entry.line, **kw)
+
+
+def _refused_row(r: Refused, path: str) -> Row:
+    return Row(template=r.what, state=REFUSED, reason=f"{path}:{r.line}: {r.reason}" if r.line else r.reason,
+               line=r.line)
+
+
+def _plan_entry(remote: Remote, entry: Entry, releases: list, plan: Plan) -> Row:
+    from bot.versions import to_semver
+
+    pins: Pins = read_pins(remote, entry.repository, entry.branch)
+    if pins.missing:
+        return _row(entry, state=NOT_VISIBLE, reason=pins.error)
+    if pins.error:
+        return _row(entry, state=TEMPLATE, reason=pins.error)
+    release, why = choose_target(releases, pins.current, entry.track)
+    base = _row(entry, current=pins.current, bot_branch=pins.bot_branch)
+    if why:
+        base.state, base.reason = ERROR, why
+        return base
+    if release is None:
+        base.state, base.target = UP_TO_DATE, pins.current
+        base.pack_version = _pack_version(pins.current, pins.label)
+        return base
+    target = str(Version(release.tag[1:]))
+    base.target = target
+    base.pack_version = f"{to_semver(target)}-{pins.label}" if pins.label else to_semver(target)
+    bot_branch = pins.bot_branch.replace("{version}", target)
+    base.bot_branch = bot_branch
+    _pull_state(remote, entry, bot_branch, target, base)
+    return base
+
+
+def _pack_version(current: str, label: Optional[str]) -> str:
+    from bot.versions import to_semver
+    try:
+        return f"{to_semver(current)}-{label}" if label else to_semver(current)
+    except Exception:  # noqa: BLE001 - a nightly has no pack version; the row only shows it
+        return ""
+
+
+def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row: Row) -> None:
+    """Fill ``row``'s PR fields and decide ``row.job`` from the bot's pull requests on ``bot_branch``.
+
+    GitHub REST docs, "List pull requests": ``head=OWNER:BRANCH`` filters by
+    the head branch (a bare branch name is ignored).  A pull request is the
+    bot's when its body carries the fingerprint marker and its head is in the
+    template repository (as :mod:`bot.github.publish` decides).
+    """
+    from bot.report import parse_fingerprint
+
+    owner = entry.repository.split("/")[0]
+
+    def keep(items):
+        return [{"number": p.get("number"), "state": p.get("state"), "merged": p.get("merged_at") is not None,
+                 "url": p.get("html_url"), "title": p.get("title") or "", "ours": parse_fingerprint(p.get("body"))
+                 is not None and ((p.get("head") or {}).get("repo") or {}).get("full_name", "").lower()
+                 == entry.repository.lower()} for p in items if isinstance(p, dict)]
+
+    pulls = remote.get_pages(f"/repos/{entry.repository}/pulls",
+                             {"state": "all", "head": f"{owner}:{bot_branch}", "per_page": 100},
+                             what=f"list the pull requests of {entry.repository}", keep=keep)
+    if pulls is MISSING:
+        row.state, row.reason = NOT_VISIBLE, f"GitHub answers 404 for the pull requests of {entry.repository}"
+        return
+    version = lambda p: (m.group(1) if (m := _TITLE.match(p["title"])) else "")   # noqa: E731
+    open_ours = [p for p in pulls if p["state"] == "open" and p["ours"]]
+    foreign = [p for p in pulls if p["state"] == "open" and not p["ours"]]
+    if foreign:
+        p = foreign[0]
+        row.state, row.pr_url, row.pr_state = FOREIGN, p["url"] or "", "open"
+        row.reason = (f"#{p['number']} is open from {bot_branch} without the bot's fingerprint; merge or close it to "
+                      "hand the branch back")
+        return
+    if open_ours:
+        p = max(open_ours, key=lambda p: p["number"])
+        row.pr_url, row.pr_state = p["url"] or "", "open"
+        if version(p) == target:
+            row.state, row.reason = PR_OPEN, f"#{p['number']} proposes {target}"
+            return
+        row.state, row.job, row.reason = BEHIND, True, f"#{p['number']} proposes {version(p) or 'another version'}: update it"
+        return
+    closed = sorted((p for p in pulls if p["ours"] and p["state"] == "closed" and not p["merged"]
+                     and version(p) == target), key=lambda p: -p["number"])
+    if closed and _closed_by_person(remote, entry.repository, closed[0]["number"]):
+        p = closed[0]
+        row.state, row.pr_url, row.pr_state = CLOSED, p["url"] or "", "closed"
+        row.reason = f"#{p['number']} proposed {target} and was closed unmerged; a newer release opens a new one"
+        return
+    row.state, row.job, row.reason = BEHIND, True, f"open a pull request for {target}"
+
+
+def _closed_by_person(remote: Remote, repository: str, number: int) -> bool:
+    """:func:`bot.github.lifecycle.closed_by_branch_deletion`'s rule on the issue events (one conditional request):
+    False when the head branch's deletion closed it (the pins are proposed again)."""
+    events = remote.get_pages(f"/repos/{repository}/issues/{number}/events", {"per_page": 100},
+                              what=f"list the events of #{number} in {repository}",
+                              keep=lambda items: [{"event": e.get("event"), "at": e.get("created_at")}
+                                                  for e in items if isinstance(e, dict)])
+    if events is MISSING:
+        return True
+    deleted = next((e["at"] for e in events if e["event"] == "head_ref_deleted"), None)
+    closed = next((e["at"] for e in events if e["event"] == "closed"), None)
+    return not (deleted is not None and (closed is None or deleted <= closed))
+
+
+def _matrices(plan: Plan, releases: list, limit: int) -> None:
+    """One pack job per pack version that a pull-request job needs; one pull-request job per template behind."""
+    from bot.github.assets import find_pack_asset
+    from bot.versions import to_semver, version_to_tag
+
+    by_tag = {r.tag: r for r in releases}
+    packs: dict[str, dict] = {}
+    for row in plan.rows:
+        if not row.job:
+            continue
+        if len(plan.pulls) >= limit:
+            row.job, row.state = False, DEFERRED
+            row.reason = f"the pull-request matrix holds {limit} jobs at most; planned again by the next run"
+            continue
+        tag = version_to_tag(row.target)
+        if row.pack_version not in packs:
+            local = row.pack_version != to_semver(row.target)   # X.Y.Z-LABEL: a locally built pack
+            asset = None if local else find_pack_asset(by_tag.get(tag), row.target)
+            packs[row.pack_version] = {
+                "pack-version": row.pack_version, "version": row.target, "tag": tag,
+                "source": "release-asset" if asset else "build", "pack-url": asset.download_url if asset else "",
+                "sha256": (asset.digest or "").removeprefix("sha256:") if asset else "",
+                "artifact": f"executorch-pack-{row.pack_version}",
+                # a build needs a template checkout (its Python requirements): the first template on that pack
+                "template": row.repository, "branch": row.branch, "templates": 0}
+        packs[row.pack_version]["templates"] += 1
+        plan.pulls.append({"repository": row.repository, "name": row.repository.split("/", 1)[1],
+                           "branch": row.branch, "version": row.target, "pack-version": row.pack_version,
+                           "artifact": packs[row.pack_version]["artifact"], "key": job_key(row.repository, row.branch),
+                           "current": row.current, "bot-branch": row.bot_branch})
+    plan.packs = sorted(packs.values(), key=lambda p: Version(p["version"]))
+
+
+def discover(remote: Remote, fleet: FleetList) -> list[Entry]:
+    """The repositories of each ``discover:`` rule: ``GET /orgs/{org}/repos`` (GitHub REST docs, "List
+    organization repositories": each item carries ``topics``, ``archived`` and ``default_branch``), 100 per
+    page, conditional; archived repositories are left out.  A 404 is a refused row of the list."""
+    found: list[Entry] = []
+    for rule in fleet.discover:
+        def keep(items):
+            return [{"full_name": r.get("full_name"), "topics": r.get("topics") or [], "archived": r.get("archived")}
+                    for r in items if isinstance(r, dict)]
+        try:
+            repos = remote.get_pages(f"/orgs/{rule.organization}/repos", {"per_page": 100, "type": "all"},
+                                     what=f"list the repositories of {rule.organization}", keep=keep)
+        except PlatformError as exc:
+            fleet.refused.append(Refused(f"organization: {rule.organization}", str(exc), rule.line))
+            continue
+        if repos is MISSING:
+            fleet.refused.append(Refused(f"organization: {rule.organization}",
+                                         f"GitHub answers 404 for the organization {rule.organization}: it does not "
+                                         "exist or the App is not installed there", rule.line))
+            continue
+        matched = [r["full_name"] for r in repos
+                   if rule.topic in r["topics"] and not r["archived"] and isinstance(r["full_name"], str)]
+        if not matched:
+            fleet.refused.append(Refused(f"organization: {rule.organization}",
+                                         f"no repository of {rule.organization} that the token can see carries the "
+                                         f"topic {rule.topic} (is the App installed there?)", rule.line))
+        found += [Entry(full, None, rule.track, 0, source=f"topic {rule.organization}/{rule.topic}") for full in matched]
+    return found

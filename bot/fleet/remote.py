@@ -1,0 +1,132 @@
+"""GitHub as the fleet plan asks it: conditional GETs, a request count, and "not visible" kept apart.
+
+Every GET goes through PyGithub's requester (auth, base URL, timeouts, and the
+bot's retries: 5xx, 429 and the secondary-rate-limit 403 honouring
+``Retry-After``, :func:`bot.github.client.make_retry`) inside
+:func:`bot.github.client.call`.  A GET with a cached ETag is sent with
+``If-None-Match``; a ``304 Not Modified`` reuses what the cache kept of the
+earlier answer (GitHub REST docs, "Best practices for using the REST API":
+a 304 does not count against the primary rate limit).  A 404 is returned as
+:data:`MISSING`: GitHub answers 404 for a repository the token cannot see
+(private and not installed) as for one that does not exist (GitHub REST docs,
+"Troubleshooting the REST API").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Optional
+from urllib.parse import urlencode
+
+from bot.errors import PlatformError
+from bot.fleet.cache import FleetCache
+from bot.github.client import RetryPolicy, call
+
+MISSING = object()   # GitHub answered 404
+MAX_PAGES = 50
+
+
+class Remote:
+    """Conditional GETs against one GitHub API (``gh``: a ``github.Github``), counted in :attr:`requests`.
+
+    ``conditional`` counts the requests sent with ``If-None-Match`` and
+    ``not_modified`` the 304s among them.
+    """
+
+    def __init__(self, gh, cache: FleetCache, policy: Optional[RetryPolicy] = None):
+        self.gh = gh
+        self.cache = cache
+        self.policy = policy
+        self.requests = 0
+        self.conditional = 0
+        self.not_modified = 0
+
+    def _raw(self, url: str, params: Optional[dict], etag: Optional[str], what: str):
+        from github import GithubException
+
+        req = self.gh.requester
+
+        def once():
+            self.requests += 1
+            headers = {"If-None-Match": etag} if etag else None
+            status, hdrs, body = req.requestJson("GET", url, parameters=params, headers=headers)
+            if status in (304, 404):
+                return status, hdrs, None
+            if status >= 400:
+                try:
+                    data = json.loads(body) if body else {}
+                except ValueError:
+                    data = {"message": body}
+                raise GithubException(status, data, hdrs)
+            try:
+                return status, hdrs, json.loads(body)
+            except ValueError:
+                raise PlatformError(f"cannot {what}: GitHub answered HTTP {status} with a body that is not JSON") from None
+
+        if etag:
+            self.conditional += 1
+        status, hdrs, data = call(once, what, self.policy)
+        if status == 304:
+            self.not_modified += 1
+        return status, {k.lower(): v for k, v in hdrs.items()}, data
+
+    def get(self, path: str, params: Optional[dict] = None, *, what: str,
+            keep: Callable[[object], object] = lambda data: data):
+        """``keep(JSON answer)`` of ``GET path?params``, or :data:`MISSING` for a 404.
+
+        With an ETag cached for this request, it is sent as ``If-None-Match`` and a
+        304 returns the kept value of the earlier answer.  Raises
+        :class:`~bot.errors.PlatformError` for another refusal and
+        :class:`~bot.errors.TransientError` when the retries are used up.
+        """
+        key = path + ("?" + urlencode(sorted(params.items())) if params else "")
+        cached = self.cache.etag(key)
+        status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
+        if status == 304 and cached is not None:
+            return cached["value"]
+        if status == 304:
+            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
+        if status == 404:
+            return MISSING
+        value = keep(data)
+        if hdrs.get("etag") and "link" not in hdrs:   # one page: the whole answer is in the kept value
+            self.cache.put_etag(key, hdrs["etag"], value)
+        return value
+
+    def get_pages(self, path: str, params: dict, *, what: str, keep: Callable[[list], list]):
+        """Every page of a list answer (``Link: rel="next"``), each page's items through ``keep``.
+
+        The first page is conditional; an answer that fitted in one page is kept
+        with its ETag, so a 304 returns it (a listing of several pages is asked
+        again whole: page 1 unchanged says nothing of page 2).  Returns
+        :data:`MISSING` for a 404.
+        """
+        from bot.github.releases import _next_link
+
+        key = path + "?" + urlencode(sorted(params.items())) + "#pages"
+        cached = self.cache.etag(key)
+        status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
+        if status == 304 and cached is not None:
+            return cached["value"]
+        if status == 304:
+            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
+        if status == 404:
+            return MISSING
+        if not isinstance(data, list):
+            raise PlatformError(f"cannot {what}: GitHub answered with JSON that is not a list")
+        items = list(keep(data))
+        first_etag = hdrs.get("etag")
+        nxt = _next_link(hdrs)
+        seen = set()
+        while nxt:
+            if nxt in seen or len(seen) >= MAX_PAGES:
+                raise PlatformError(f"cannot {what}: the Link header's next page repeats or never ends")
+            seen.add(nxt)
+            status, hdrs, data = self._raw(nxt, None, None, what)
+            if status != 200 or not isinstance(data, list):
+                raise PlatformError(f"cannot {what}: page {len(seen) + 1} answered HTTP {status}")
+            items.extend(keep(data))
+            nxt = _next_link(hdrs)
+        if first_etag and not seen:
+            self.cache.put_etag(key, first_etag, items)
+        return items

@@ -1,0 +1,175 @@
+"""The fleet summary: one row per template, from the plan and the results the pull-request jobs recorded.
+
+Each pull-request job of the fleet workflow records one small JSON result
+(:func:`record`: the job's status, what ``publish`` did, the PR link,
+the flagged items of ``update``'s plan file) and uploads it; the summary
+job downloads them all next to the plan and renders :func:`render`: a
+Markdown table for the job summary (and, optionally, the body of a fleet
+dashboard issue).  A template whose job recorded nothing (the job failed
+before its last step, or was cancelled) is shown so, with the plan's row.
+Every text that came from a template or from GitHub is made inert
+(:mod:`bot.inert`): no live @mention or #reference.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+from bot import inert
+from bot.errors import UsageError
+
+RESULT_FORMAT = 1
+MAX_RESULT_BYTES = 1_000_000
+MARKER = "<!-- executorch-pack-bot:fleet-dashboard -->"
+LABEL = "executorch-pack-bot-fleet"
+TITLE = "executorch-pack-bot fleet dashboard"
+
+
+def flagged_items(plan_file: Optional[Path]) -> list[str]:
+    """``"code: message"`` of each flag in ``update --plan-file``'s JSON (:meth:`bot.plan.Plan.to_json`), [] when
+    the file is absent; a file that is not that JSON is :class:`UsageError`."""
+    if plan_file is None or not Path(plan_file).is_file():
+        return []
+    try:
+        data = json.loads(Path(plan_file).read_text(encoding="utf-8"))
+        flags = data.get("flags") or []
+        return [f"{'blocking ' if f.get('blocking') else ''}{f.get('code')}: {f.get('message')}" for f in flags]
+    except (OSError, ValueError, AttributeError, TypeError):
+        raise UsageError("not the plan file of update --plan-file", path=str(plan_file)) from None
+
+
+def record(key: str, *, status: str, action: str = "", pr_url: str = "", plan_file: Optional[Path] = None,
+           run_url: str = "", when: str = "") -> dict:
+    """The result of one pull-request job: ``key`` (the matrix entry's ``key``), the job ``status``
+    (``success``/``failure``/``cancelled``), ``publish``'s ``action`` (``created``, ``updated``, ``unchanged``,
+    ``closed-before``, ``foreign-commits``, ``foreign-pr``; "" when it did not run), the PR link, the flagged
+    items, the run link and time."""
+    return {"format": RESULT_FORMAT, "key": key, "status": status, "action": action, "pr_url": pr_url,
+            "flags": flagged_items(plan_file), "run_url": run_url, "when": when}
+
+
+def load_results(folder: Optional[Path]) -> dict[str, dict]:
+    """``{key: result}`` of every ``*.json`` under ``folder`` (downloaded artifacts, one folder each); a file
+    that is not a result is skipped (a job writes only its own)."""
+    found: dict[str, dict] = {}
+    if folder is None or not Path(folder).is_dir():
+        return found
+    for p in sorted(Path(folder).rglob("*.json")):
+        try:
+            if p.stat().st_size > MAX_RESULT_BYTES:
+                continue
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and isinstance(d.get("key"), str):
+            found[d["key"]] = d
+    return found
+
+
+def load_plan(path: Path) -> dict:
+    """The plan file of ``fleet-plan --out``; :class:`UsageError` naming it when it is not one."""
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the fleet plan: {getattr(exc, 'strerror', None) or exc}", path=str(path)) from None
+    if not isinstance(d, dict) or d.get("format") != 1 or not isinstance(d.get("rows"), list):
+        raise UsageError("not a fleet plan (fleet-plan --out)", path=str(path))
+    return d
+
+
+def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str = "") -> list[dict]:
+    """One row per template: ``template``, ``current``, ``target``, ``pr`` (link and state), ``flagged``,
+    ``last_run``, ``note``; the plan's row completed by its job's result."""
+    from bot.fleet.plan import job_key
+
+    out = []
+    for r in plan["rows"]:
+        res = results.get(job_key(r.get("repository", ""), r.get("branch") or None)) if r.get("job") else None
+        pr, note, flagged = _pr_text(r.get("pr_url"), r.get("pr_state")), r.get("reason", ""), []
+        last = f"[planned]({run_url}) {when}".strip() if run_url else f"planned {when}".strip()
+        state = r.get("state", "")
+        if r.get("job"):
+            if res is None:
+                state, note = "failed", "the pull-request job recorded no result (failed or cancelled early: see the run)"
+            else:
+                flagged = list(res.get("flags") or [])
+                if res.get("pr_url"):
+                    pr = _pr_text(res["pr_url"], res.get("action") or "")
+                state = "proposed" if res.get("status") == "success" and res.get("action") in (
+                    "created", "updated", "unchanged") else ("failed" if res.get("status") != "success"
+                                                           else res.get("action") or "not published")
+                note = _action_note(res)
+                link = res.get("run_url") or run_url
+                last = f"[{res.get('status')}]({link}) {res.get('when', '')}".strip() if link else res.get("status", "")
+        out.append({"template": r.get("template", ""), "current": r.get("current", ""), "target": r.get("target", ""),
+                    "state": state, "pr": pr, "flagged": flagged, "last_run": last, "note": note})
+    return out
+
+
+def _pr_text(url: Optional[str], state: Optional[str]) -> str:
+    if not url:
+        return ""
+    number = url.rstrip("/").rsplit("/", 1)[-1]
+    return f"[#{number}]({url}) {state or ''}".strip()
+
+
+def _action_note(res: dict) -> str:
+    return {"created": "pull request opened", "updated": "pull request updated", "unchanged": "pull request up to date",
+            "closed-before": "same pins closed unmerged before: not proposed again",
+            "foreign-commits": "someone else committed on the bot's branch: not pushed",
+            "foreign-pr": "another pull request uses the bot's branch: not pushed"}.get(
+        res.get("action") or "", "the job failed: see the run" if res.get("status") != "success" else "")
+
+
+def render(plan: dict, table: list[dict]) -> str:
+    """The Markdown summary: counts, then the table (text inert, cells without ``|`` or line breaks)."""
+    def cell(text: str) -> str:
+        return inert.markdown(str(text), cap=300).replace("|", "\\|").replace("\n", " ")
+
+    counts: dict[str, int] = {}
+    for r in table:
+        counts[r["state"]] = counts.get(r["state"], 0) + 1
+    req = plan.get("requests") or {}
+    head = [f"## ExecuTorch fleet: {len(table)} rows", "",
+            ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
+            f"Upstream `{cell(plan.get('upstream', ''))}`; {len(plan.get('packs') or [])} pack(s): "
+            + (", ".join(f"`{cell(p['pack-version'])}` ({cell(p['source'])})" for p in plan.get("packs") or []) or "none")
+            + f"; {req.get('sent', 0)} API requests for {req.get('templates', 0)} templates "
+              f"({req.get('not-modified', 0)} answered 304 Not Modified).", "",
+            "| Template | Current | Target | State | Pull request | Flagged | Last run | Note |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in table:
+        flagged = "<br>".join(cell(f) for f in r["flagged"][:10]) + (" ..." if len(r["flagged"]) > 10 else "")
+        pr = r["pr"]
+        pr_cell = cell(pr) if not pr.startswith("[#") else pr.replace("|", "\\|")
+        last = r["last_run"].replace("|", "\\|")
+        head.append(f"| {cell(r['template'])} | {cell(r['current'])} | {cell(r['target'])} | {cell(r['state'])} | "
+                    f"{pr_cell} | {flagged} | {last} | {cell(r['note'])} |")
+    return "\n".join(head) + "\n"
+
+
+def save_dashboard(gh, full_name: str, body: str) -> tuple[str, int]:
+    """Create or edit the fleet dashboard issue of ``full_name``: ``(what was done, issue number)``.
+
+    Found by the label :data:`LABEL`, the :data:`MARKER` and its author being a bot (trust from identity:
+    :func:`bot.events.event.is_bot`); edited only when the body differs.  GitHub REST docs, "List
+    repository issues", "Create an issue", "Update an issue".
+    """
+    from bot.events.context import Api
+    from bot.events.event import is_bot
+
+    api = Api(gh, full_name)
+    body = f"{MARKER}\n{body}"
+    issues = api.get("issues", "list the fleet dashboard issue", labels=LABEL, state="open", per_page=100)
+    mine = [i for i in issues or () if "pull_request" not in i and MARKER in (i.get("body") or "")
+            and is_bot(i.get("user"))]
+    if not mine:
+        made = api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the fleet dashboard issue")
+        return "created", int(made["number"])
+    issue = min(mine, key=lambda i: int(i["number"]))
+    if (issue.get("body") or "") == body:
+        return "unchanged", int(issue["number"])
+    api.patch(f"issues/{issue['number']}", {"body": body}, f"update the fleet dashboard issue #{issue['number']}")
+    return "updated", int(issue["number"])
