@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         from bot.github.client import make_github, token_from
         token = token_from(args.token)
         actions.add_mask(token)
-        done, number = summary.save_dashboard(make_github(token), args.dashboard, text)
+        # the planned-only rows without this run's link and time: the body changes only when a row does
+        quiet = summary.render(plan, summary.rows(plan, summary.load_results(args.results)), requests=False)
+        done, number = summary.save_dashboard(make_github(token), args.dashboard, quiet)
         print(f"# fleet dashboard issue #{number}: {done}")
     return 0

@@ -123,10 +123,18 @@ def _action_note(res: dict) -> str:
         res.get("action") or "", "the job failed: see the run" if res.get("status") != "success" else "")
 
 
-def render(plan: dict, table: list[dict]) -> str:
-    """The Markdown summary: counts, then the table (text inert, cells without ``|`` or line breaks)."""
+def _source(value) -> str:
+    """A pack's source as the plan names it (``build`` or ``release-asset``); anything else is ``?``."""
+    return value if value in ("build", "release-asset") else "?"
+
+
+def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
+    """The Markdown summary: counts, then the table (text inert, cells without ``|`` or line breaks).
+
+    ``requests=False`` leaves out the request counts (the dashboard issue's body: it then changes only when a
+    template's row does, so a run with nothing new edits nothing and notifies nobody)."""
     def cell(text: str) -> str:
-        return inert.markdown(str(text), cap=300).replace("|", "\\|").replace("\n", " ")
+        return inert.markdown(str(text), cap=300)   # one line, Markdown (and |) escaped, mentions broken
 
     counts: dict[str, int] = {}
     for r in table:
@@ -134,10 +142,11 @@ def render(plan: dict, table: list[dict]) -> str:
     req = plan.get("requests") or {}
     head = [f"## ExecuTorch fleet: {len(table)} rows", "",
             ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
-            f"Upstream `{cell(plan.get('upstream', ''))}`; {len(plan.get('packs') or [])} pack(s): "
-            + (", ".join(f"`{cell(p['pack-version'])}` ({cell(p['source'])})" for p in plan.get("packs") or []) or "none")
-            + f"; {req.get('sent', 0)} API requests for {req.get('templates', 0)} templates "
-              f"({req.get('not-modified', 0)} answered 304 Not Modified).", "",
+            f"Upstream {inert.code(plan.get('upstream', ''))}; {len(plan.get('packs') or [])} pack(s): "
+            + (", ".join(f"{inert.code(p['pack-version'])} ({_source(p.get('source'))})" for p in plan.get("packs") or [])
+               or "none")
+            + (f"; {req.get('sent', 0)} API requests for {req.get('templates', 0)} templates "
+               f"({req.get('not-modified', 0)} answered 304 Not Modified)." if requests else "."), "",
             "| Template | Current | Target | State | Pull request | Flagged | Last run | Note |",
             "|---|---|---|---|---|---|---|---|"]
     for r in table:
