@@ -21,8 +21,9 @@ BOT_BRANCH = "executorch-pack-bot/executorch"
 
 
 def pin_files(version: str, *, pack: str | None = None, requirement: str | None = None,
-              config: str | None = None) -> dict[str, bytes]:
-    """The pin files of a template on ExecuTorch ``version`` (``pack`` the pack pin, default ``version``)."""
+              config: str | None = None, name: str = "") -> dict[str, bytes]:
+    """The pin files of a template on ExecuTorch ``version`` (``pack`` the pack pin, default ``version``);
+    ``name`` goes into a comment of requirements.txt, so that templates do not share that file's blob."""
     pack = pack or version
     files = {
         "fw.csolution.yml": (
@@ -33,7 +34,8 @@ def pin_files(version: str, *, pack: str | None = None, requirement: str | None 
             "cbuild-pack:\n  resolved-packs:\n"
             f"    - resolved-pack: PyTorch::ExecuTorch@{pack}\n      selected-by-pack:\n"
             f"        - PyTorch::ExecuTorch@{pack}\n").encode(),
-        "requirements.txt": f"executorch=={requirement or version}\ntorch==2.9.0\n".encode(),
+        "requirements.txt": (f"# {name}\n" if name else "").encode()
+        + f"executorch=={requirement or version}\ntorch==2.9.0\n".encode(),
         "app/main.cpp": b"int main(void) { return 0; }\n",
         "README.md": b"# Firmware\n",
     }
@@ -75,7 +77,10 @@ STATES = [
 
 
 def set_state(fake: FakeGitHub, full: str, state: str) -> None:
-    """Put repository ``full`` in ``state`` (see :data:`STATES`)."""
+    """Put repository ``full`` in ``state`` (see :data:`STATES`); its requirements.txt names it."""
+    def pin_files(version, **kw):
+        return globals()["pin_files"](version, name=full, **kw)
+
     if state == "not visible":
         return   # not in the fake: GitHub answers 404, as for a repository the App is not installed on
     if state in ("behind", "refuses push"):

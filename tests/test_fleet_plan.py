@@ -57,7 +57,7 @@ def test_twenty_templates_one_pack_per_target_version_one_job_per_template_behin
     assert {t for t, r in rows.items() if r["job"]} == {t for t in STATES if STATES[t] == "behind"}
     assert rows["acme/pr-open"]["pr_url"] == "https://github.com/acme/pr-open/pull/1"
     assert "closed unmerged" in rows["acme/closed-person"]["reason"]
-    assert rows["acme/disagree"]["reason"].startswith("requirements.txt:1: the template's ExecuTorch pins disagree")
+    assert rows["acme/disagree"]["reason"].startswith("requirements.txt:2: the template's ExecuTorch pins disagree")
     assert "App is not installed" in rows["acme/hidden"]["reason"]
     refused = [(r["template"], r["reason"].split(": ", 1)[1]) for r in p["rows"] if r["state"] == "refused entry"]
     assert refused == [("acme/behind-a", f"listed twice: first at {world}:3"),
