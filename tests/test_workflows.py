@@ -33,7 +33,9 @@ FORBIDDEN_IN_RUN = re.compile(
 WRITE_JOBS = {"executorch-pack-bot.yml": {"pull-request": {"contents", "pull-requests"},
                                           "command": {"issues", "pull-requests"},
                                           "approval": {"contents", "pull-requests"},
-                                          "dashboard": {"issues"}}}
+                                          "dashboard": {"issues"}},
+             # the fleet's pull-request jobs write with an App token scoped to one repository, not with this token
+             "executorch-pack-bot-fleet.yml": {"summary": {"issues"}}}
 READ_ONLY_VALUES = {"read", "none"}
 
 

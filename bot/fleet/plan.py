@@ -344,9 +344,13 @@ def _matrices(plan: Plan, releases: list, limit: int) -> None:
                 "sha256": (asset.digest or "").removeprefix("sha256:") if asset else "",
                 "artifact": f"executorch-pack-{row.pack_version}",
                 # a build needs a template checkout (its Python requirements): the first template on that pack
-                "template": row.repository, "branch": row.branch, "templates": 0}
+                "template": row.repository, "template-owner": row.repository.split("/", 1)[0],
+                "template-name": row.repository.split("/", 1)[1], "branch": row.branch, "templates": 0}
         packs[row.pack_version]["templates"] += 1
-        plan.pulls.append({"repository": row.repository, "name": row.repository.split("/", 1)[1],
+        pack = packs[row.pack_version]
+        plan.pulls.append({"repository": row.repository, "owner": row.repository.split("/", 1)[0],
+                           "name": row.repository.split("/", 1)[1], "source": pack["source"],
+                           "pack-url": pack["pack-url"],
                            "branch": row.branch, "version": row.target, "pack-version": row.pack_version,
                            "artifact": packs[row.pack_version]["artifact"], "key": job_key(row.repository, row.branch),
                            "current": row.current, "bot-branch": row.bot_branch})
