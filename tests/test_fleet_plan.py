@@ -109,6 +109,7 @@ def test_a_no_op_fleet_costs_one_request_per_template(fake, tmp_path, capsys):
 
 def test_a_changed_pin_file_is_the_only_file_read_again(fake, world, tmp_path, capsys):
     plan(capsys, tmp_path, world)
+    plan(capsys, tmp_path, world)    # answered from the cache: the blobs it did not read are kept all the same
     fw.add_template(fake, "acme/current-a", {"requirements.txt": b"executorch==1.5.1\ntorch==2.10.0\n"})
     first = len(fake.requests)
     code, p, _ = plan(capsys, tmp_path, world)
@@ -251,3 +252,25 @@ def test_a_malformed_entry_is_a_row_and_the_rest_proceed(fake, tmp_path, capsys,
     assert code == 0
     assert [r["reason"] for r in p["rows"] if r["state"] == "refused entry"] == [f"{lst}:2: {reason}"]
     assert [j["key"] for j in p["pull-requests"]] == ["acme-ok"]
+
+
+def test_the_cache_keeps_only_what_this_run_used_and_no_file_content_under_an_etag(fake, world, tmp_path, capsys):
+    plan(capsys, tmp_path, world)
+    cache = json.loads((tmp_path / "cache" / "fleet.json").read_text())
+    assert not any("/contents/" in k for k in cache["etags"])
+    assert len(cache["pins"]) == 20          # one answer per distinct set of pin files (the hidden one has none)
+    (tmp_path / "fleet-small.yml").write_text("templates:\n  - repository: acme/current-a\n")
+    plan(capsys, tmp_path, tmp_path / "fleet-small.yml")
+    cache = json.loads((tmp_path / "cache" / "fleet.json").read_text())
+    assert sorted(k.split("?")[0] for k in cache["etags"]) == ["/repos/acme/current-a/git/trees/HEAD",
+                                                                "/repos/pytorch/executorch/releases"]
+    assert len(cache["pins"]) == 1 and len(cache["blobs"]) == 3   # csolution, cbuild-pack, requirements.txt
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"format": 99}', '{"format": 1, "etags": [1, 2]}', ""])
+def test_a_damaged_cache_file_only_costs_requests(fake, world, tmp_path, capsys, content):
+    code, fresh, _ = plan(capsys, tmp_path, world)
+    (tmp_path / "cache" / "fleet.json").write_text(content)
+    code, again, _ = plan(capsys, tmp_path, world)
+    assert code == 0 and again["rows"] == fresh["rows"] and again["packs"] == fresh["packs"]
+    assert again["requests"]["sent"] == fresh["requests"]["sent"]

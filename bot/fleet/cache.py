@@ -70,6 +70,10 @@ class FleetCache:
             return got
         return None
 
+    def keep_blobs(self, shas) -> None:
+        """Keep these blobs in the saved file though this run did not read them (their answer was cached)."""
+        self._used["blobs"].update(sha for sha in shas if sha in self.blobs)
+
     def put_blob(self, sha: str, text: str) -> None:
         if len(text) <= MAX_BLOB_CHARS:
             self.blobs[sha] = text

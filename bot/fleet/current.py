@@ -91,6 +91,7 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
     digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
     known = remote.cache.pin_result(digest)
     if known is not None:
+        remote.cache.keep_blobs(files.values())   # one changed file later re-reads only that file
         return Pins(**{k: known.get(k) for k in ("current", "label", "bot_branch", "base", "error")})
     texts = {}
     for path, sha in sorted(files.items()):
@@ -110,7 +111,7 @@ def _read_file(remote: Remote, repository: str, branch: Optional[str], path: str
     """The text of one file through the contents API (base64, GitHub REST docs "Get repository content");
     undecodable bytes are kept as surrogate escapes, so the engine refuses them as it would in a checkout."""
     got = remote.get(f"/repos/{repository}/contents/{path}", {"ref": branch} if branch else None,
-                     what=f"read {path} of {where}",
+                     what=f"read {path} of {where}", remember=False,
                      keep=lambda d: {"encoding": d.get("encoding"), "content": d.get("content")}
                      if isinstance(d, dict) else {})
     if got is MISSING or got.get("encoding") != "base64" or not isinstance(got.get("content"), str):

@@ -71,11 +71,12 @@ class Remote:
         return status, {k.lower(): v for k, v in hdrs.items()}, data
 
     def get(self, path: str, params: Optional[dict] = None, *, what: str,
-            keep: Callable[[object], object] = lambda data: data):
+            keep: Callable[[object], object] = lambda data: data, remember: bool = True):
         """``keep(JSON answer)`` of ``GET path?params``, or :data:`MISSING` for a 404.
 
         With an ETag cached for this request, it is sent as ``If-None-Match`` and a
-        304 returns the kept value of the earlier answer.  Raises
+        304 returns the kept value of the earlier answer; ``remember=False`` keeps
+        no ETag (a file's content, cached by its blob sha instead).  Raises
         :class:`~bot.errors.PlatformError` for another refusal and
         :class:`~bot.errors.TransientError` when the retries are used up.
         """
@@ -89,7 +90,7 @@ class Remote:
         if status == 404:
             return MISSING
         value = keep(data)
-        if hdrs.get("etag") and "link" not in hdrs:   # one page: the whole answer is in the kept value
+        if remember and hdrs.get("etag") and "link" not in hdrs:   # one page: the whole answer is in the kept value
             self.cache.put_etag(key, hdrs["etag"], value)
         return value
 
