@@ -214,6 +214,7 @@ def _run(args) -> int:
 
         # the bot's own message may span lines (a list of disagreeing pins): each line inert and capped
         print(f"{PROG}: error: " + "\n".join(inert.lines(exc, cap=ERROR_CAP, max_lines=60)), file=sys.stderr)
+        _keep_error(args, inert.line(exc, cap=ERROR_CAP))
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -238,7 +239,22 @@ def _run(args) -> int:
 
         print(f"{PROG}: internal error: {inert.line(text, cap=ERROR_CAP)} "
               "(set EXECUTORCH_PACK_BOT_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
+        _keep_error(args, "internal error: " + inert.line(text, cap=ERROR_CAP))
         return EXIT_BAD_INPUT
+
+
+def _keep_error(args, text: str) -> None:
+    """Append ``COMMAND: message`` (one inert line) to ``$EXECUTORCH_PACK_BOT_ERROR_FILE`` when it is set: a fleet
+    run's pull-request job records why it failed (``fleet-summary --record --error-file``).  A file that cannot
+    be written is left alone: the error is on stderr all the same."""
+    path = os.environ.get("EXECUTORCH_PACK_BOT_ERROR_FILE")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{getattr(args, 'command', '') or PROG}: {text}\n")
+    except OSError:
+        pass
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper

@@ -121,3 +121,40 @@ def test_bad_usage(tmp_path, capsys, argv, message, monkeypatch):
     code, out = cli(capsys, "fleet-summary", *argv)
     assert code == 2 and message in out.err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_refused_push_is_the_row_s_reason(tmp_path, capsys, monkeypatch):
+    """The pull-request job of a repository whose rules refuse the push fails; its recorded result carries git's
+    refusal (through $EXECUTORCH_PACK_BOT_ERROR_FILE), and the summary row shows it."""
+    from publishworld import World, require_signed_commits
+
+    world = World(tmp_path, monkeypatch)
+    try:
+        require_signed_commits(world.remote)
+        errors = tmp_path / "fleet-errors.txt"
+        monkeypatch.setenv("EXECUTORCH_PACK_BOT_ERROR_FILE", str(errors))
+        code, _ = world.run()
+        capsys.readouterr()
+    finally:
+        world.fake.stop()
+    assert code == 1
+    monkeypatch.delenv("EXECUTORCH_PACK_BOT_ERROR_FILE")
+    assert record(capsys, tmp_path, "acme-fw-template", "--status", "failure", "--action=", "--pr-url=",
+                  "--error-file", str(errors))[0] == 0
+    result = json.loads((tmp_path / "results" / "acme-fw-template" / "result.json").read_text())
+    assert result["error"].startswith("run: git push of executorch-pack-bot/executorch was refused; git said:")
+    plan = {"format": 1, "upstream": "pytorch/executorch", "packs": [], "requests": {}, "rows": [
+        {"template": "acme/fw-template", "repository": "acme/fw-template", "branch": "", "current": "1.4.0",
+         "target": "1.5.1", "state": "behind", "job": True, "reason": "open a pull request for 1.5.1"}]}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
+                    str(tmp_path / "results"))
+    (row,) = table(out.out)
+    assert row[3] == "failed" and row[7].startswith("run: git push of executorch-pack-bot/executorch was refused")
+
+
+def test_a_success_records_no_error(tmp_path, capsys):
+    errors = tmp_path / "errors.txt"
+    errors.write_text("update: an earlier failure\n")
+    assert record(capsys, tmp_path, "k", "--status", "success", "--action", "created", "--error-file", str(errors))[0] == 0
+    assert json.loads((tmp_path / "results" / "k" / "result.json").read_text())["error"] == ""

@@ -28,6 +28,8 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--action", default="", help="--record: what publish did (its action output)")
     p.add_argument("--pr-url", default="", help="--record: the pull request's link (publish's pr-url output)")
     p.add_argument("--plan-file", type=Path, help="--record: update's --plan-file, for the flagged items")
+    p.add_argument("--error-file", type=Path,
+                   help="--record: the job's $EXECUTORCH_PACK_BOT_ERROR_FILE; its last line says why the job failed")
 
 
 def _run_url() -> str:
@@ -49,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.key or not re.fullmatch(r"[A-Za-z0-9._-]{1,200}", args.key):
             raise UsageError("--record needs --key, the matrix entry's key (letters, digits, '.', '-', '_')")
         res = summary.record(args.key, status=args.status, action=args.action, pr_url=args.pr_url,
-                             plan_file=args.plan_file, run_url=_run_url(), when=now_text())
+                             plan_file=args.plan_file, run_url=_run_url(), when=now_text(),
+                             error=summary.last_error(args.error_file) if args.status != "success" else "")
         try:
             args.record.parent.mkdir(parents=True, exist_ok=True)
             args.record.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")

@@ -40,14 +40,24 @@ def flagged_items(plan_file: Optional[Path]) -> list[str]:
         raise UsageError("not the plan file of update --plan-file", path=str(plan_file)) from None
 
 
+def last_error(path: Optional[Path]) -> str:
+    """The last line of ``$EXECUTORCH_PACK_BOT_ERROR_FILE`` (``COMMAND: message``, :func:`bot.cli._keep_error`), or
+    "" when the file is absent or empty."""
+    try:
+        lines = [ln for ln in Path(path).read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+    except (OSError, TypeError):
+        return ""
+    return lines[-1][:2000] if lines else ""
+
+
 def record(key: str, *, status: str, action: str = "", pr_url: str = "", plan_file: Optional[Path] = None,
-           run_url: str = "", when: str = "") -> dict:
+           run_url: str = "", when: str = "", error: str = "") -> dict:
     """The result of one pull-request job: ``key`` (the matrix entry's ``key``), the job ``status``
     (``success``/``failure``/``cancelled``), ``publish``'s ``action`` (``created``, ``updated``, ``unchanged``,
     ``closed-before``, ``foreign-commits``, ``foreign-pr``; "" when it did not run), the PR link, the flagged
-    items, the run link and time."""
+    items, the run link and time, and ``error``: the failed command's message (:func:`last_error`)."""
     return {"format": RESULT_FORMAT, "key": key, "status": status, "action": action, "pr_url": pr_url,
-            "flags": flagged_items(plan_file), "run_url": run_url, "when": when}
+            "flags": flagged_items(plan_file), "run_url": run_url, "when": when, "error": error}
 
 
 def load_results(folder: Optional[Path]) -> dict[str, dict]:
@@ -116,6 +126,8 @@ def _pr_text(url: Optional[str], state: Optional[str]) -> str:
 
 
 def _action_note(res: dict) -> str:
+    if res.get("status") != "success" and res.get("error"):
+        return str(res["error"])
     return {"created": "pull request opened", "updated": "pull request updated", "unchanged": "pull request up to date",
             "closed-before": "same pins closed unmerged before: not proposed again",
             "foreign-commits": "someone else committed on the bot's branch: not pushed",
