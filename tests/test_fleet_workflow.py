@@ -53,7 +53,8 @@ def test_the_job_graph(doc):
     assert pr == {"fail-fast": False, "max-parallel": "${{ inputs.max-parallel }}",
                   "matrix": "${{ fromJSON(needs.plan.outputs.pull-requests) }}"}
     # a failed pack fails only the jobs of its version: the pull-request jobs run whatever the pack jobs did
-    assert jobs["pull-request"]["if"] == "${{ !cancelled() && needs.plan.outputs.pull-request-count != '0' }}"
+    assert jobs["pull-request"]["if"] == ("${{ !cancelled() && needs.plan.result == 'success' "
+                                          "&& needs.plan.outputs.pull-request-count != '0' }}")
     assert jobs["summary"]["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
     assert commands(jobs["summary"]) == ["fleet-summary"]
     assert doc["concurrency"] == {"group": "executorch-pack-bot-fleet-${{ github.repository }}",
