@@ -274,3 +274,19 @@ def test_a_damaged_cache_file_only_costs_requests(fake, world, tmp_path, capsys,
     code, again, _ = plan(capsys, tmp_path, world)
     assert code == 0 and again["rows"] == fresh["rows"] and again["packs"] == fresh["packs"]
     assert again["requests"]["sent"] == fresh["requests"]["sent"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--upstream", "pytorch/executorch"), "--upstream pytorch/executorch: expected github:OWNER/NAME"),
+    (("--max-jobs", "0"), "--max-jobs 0: expected 1 to 256"),
+    (("--max-jobs", "300"), "--max-jobs 300: expected 1 to 256"),
+    (("--pause", "-1"), "--pause -1: expected a number of seconds, 0 or more"),
+])
+def test_bad_options_are_refused_before_any_request(fake, world, tmp_path, capsys, extra, message):
+    code, captured = cli(capsys, "fleet-plan", "--list", str(world), *extra)
+    assert code == 2 and message in captured.err and fake.requests == []
+
+
+def test_a_missing_list_file_is_named(fake, tmp_path, capsys):
+    code, captured = cli(capsys, "fleet-plan", "--list", str(tmp_path / "nope.yml"))
+    assert code == 2 and f"{tmp_path / 'nope.yml'}: cannot read the fleet list" in captured.err
