@@ -92,6 +92,7 @@ class FleetList:
     entries: list[Entry] = field(default_factory=list)
     discover: list[Discover] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
+    _by_key: dict = field(default_factory=dict, repr=False)
 
     def add(self, entry: Entry) -> None:
         """Add ``entry`` unless its repository and branch are there already.
@@ -100,9 +101,10 @@ class FleetList:
         (naming the first one's line); a discovered repository already listed is
         left out without a row: the explicit entry's branches and track win.
         """
-        first = next((e for e in self.entries if e.key == entry.key), None)
+        first = self._by_key.get(entry.key)
         if first is None:
             self.entries.append(entry)
+            self._by_key[entry.key] = entry
         elif entry.source == "list":
             self.refused.append(Refused(entry.label(), f"listed twice: first at {self.path}:{first.line}",
                                         entry.line))
