@@ -71,6 +71,8 @@ class Evidence:
     upstream: str = "pytorch/executorch"
     old_vela: Optional[str] = None
     refusal: Optional[dict] = None          # the refused release asset (bot.report.refusal), when the pack was built
+    upstream_ran: bool = True               # False: no stage with upstream access ran (the parts are "not gathered")
+    proofs: dict = field(default_factory=dict)   # {"verify-pack", "compile", "model-run": pass/fail/warn/not-run}
 
 
 #: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.
@@ -155,7 +157,8 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
     from bot.template import ci as ci_mod
     from bot.template import hardware
 
-    ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env))
+    ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env),
+                  upstream_ran=source is not None)
     ev.command = reproduce_command(plan, upstream_spec or f"github:{upstream}", exclude)
     if default_token is None:
         default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))

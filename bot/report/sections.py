@@ -67,8 +67,8 @@ def intro(plan: Plan, upstream: str, evidence=None) -> str:
 def why_this_version(plan: Plan, evidence=None) -> str:
     """"Why this version": the newest stable tag, or which newer tags were skipped and why."""
     b = plan.bump
-    if not b or evidence is None:
-        return ""
+    if not b or evidence is None or not getattr(evidence, "upstream_ran", True):
+        return ""   # the tags were not read by the stage that made the record: nothing to say why
     skipped = list(getattr(evidence, "skipped", None) or [])
     if not skipped:
         return f"Why {code(b.new_tag)}: it is the newest stable release tag upstream."
@@ -170,7 +170,8 @@ def pin_source(r, evidence=None, new_tag: str = "") -> str:
     vt = getattr(evidence, "version_txt", None) if evidence is not None else None
     if src.startswith("release tag") and new_tag:
         txt = f" and `version.txt` @ {code(new_tag, in_table=True)}"
-        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if evidence is not None else ""
+        ran = evidence is not None and getattr(evidence, "upstream_ran", True)
+        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if ran else " (not read)"
         return code(src, in_table=True) + txt
     return code(src, in_table=True) if src else "—"
 
