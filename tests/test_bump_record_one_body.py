@@ -141,7 +141,7 @@ def test_a_local_upstream_path_is_not_kept_in_the_record(tmp_path, capsys):
     record = json.loads(plan_file.read_text())
     assert record["upstream"]["spec"] == "a local repository"
     code, out = cli(capsys, "publish", "--repo", str(tpl), "--plan-file", str(plan_file), "--dry-run",
-                    "--pack-index-url", "off", "--token", "x")
+                    "--pack-index-url", "off")
     assert code == 0, out.err
     assert str(tmp_path) not in out.out.split("\nBump ExecuTorch", 1)[1]
     assert re.search(r"\d+ pin edits, \d+ prose edits", out.out) and not re.search(r"\b0 pin edits", out.out)

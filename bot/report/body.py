@@ -27,6 +27,7 @@ from bot.report import sections as s
 from bot.report.pack import pack_section, used_and_gone
 from bot.report.procedure import procedure_section
 from bot.report.refusal import refusal_section
+from bot.report.verdict import verdict_section
 from bot.report.review import ci_notice, ci_section, reproduce_section, test_plan_section
 from bot.report.upstream import schema_blocking, upstream_section
 
@@ -97,6 +98,8 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
     refusal = getattr(evidence, "refusal", None)
     built = getattr(getattr(evidence, "pack", None), "how", None) == "built"
     head = [("intro", s.intro(plan, upstream, evidence)),
+            ("verdict", verdict_section(plan, evidence, pack_report, upstream, s.server())
+             if evidence is not None else ""),
             ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
             ("refusal", refusal_section(refusal, built=built) if refusal else ""),
             ("blocking", s.blocking_section(plan, extra))]

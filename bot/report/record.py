@@ -91,8 +91,12 @@ def record_of(plan, evidence=None, *, upstream_spec: Optional[str] = None, upstr
     ev = evidence
     if ev is not None and upstream_ran and b is not None:
         rp = ev.requires_python
+        changes = _changes_json(ev.changes)
+        if changes and changes.get("error") and upstream_spec and not upstream_spec.startswith("github:"):
+            for p in sorted({upstream_spec, str(Path(upstream_spec).resolve())}, key=len, reverse=True):
+                changes["error"] = changes["error"].replace(p, "the local repository")
         data["upstream"] = {"name": ev.upstream, "spec": upstream_spec_label(upstream_spec), "pdsc": bool(pdsc),
-                            "changes": _changes_json(ev.changes), "version_txt": ev.version_txt,
+                            "changes": changes, "version_txt": ev.version_txt,
                             "skipped": [list(x) for x in ev.skipped],
                             "requires_python": list(rp) if rp is not None else None}
     else:

@@ -151,17 +151,35 @@ def python_answer(evidence) -> str:
 
 
 def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
-    """``### For the reviewer``: informational items as a plain list, each answered where the bot can."""
-    items = []
+    """``### For the reviewer``: informational items, grouped by code, each group's answer said once.
+
+    A code with one item is one line (``- `code` (`path:line`): message — answer``); a code with more is a
+    line with the count and the answer, then one sub-item per occurrence.  At most ``limit`` items are listed.
+    """
+    groups: dict[str, list] = {}
     for f in plan.flags:
-        if f.blocking:
-            continue
-        a = answer(f, evidence)
-        items.append(flag_line(f, box=False) + (f" — {a}" if a else ""))
-    if not items:
+        if not f.blocking:
+            groups.setdefault(f.code, []).append(f)
+    if not groups:
         return ""
-    return "\n".join([f"### For the reviewer ({len(items)})", "", "Informational; nothing here blocks the merge.", ""]
-                     + capped(items, limit, "more items (all in the job summary)"))
+    total = sum(len(v) for v in groups.values())
+    items: list[str] = []
+    shown = 0
+    for code_, flags in groups.items():
+        a = answer(flags[0], evidence)
+        if len(flags) == 1:
+            items.append(flag_line(flags[0], box=False) + (f" — {a}" if a else ""))
+            shown += 1
+            continue
+        items.append(f"- {code(code_, cap=60)} ({len(flags)})" + (f" — {a}" if a else ""))
+        for f in flags[:max(limit - shown, 1)]:
+            loc = where(f.path, f.line)
+            items.append(f"  - {loc + ': ' if loc else ''}{markdown(f.message, cap=400)}")
+        if len(flags) > max(limit - shown, 1):
+            items.append(f"  - … and {len(flags) - max(limit - shown, 1)} more (all in the job summary)")
+        shown += len(flags)
+    return "\n".join([f"### For the reviewer ({total})", "", "Informational; nothing here blocks the merge.", ""]
+                     + items)
 
 
 def pin_source(r, evidence=None, new_tag: str = "") -> str:
