@@ -120,6 +120,7 @@ def test_the_record_carries_each_stage(world, capsys):
     assert record["stages"] == {"update": True, "publish": False}
     assert record["upstream"]["name"] == UPSTREAM and record["upstream"]["spec"] == f"github:{UPSTREAM}"
     assert record["upstream"]["pdsc"] is True
+    assert record["upstream"]["pin_lines"]["torch"] == ["torch_pin.py", 3]   # TORCH_VERSION = "2.14.0"
     assert record["upstream"]["changes"]["schema"] == [{"path": "schema/program.fbs", "kind": "comments"}]
     assert record["template"]["selected"] and record["template"]["boards"]
     assert record["mentions"]["counts"]["moved"] > 0
@@ -145,3 +146,32 @@ def test_a_local_upstream_path_is_not_kept_in_the_record(tmp_path, capsys):
     assert code == 0, out.err
     assert str(tmp_path) not in out.out.split("\nBump ExecuTorch", 1)[1]
     assert re.search(r"\d+ pin edits, \d+ prose edits", out.out) and not re.search(r"\b0 pin edits", out.out)
+
+
+def test_update_pack_that_cannot_be_read_is_bad_usage_and_writes_nothing(world, capsys):
+    _release(world)
+    co = checkout(world)
+    plan = world.tmp / "plan.json"
+    before = {p: p.read_bytes() for p in co.rglob("*") if p.is_file() and ".git" not in p.parts}
+    code, out = cli(capsys, "update", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--plan-file",
+                    str(plan), "--pack", str(world.tmp / "no-such-folder"))
+    assert code == 2 and "--pack" in out.err
+    assert not plan.exists()
+    assert {p: p.read_bytes() for p in co.rglob("*") if p.is_file() and ".git" not in p.parts} == before
+
+
+def test_a_plan_of_schema_1_still_publishes_and_says_what_it_lacks(world, capsys):
+    pack, url = _release(world)
+    _body, plan_file = workflow_path(world, capsys, pack, url)
+    record = json.loads(plan_file.read_text())
+    old = {k: record[k] for k in ("repo", "current", "target", "nothing_to_do", "pins", "edits", "flags", "files",
+                                  "fingerprint", "mentions", "written")}
+    old["schema"] = 1
+    plan_file.write_text(json.dumps(old))
+    co = world.tmp / f"co{world.runs}"
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan_file), "--dry-run",
+                    "--pack-index-url", "off")
+    assert code == 0, out.err
+    assert "Not gathered: the stage that wrote the bump record had no upstream access" in out.out
+    assert "- ❔ **`.pte` schema**: not compared (the bump record has no upstream evidence)" in out.out
+    assert re.search(r"\n[1-9]\d* pin edits, [1-9]\d* prose edits", out.out)

@@ -22,7 +22,8 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
                          "schema": [{"path", "kind"}], "components": [{"ident", "paths", "changed",
                          "by_convention"}], "backends": [{"folder", "files", "passes_added", "passes_removed",
                          "operators_added", "operators_removed", "unread"}], "error"},
-                         "version_txt", "skipped": [[tag, why]], "requires_python": [old, new] | null},
+                         "version_txt", "pin_lines": {name: [path, line]}, "skipped": [[tag, why]],
+                         "requires_python": [old, new] | null},
      "template": {"selected": [csub], "boards": [{"type", "board", "device", "path", "line"}],
                   "measurements": [{"path", "line", "text", "old"}], "stated_pythons": [[path, line, text]] | null,
                   "old_vela", "command"},
@@ -97,6 +98,7 @@ def record_of(plan, evidence=None, *, upstream_spec: Optional[str] = None, upstr
                 changes["error"] = changes["error"].replace(p, "the local repository")
         data["upstream"] = {"name": ev.upstream, "spec": upstream_spec_label(upstream_spec), "pdsc": bool(pdsc),
                             "changes": changes, "version_txt": ev.version_txt,
+                            "pin_lines": {k: list(v) for k, v in ev.pin_lines.items()},
                             "skipped": [list(x) for x in ev.skipped],
                             "requires_python": list(rp) if rp is not None else None}
     else:
@@ -129,7 +131,7 @@ def add_pack(record: dict, prov, report=None, refusal: Optional[dict] = None, no
         proofs["verify-pack"] = "fail" if failed else "pass"
         comp = report.check("compile") if hasattr(report, "check") else None
         proofs["compile"] = comp.status if comp is not None else "not-run"
-    record["stages"]["publish"] = True
+    record.setdefault("stages", {"update": True, "publish": False})["publish"] = True
     return record
 
 
@@ -194,6 +196,7 @@ def evidence_from_record(record: dict, *, repo: Path, base: Optional[str], branc
     if up:
         ev.changes = _changes_from(up.get("changes"))
         ev.version_txt = up.get("version_txt")
+        ev.pin_lines = {k: tuple(v) for k, v in (up.get("pin_lines") or {}).items()}
         ev.skipped = [tuple(x) for x in up.get("skipped") or []]
         rp = up.get("requires_python")
         ev.requires_python = tuple(rp) if rp is not None else None

@@ -57,9 +57,13 @@ def pins_line(plan, server: str, upstream: str, evidence=None) -> str:
     if not getattr(evidence, "upstream_ran", True):
         return f"- {UNKNOWN} **Pins = upstream's**: not compared (the bump record has no upstream evidence)"
     linked, by_hand, other = [], [], []
+    lines = dict(getattr(evidence, "pin_lines", None) or {})
     for r in python:
         link = upstream_link(server, upstream, r.source)
         if link:
+            at = lines.get(r.name)
+            if at and at[0] == link[0]:
+                link = (f"{link[0]}:{at[1]}", f"{link[1]}#L{at[1]}")
             linked.append(f"{code(f'{r.name}=={r.new}')} ([{link[0]}]({link[1]}))")
         elif r.source == "--set":
             by_hand.append(code(f"{r.name}=={r.new}"))
