@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Optional
@@ -120,6 +121,15 @@ def read_refusal(path: Path, option: str = "--asset-refusal") -> dict:
             raise UsageError(f"{option}: {k} is not a list of checks", path=str(p))
     if not isinstance(data["missing"], list) or not all(isinstance(m, str) for m in data["missing"]):
         raise UsageError(f"{option}: missing is not a list of entry names", path=str(p))
+    if not (isinstance(data["sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", data["sha256"])):
+        raise UsageError(f"{option}: sha256 is not 64 hexadecimal digits", path=str(p))
+    if not isinstance(data["size"], int) or isinstance(data["size"], bool) or data["size"] < 0:
+        raise UsageError(f"{option}: size is not a number of bytes", path=str(p))
+    for k in ("asset", "tag", "version"):
+        if not isinstance(data[k], str):
+            raise UsageError(f"{option}: {k} is not text", path=str(p))
+    if data["url"] is not None and not isinstance(data["url"], str):
+        raise UsageError(f"{option}: url is not text", path=str(p))
     return data
 
 
