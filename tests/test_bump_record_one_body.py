@@ -175,3 +175,4 @@ def test_a_plan_of_schema_1_still_publishes_and_says_what_it_lacks(world, capsys
     assert "Not gathered: the stage that wrote the bump record had no upstream access" in out.out
     assert "- ❔ **`.pte` schema**: not compared (the bump record has no upstream evidence)" in out.out
     assert re.search(r"\n[1-9]\d* pin edits, [1-9]\d* prose edits", out.out)
+    assert "- [ ] target type `SSE-300`" in out.out      # the template's facts are read from the checkout

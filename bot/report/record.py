@@ -256,6 +256,12 @@ def render_record(record: dict, *, repo: Path, contents: dict[str, bytes], upstr
     plan = plan_from_record(record, Path(repo), contents)
     ev = evidence_from_record(record, repo=Path(repo), base=base, branch=branch, upstream=upstream,
                               default_token=default_token, env=env)
+    if record.get("template") is None and plan.bump is not None:
+        # an older record: what the template holds is read from the checkout here (it needs no upstream)
+        from bot.report.evidence import gather
+        here = gather(plan, None, upstream=upstream, env={})
+        ev.selected, ev.boards, ev.measurements = here.selected, here.boards, here.measurements
+        ev.stated_pythons, ev.command = here.stated_pythons, here.command
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         ev.rebuild_run_url = ev.run_url
     report = pack_report_from(record)
