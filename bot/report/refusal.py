@@ -150,8 +150,9 @@ def _validator_sentence(rec: dict) -> str:
                 "run): it does not check these entries.")
     if status in ("fail", "warn"):
         return f"Upstream's `validate_pack.py` also reports a problem with this pack ({code(status)})."
-    return ("Upstream's `validate_pack.py` was not run on it by this run (`verify-pack --executorch-root DIR` runs it); "
-            "it checks the pack's structure, not these entries.")
+    return ("Upstream's `backends/arm/cmsis_pack/test/validate_pack.py` was not run on this file by this run "
+            "(`verify-pack --executorch-root DIR` runs it); it does not look for these entries: at v1.4.1 it passes "
+            "a pack that lacks them.")
 
 
 def refusal_section(rec: dict, *, built: bool = True) -> str:
