@@ -30,7 +30,6 @@ import json
 import re
 import zipfile
 from pathlib import Path
-from typing import Optional
 
 from bot.inert import code, markdown
 
