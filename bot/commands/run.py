@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bot import actions, engine, inert
     from bot.config import load_config, with_commit_mode
-    from bot.sources import open_source
+    from bot.sources import offline_hint, open_source
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -73,10 +73,11 @@ def run(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 pub = Publisher(make_github(token), full, args.repo, config, token=token,
                                 remote=args.remote, progress=say)
-            out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
-                           allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
-                           ignored=ignored, pack_index_url=index_url)
+            with offline_hint(args.upstream):
+                out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
+                               allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
+                               sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
+                               ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))

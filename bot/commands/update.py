@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from bot import engine, inert
-    from bot.sources import open_source
+    from bot.sources import offline_hint, open_source
     from bot.textreport import blocked_line, plan_summary, plural
 
     def progress(msg: str) -> None:
@@ -81,9 +81,10 @@ def _run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     load_config(args.repo)   # every setting checked here, as check and run do: a typo fails now, not in CI
     source = open_source(args.upstream)
-    plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                       allow_prerelease=args.allow_prerelease, progress=progress,
-                       exclude=tuple(args.exclude))
+    with offline_hint(args.upstream):
+        plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                           allow_prerelease=args.allow_prerelease, progress=progress,
+                           exclude=tuple(args.exclude))
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
     # The JSON (its fingerprint hashes the pins) only when it is printed or written to a plan file.
