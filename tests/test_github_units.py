@@ -321,6 +321,7 @@ def test_check_refuses_bad_to(checkout, capsys, to, msg):
 def test_publish_from_plan_file(checkout, fake, tmp_path, monkeypatch, capsys):
     fake.repo(TEMPLATE)
     monkeypatch.setenv("GITHUB_REPOSITORY", TEMPLATE)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_UNITSECRET0123")   # publish refuses to start without one
     plan_file = tmp_path / "plan.json"
     assert main(["update", "--repo", str(checkout), "--upstream", f"github:{UPSTREAM}",
                  "--plan-file", str(plan_file)]) == 0
