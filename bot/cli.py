@@ -34,6 +34,8 @@ DESCRIPTION = "Keep a CMSIS ExecuTorch firmware template on one ExecuTorch versi
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("demo", "demo", "run a complete bump offline on the shipped sample template (prints the diff and the "
                      "summary), then verify a good sample pack and the trap"),
+    ("doctor", "doctor", "the install check: read the template as a bump would, rehearse the next bump's pull request "
+                         "(nothing opened), check the repository's settings with a token"),
     ("update", "update", "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"),
     ("audit", "audit", "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an "
                        "item is blocking)"),
