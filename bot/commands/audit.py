@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 NAME = "audit"
-ORDER = 20
+ORDER = 8
 HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an item is blocking)"
 
 
