@@ -72,6 +72,32 @@ COMMAND_EXIT_CODES: dict[str, tuple[int, ...]] = {
 EXIT_CODE_NOTES = {"build-pack": "  N  a failing build step's own exit code (CMake, build_pack.sh)"}
 
 
+def deprecated_alias(parser, old: str, new: str, **kwargs) -> None:
+    """Register ``old`` as a hidden, still working spelling of option ``new`` on ``parser`` (an argparse
+    parser): it stores into ``kwargs["dest"]`` as ``new`` does (``nargs=0`` with ``const``: a switch) and prints
+    one note on stderr, ``executorch-pack-bot: note: OLD is deprecated, use NEW (OLD still works)``.
+    ``--help`` lists ``new`` only."""
+    import argparse
+
+    class Deprecated(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            print(f"{PROG}: note: {old} is deprecated, use {new} ({old} still works)", file=sys.stderr)
+            setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+    parser.add_argument(old, action=Deprecated, help=argparse.SUPPRESS, **kwargs)
+
+
+def add_output_dir(parser, help_text: str) -> None:
+    """``--output-dir DIR`` (required; a :class:`~pathlib.Path` in ``args.output_dir``): the folder a command
+    writes into, one word in every command (``build-pack``, ``fetch-pack``, ``previous-pack``); ``--dest``,
+    the old spelling of two of them, still works with a note (:func:`deprecated_alias`)."""
+    from pathlib import Path
+
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--output-dir", dest="output_dir", type=Path, metavar="DIR", help=help_text)
+    deprecated_alias(group, "--dest", "--output-dir", dest="output_dir", type=Path)
+
+
 def command_module(name: str):
     """The module of the subcommand ``name`` (a :data:`COMMANDS` name), imported now."""
     import importlib

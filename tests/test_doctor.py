@@ -133,7 +133,7 @@ def test_a_token_that_cannot_push_blocks(world, capsys):
     assert "  ! the token cannot push to the repository (GitHub answers permissions.push: false)\n" in out
 
 
-@pytest.mark.parametrize("argv,message", [(("--to", "latest"), "not a release"),
+@pytest.mark.parametrize("argv,message", [(("--version", "latest"), "not a release"),
                                           (("--upstream", "/nonexistent/x"), "does not exist")])
 def test_bad_usage_exits_2(capsys, template, argv, message):
     code, out, err = run_cli(capsys, "doctor", "--repo", template, *argv)

@@ -111,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.client import token_from
     from bot.sources import offline_hint, open_source
 
-    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+    if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
     config = load_config(args.repo)

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.to:
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     config = load_config(args.repo)
     token = token_from(args.token)
     actions.add_mask(token)

@@ -19,9 +19,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_set_argument(p)
-    p.add_argument("--stop-on-flagged", action="store_true",
-                   help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items")
+    from bot.commands.update import add_flagged_arguments
+    add_flagged_arguments(p, default=True,
+                          allowed="propose the bump as a draft pull request that lists the blocking items",
+                          stopped="propose nothing when a blocking item is flagged (exit 1)")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
     from bot.commands.check import add_ignored_argument
@@ -49,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
-    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+    if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     token = token_from(args.token)
     actions.add_mask(token)
     if not token:
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             with offline_hint(args.upstream):
                 out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                                allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                               sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
+                               sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged,
                                ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
