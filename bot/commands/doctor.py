@@ -318,7 +318,7 @@ def summary_markdown(problems: list[Problem], title: str, body: str, note: str) 
 def _template_lines(result) -> list[str]:
     """The pins table, the verdict and the mentions' buckets of an :class:`~bot.engine.Audit`."""
     from bot import inert
-    from bot.textreport import flag_lines, table
+    from bot.textreport import audit_mentions_line, flag_lines, table
 
     rows = [[f"{p.path}:{p.line}", p.kind, p.text or p.version or ""] for p in result.pins]
     lines = (table(["where", "kind", "pin"], rows).splitlines() if rows else ["No ExecuTorch pin found."])
@@ -326,20 +326,13 @@ def _template_lines(result) -> list[str]:
     lines.append(f"every ExecuTorch pin is {result.versions[0]}" if result.agree and result.versions
                  else "the pins do not agree")
     if result.mentions is not None:
-        lines.append(mentions_line(result.mentions))
+        lines.append(audit_mentions_line(result.mentions))
     for f in result.stale_mentions:
         lines.append(f"  another version in prose: {inert.line(f.path, cap=300)}:{f.line}: "
                      f"{inert.line(f.text or f.version, cap=300)}")
     if result.flags:
         lines += ["", "For review:"] + flag_lines(result.flags)
     return lines
-
-
-def mentions_line(mentions) -> str:
-    """The buckets of the mentions of the current version as a template read (not a bump) has them: "moved"
-    would claim an edit nobody made, so the first bucket says what a bump will do."""
-    summary = mentions.summary()
-    return summary.replace(" moved,", " a bump moves,", 1)
 
 
 def _full_name(args) -> Optional[str]:
