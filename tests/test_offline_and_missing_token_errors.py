@@ -94,3 +94,15 @@ def test_publish_without_a_token_is_bad_usage_before_any_request(capsys, world, 
                    "token: pass --token TOKEN or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "
                    "EXECUTORCH_PACK_BOT_TOKEN secret; docs/github-app.md); --dry-run needs none\n")
     assert fakegithub.EXCHANGES[start:] == []
+
+
+def test_run_without_a_token_is_bad_usage_before_any_request(capsys, world, monkeypatch):
+    import fakegithub
+    from github_world import checkout
+
+    co = checkout(world)
+    monkeypatch.delenv("GITHUB_TOKEN")
+    start = len(fakegithub.EXCHANGES)
+    code, out, err = run_cli(capsys, "run", "--repo", co, "--upstream", "github:pytorch/executorch")
+    assert code == 2 and "run pushes a branch and opens a pull request, which needs a token" in err
+    assert fakegithub.EXCHANGES[start:] == []

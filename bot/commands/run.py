@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         parse_user_version(args.to, what="--version")
     token = token_from(args.token)
     actions.add_mask(token)
+    if not token and not args.dry_run:   # bad usage, before any request (as publish)
+        from bot.errors import UsageError
+        raise UsageError("run pushes a branch and opens a pull request, which needs a token: pass --token TOKEN "
+                         "or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "
+                         "EXECUTORCH_PACK_BOT_TOKEN secret; docs/github-app.md); --dry-run needs none")
     if not token:
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
     from bot import inert
