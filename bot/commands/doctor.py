@@ -140,8 +140,7 @@ def run(args: argparse.Namespace) -> int:
                if blocking else "OK: nothing blocks the bot.")
     text = "\n".join(inert.lines("\n".join(out), cap=4000, max_lines=100000))
     print(text)
-    if title:
-        actions.append_summary(summary_markdown(problems, title, body, note))
+    actions.append_summary(summary_markdown(problems, title, body, note))
     return 1 if blocking else 0
 
 
@@ -304,15 +303,18 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
 
 
 def summary_markdown(problems: list[Problem], title: str, body: str, note: str) -> str:
-    """The job summary of a doctor run: the verdict, each problem with its fix, and the rehearsed pull request."""
+    """The job summary of a doctor run: the verdict, each problem with its fix, and the rehearsed pull request
+    (when there was one to rehearse: ``title`` not empty)."""
     from bot import inert
 
     blocking = [p for p in problems if p.blocking]
     head = [f"## executorch-pack-bot doctor: {'FAIL' if blocking else 'OK'}", ""]
     head += [f"- {'**blocks**' if p.blocking else 'note'}: {inert.markdown(p.what, cap=1000)} — fix: "
              f"{inert.markdown(p.fix, cap=1000)}" for p in problems] or ["Nothing blocks the bot."]
-    return ("\n".join(head) + f"\n\n{inert.markdown(note, cap=1000)}\n\n### Rehearsed pull request: "
-            f"{inert.markdown(title, cap=300)}\n\n" + body + "\n")
+    text = "\n".join(head) + f"\n\n{inert.markdown(note, cap=1000)}\n"
+    if title:   # the body is the bot's own rendering (render() made its foreign parts inert)
+        text += f"\n### Rehearsed pull request: {inert.markdown(title, cap=300)}\n\n" + body + "\n"
+    return text
 
 
 def _template_lines(result) -> list[str]:
