@@ -154,6 +154,7 @@ def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerele
     import tempfile
 
     from bot import engine
+    from bot.errors import BotError, TransientError
     from packaging.version import InvalidVersion, Version
 
     from bot.upstream.releases import stable_tags
@@ -183,6 +184,12 @@ def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerele
         engine.apply(back)
         again = engine.plan(copy, source, to=current, sets=sets, allow_prerelease=allow_prerelease, exclude=exclude)
         again.repo = Path(repo)   # the files it names are the template's
+    except TransientError:
+        raise                              # GitHub or the network: exit 3, as for the plan above
+    except (BotError, OSError) as exc:   # the scratch copy is doctor's own doing: not a fault of the install
+        return None, (f"The template is on the newest release, ExecuTorch {current}: nothing to bump. The bump from "
+                      f"the previous release, {previous.lstrip('v')}, could not be rehearsed on a scratch copy "
+                      f"({exc}); the next release will be the first bump.")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return again, (f"The template is already on the newest release, ExecuTorch {current}: nothing to bump. "
