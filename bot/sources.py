@@ -77,7 +77,10 @@ class offline_hint:
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
-        if exc is not None and hasattr(exc, "hint") and self.spec.startswith("github:"):
+        if exc is None or not self.spec.startswith("github:"):
+            return False
+        from bot.github.client import Unreachable   # loaded already: only a GitHub source raises it
+        if isinstance(exc, Unreachable):
             name = self.spec.split(":", 1)[1]
             exc.hint = (f"offline, pass a local clone instead: --upstream PATH (made where there is network with "
                         f"`git clone --bare https://github.com/{name}.git`, which keeps the release tags); "
