@@ -10,8 +10,8 @@ its :data:`COMMANDS` row), ``register(parser)`` (adds its arguments) and
 (PyGithub, lxml, PyYAML, packaging) inside ``run`` only, so that start-up stays
 fast for every command.
 
-Exit codes (:data:`bot.errors.EXIT_CODES`, printed in every ``--help``
-epilog): 0 done or nothing to do, 1 a check failed (or the output could not
+Exit codes (:data:`bot.errors.EXIT_CODES`; the top-level ``--help`` prints them all, a command's
+``--help`` only those in :data:`COMMAND_EXIT_CODES`): 0 done or nothing to do, 1 a check failed (or the output could not
 be written: a closed pipe), 2 bad usage or bad input, 3 a transient failure
 outlasted the retries (nothing changed; run again).  A :class:`~bot.errors.BotError` is printed as one line
 naming the file and line; no traceback is shown (set
@@ -34,18 +34,20 @@ DESCRIPTION = "Keep a CMSIS ExecuTorch firmware template on one ExecuTorch versi
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("demo", "demo", "run a complete bump offline on the shipped sample template (prints the diff and the "
                      "summary), then verify a good sample pack and the trap"),
-    ("update", "update", "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"),
+    ("doctor", "doctor", "the install check: read the template as a bump would, rehearse the next bump's pull request "
+                         "(nothing opened), check the repository's settings with a token"),
     ("audit", "audit", "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an "
                        "item is blocking)"),
+    ("update", "update", "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"),
+    ("verify-pack", "verify_pack", "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, "
+                                   "components, compile)"),
+    ("build-pack", "build_pack", "build the PyTorch::ExecuTorch pack: CMake configure, the targets the pack "
+                                 "takes, build_pack.sh, compile check"),
     ("check", "check", "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"),
     ("fetch-pack", "fetch_pack", "download a release's pack asset (sha256 checked) and verify it"),
     ("previous-pack", "previous_pack", "find the template's current pack (its path: pack or the current tag's "
                                        "release asset) for verify-pack --baseline"),
-    ("build-pack", "build_pack", "build the PyTorch::ExecuTorch pack: CMake configure, the targets the pack "
-                                 "takes, build_pack.sh, compile check"),
     ("publish", "publish", "push the applied bump to the bot branch and open or update its pull request"),
-    ("verify-pack", "verify_pack", "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, "
-                                   "components, compile)"),
     ("run", "run", "check, update, verify the pack asset and publish (the scheduled job)"),
     ("command", "command", "answer a comment command, an approval or a dashboard tick from $GITHUB_EVENT_PATH "
                            "(GitHub Actions outputs)"),
@@ -56,6 +58,48 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("fleet-summary", "fleet_summary", "one row per template of a fleet run (job summary, optional dashboard "
                                        "issue), or record one pull-request job's result"),
 )
+
+#: The commands the reusable workflow runs as its steps; ``--help`` lists them apart from the commands a
+#: person runs (the others in :data:`COMMANDS`).
+WORKFLOW_STEPS = frozenset({"check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard"})
+
+#: The exit codes each command can return (``--help`` shows only these): 1 needs a check that can fail,
+#: 3 a request to GitHub, the package index or a download.
+COMMAND_EXIT_CODES: dict[str, tuple[int, ...]] = {
+    "demo": (0, 1, 2), "doctor": (0, 1, 2, 3), "audit": (0, 1, 2), "update": (0, 1, 2, 3),
+    "verify-pack": (0, 1, 2), "build-pack": (0, 1, 2), "check": (0, 2, 3), "fetch-pack": (0, 1, 2, 3),
+    "previous-pack": (0, 1, 2, 3), "publish": (0, 1, 2, 3), "run": (0, 1, 2, 3), "command": (0, 1, 2, 3),
+    "dashboard": (0, 2, 3),
+}
+
+#: A command's own lines under its exit codes.
+EXIT_CODE_NOTES = {"build-pack": "  N  a failing build step's own exit code (CMake, build_pack.sh)"}
+
+
+def deprecated_alias(parser, old: str, new: str, **kwargs) -> None:
+    """Register ``old`` as a hidden, still working spelling of option ``new`` on ``parser`` (an argparse
+    parser): it stores into ``kwargs["dest"]`` as ``new`` does (``nargs=0`` with ``const``: a switch) and prints
+    one note on stderr, ``executorch-pack-bot: note: OLD is deprecated, use NEW (OLD still works)``.
+    ``--help`` lists ``new`` only."""
+    import argparse
+
+    class Deprecated(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            print(f"{PROG}: note: {old} is deprecated, use {new} ({old} still works)", file=sys.stderr)
+            setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+    parser.add_argument(old, action=Deprecated, help=argparse.SUPPRESS, **kwargs)
+
+
+def add_output_dir(parser, help_text: str) -> None:
+    """``--output-dir DIR`` (required; a :class:`~pathlib.Path` in ``args.output_dir``): the folder a command
+    writes into, one word in every command (``build-pack``, ``fetch-pack``, ``previous-pack``); ``--dest``,
+    the old spelling of two of them, still works with a note (:func:`deprecated_alias`)."""
+    from pathlib import Path
+
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--output-dir", dest="output_dir", type=Path, metavar="DIR", help=help_text)
+    deprecated_alias(group, "--dest", "--output-dir", dest="output_dir", type=Path)
 
 
 def command_module(name: str):
@@ -104,12 +148,21 @@ def build_parser(load: "list[str] | tuple[str, ...] | None" = None):
                 return "".join(indent + line + "\n" for line in text.splitlines())
             return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
 
-    epilog = exit_code_epilog()
-    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=epilog, formatter_class=Formatter)
+    class Parser(argparse.ArgumentParser):
+        """The top-level parser: its help is :func:`top_help` (the commands in two groups), argparse's own
+        layout only where the usage line would wrap."""
+
+        def format_help(self):
+            return top_help(_terminal_columns() - 2) or super().format_help()
+
+    parser = Parser(prog=PROG, description=DESCRIPTION, epilog=exit_code_epilog(), formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=argparse.ArgumentParser)
     sub.required = True
     for name, _, help_text in COMMANDS:
+        epilog = exit_code_epilog(COMMAND_EXIT_CODES[name], EXIT_CODE_NOTES.get(name, ""))
+        if name not in ("publish", "run"):   # only they open pull requests
+            epilog = epilog.replace(" (also: a pull request opened with some decorations refused)", "")
         if load is not None and name not in load:
             sub.add_parser(name, help=help_text, epilog=epilog, formatter_class=Formatter)
             continue
@@ -139,10 +192,10 @@ def _wrap(text: str, width: int) -> list[str]:
 
 def top_help(width: int) -> str | None:
     """The text of ``executorch-pack-bot --help`` for a terminal ``width - 2`` columns wide, built
-    from :data:`COMMANDS` the way argparse lays it out (usage, description, the commands, the
-    options), without importing argparse; None when the usage line would wrap (argparse decides).
-
-    A test compares it with argparse's own output at every width from 40 to 200 columns.
+    from :data:`COMMANDS` in argparse's layout (usage, description, the commands a person runs, the
+    workflow's steps (:data:`WORKFLOW_STEPS`), the options, every exit code), without importing argparse;
+    None when the usage line would wrap (argparse then lays out its own help).  The top-level parser of
+    :func:`build_parser` answers ``-h`` with this text too.
     """
     usage = f"usage: {PROG} [-h] [--version] COMMAND ..."
     if len(usage) > width:
@@ -162,10 +215,14 @@ def top_help(width: int) -> str | None:
                else f"{' ' * indent}{header}\n{' ' * help_position}{lines[0]}\n")
         return out + "".join(f"{' ' * help_position}{line}\n" for line in lines[1:])
 
-    return (usage + "\n\n" + "\n".join(_wrap(DESCRIPTION, width)) + "\n\npositional arguments:\n"
-            + item(2, "COMMAND", None) + "".join(item(4, name, text) for name, _, text in COMMANDS)
+    person = "".join(item(2, name, text) for name, _, text in COMMANDS if name not in WORKFLOW_STEPS)
+    steps = "".join(item(2, name, text) for name, _, text in COMMANDS if name in WORKFLOW_STEPS)
+    return (usage + "\n\n" + "\n".join(_wrap(DESCRIPTION, width))
+            + "\n\ncommands you run:\n" + person
+            + "\nthe workflow's steps (.github/workflows/executorch-pack-bot.yml runs them):\n" + steps
             + "\noptions:\n" + "".join(item(2, o, text) for o, text in options)
-            + "\n" + exit_code_epilog() + "\n")
+            + f"\n{PROG} COMMAND --help shows a command's options and the exit codes it can return.\n\n"
+            + exit_code_epilog() + "\n")
 
 
 def _terminal_columns() -> int:

@@ -30,9 +30,11 @@ EXIT_CODES = (
 )
 
 
-def exit_code_epilog() -> str:
-    """The exit-code table as plain text for an argparse epilog (``RawDescriptionHelpFormatter``)."""
-    return "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES)
+def exit_code_epilog(codes=None, extra: str = "") -> str:
+    """The exit-code table as plain text for an argparse epilog: every code, or only ``codes`` (the ones a
+    command can return), then ``extra`` lines (a command's own, e.g. build-pack's failing build step)."""
+    rows = [f"  {code}  {text}" for code, text in EXIT_CODES if codes is None or code in codes]
+    return "exit codes:\n" + "\n".join(rows + ([extra] if extra else []))
 
 
 class BotError(Exception):

@@ -61,3 +61,28 @@ def open_source(spec: str, token: Optional[str] = None) -> UpstreamSource:
         from bot.upstream.git import GitSource
         return GitSource(path)
     return DirectorySource(path)
+
+
+class offline_hint:
+    """Context manager around the work that reads ``--upstream``: when GitHub cannot be reached at all (a
+    :class:`bot.github.client.Unreachable`: no name resolution, a refusing proxy) and the source is
+    ``github:OWNER/NAME``, the error's hint also names the offline way, a local clone given as
+    ``--upstream PATH`` (any git clone with the release tags works: :class:`~bot.upstream.git.GitSource`).
+    The error itself (exit 3) passes on unchanged otherwise."""
+
+    def __init__(self, spec: str):
+        self.spec = spec or ""
+
+    def __enter__(self) -> "offline_hint":
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is None or not self.spec.startswith("github:"):
+            return False
+        from bot.github.client import Unreachable   # loaded already: only a GitHub source raises it
+        if isinstance(exc, Unreachable):
+            name = self.spec.split(":", 1)[1]
+            exc.hint = (f"offline, pass a local clone instead: --upstream PATH (made where there is network with "
+                        f"`git clone --bare https://github.com/{name}.git`, which keeps the release tags); "
+                        + exc.hint)
+        return False

@@ -89,6 +89,26 @@ def blocked_line(flags: list[Flag]) -> str:
     return f"Nothing written: {plural(n, 'blocking item')} above (marked !); {'; '.join(blocking_hints(flags))}; or pass --allow-flagged."
 
 
+def audit_mentions_line(mentions) -> str:
+    """The buckets of the mentions of the current version as ``audit`` (and ``doctor``) count them on a template
+    nobody bumped: ``mentions of 1.4.0: 30 a bump moves, 4 history, 2 other versions, 0 for review``
+    (``update`` says "moved" of the edits it planned; here nothing moved)."""
+    c = mentions.counts()
+    return (f"mentions of {mentions.version}: {c['moved']} a bump moves, {c['history']} history, "
+            f"{c['other']} other version{'' if c['other'] == 1 else 's'}, {c['review']} for review")
+
+
+def not_pinned_lines(rows) -> list[str]:
+    """The pins upstream sets and the template does not pin (a row without ``old``): named apart from the pin
+    table, which lists only what the bump changes, since nothing is added for them."""
+    absent = [r for r in rows if not r.old]
+    if not absent:
+        return []
+    names = ", ".join(f"{r.name} {r.new or '(unresolved)'}" for r in absent)
+    return ["", f"Upstream also pins {names}; the template does not pin {'it' if len(absent) == 1 else 'them'}, "
+                "so nothing is added."]
+
+
 def plan_summary(plan: Plan) -> str:
     """The summary printed after a plan: the pin table, changed files, flagged items."""
     b = plan.bump
@@ -99,8 +119,10 @@ def plan_summary(plan: Plan) -> str:
         else:
             lines.append(f"ExecuTorch {b.old_executorch} -> {b.new_executorch} ({b.old_tag} -> {b.new_tag})")
     lines.append("")
+    pinned = [r for r in plan.rows if r.old]
     lines.append(table(["pin", "old", "new", "source"],
-                       [[r.name, r.old or "(not pinned)", r.new or "(unresolved)", r.source] for r in plan.rows]))
+                       [[r.name, r.old, r.new or "(unresolved)", r.source] for r in pinned]))
+    lines += not_pinned_lines(plan.rows)
     lines.append("")
     if plan.nothing_to_do:
         lines.append("Nothing to change.")

@@ -20,7 +20,7 @@ from bot.errors import UsageError
 STABLE_TAG = re.compile(r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 # A release candidate tag: vX.Y.Z-rcN (nothing after the number).
 RC_TAG = re.compile(r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)-rc(0|[1-9]\d*)$")
-# What a user may type for --to / a workflow_dispatch input: X.Y.Z, optionally vX.Y.Z, optionally -rcN / rcN.
+# What a user may type for --version / a workflow_dispatch input: X.Y.Z, optionally vX.Y.Z, optionally -rcN / rcN.
 _USER_VERSION = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-?rc(0|[1-9]\d*))?$")
 
 
@@ -52,8 +52,8 @@ def version_to_tag(version: str | Version) -> str:
     return base
 
 
-def parse_user_version(text: str, *, what: str = "--to") -> Version:
-    """Validate a version typed by a user (``--to``, a workflow_dispatch input).
+def parse_user_version(text: str, *, what: str = "--version") -> Version:
+    """Validate a version typed by a user (``--version``, a workflow_dispatch input).
 
     Accepts ``X.Y.Z``, ``vX.Y.Z``, ``X.Y.ZrcN`` and ``X.Y.Z-rcN`` only; anything
     else (shell metacharacters, ranges, ``latest``) raises :class:`UsageError`

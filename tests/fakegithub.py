@@ -110,6 +110,12 @@ class FakeRepo:
         # Organization listing (GET /orgs/{org}/repos): the repository's topics and archived flag.
         self.topics: list[str] = []
         self.archived = False
+        # Settings doctor reads: "Get rules for a branch" (branch -> rules, as repository-rule-detailed),
+        # "Get default workflow permissions for a repository", and the permissions "Get a repository" shows
+        # the token (None: left out, as for an App's installation token).
+        self.branch_rules: dict[str, list[dict]] = {}
+        self.workflow_permissions = {"default_workflow_permissions": "read", "can_approve_pull_request_reviews": False}
+        self.permissions: Optional[dict] = None
 
 
 class FakeGitHub:
@@ -468,7 +474,16 @@ class FakeGitHub:
             loc = f"{host}/download/{full}/{rel['tag_name']}/{a['name']}?id={aid}&sig=signed"
             return Response(status=302, headers={"Location": loc})
         if m == "GET" and rest == "":
-            return self._json(self._repo_json(full))
+            data = self._repo_json(full)
+            if r.permissions is not None:
+                data["permissions"] = dict(r.permissions)
+            return self._json(data)
+        if m == "GET" and rest == "/actions/permissions/workflow":
+            return self._json(dict(r.workflow_permissions))
+        if m == "GET" and (mm := re.fullmatch(r"/rules/branches/(.+)", rest)):
+            from urllib.parse import unquote
+            return self._json([dict(rule, ruleset_source_type="Repository", ruleset_source=full, ruleset_id=1)
+                               for rule in r.branch_rules.get(unquote(mm.group(1)), [])])
         if m == "GET" and rest == "/releases":
             rels = sorted(r.releases, key=lambda x: x["created_at"], reverse=True)
             return self._paginate(req, rels, etag=True)

@@ -17,8 +17,10 @@ What the description cannot say, and is therefore exempt (each named):
 * a scripted answer is checked as a request only: a :class:`fakegithub.Fault` (a 5xx, 429, or the
   secondary-rate-limit 403: GitHub docs, "Rate limits for the REST API", apply to every operation, though
   operations do not document them), or the broken answers of a test that replaced the fake's router;
-* the ``{path}`` parameter of ``repos/get-content`` and the ``{ref}`` of the git-refs operations span
-  slashes (GitHub docs, "Get repository content", "Git references"); for matching, they are percent-encoded.
+* the ``{path}`` parameter of ``repos/get-content``, the ``{ref}`` of the git-refs operations and the
+  ``{branch}`` of ``repos/get-branch-rules`` span slashes (GitHub docs, "Get repository content", "Git
+  references"; a branch name such as ``executorch-pack-bot/executorch``, sent percent-encoded and decoded by
+  the fake's server); for matching, they are percent-encoded.
 
 :data:`PERMISSIONS` gives the repository permissions each operation needs with a fine-grained personal access
 token or a GitHub App installation token (the description does not carry them), as GitHub's own machine-readable
@@ -78,6 +80,8 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
     "repos/get-collaborator-permission-level": ((("Metadata", _R),),),
     "repos/get-branch-rules": ((("Metadata", _R),),),
     "repos/list-for-org": ((("Metadata", _R),),),   # the fleet's discover: (an organization's repositories)
+    # doctor only; GitHub docs, "Get default workflow permissions for a repository": Administration (read)
+    "actions/get-github-actions-default-workflow-permissions-repository": ((("Administration", _R),),),
     "repos/list-releases": (CONTENTS_R,),
     "repos/get-release-by-tag": (CONTENTS_R,),
     "repos/get-release-asset": (CONTENTS_R,),
@@ -241,7 +245,7 @@ def _Request(request):  # noqa: N802 - a class factory (openapi-core is imported
 
 def _match_path(path: str) -> str:
     """``path`` with the slashes inside a contents path percent-encoded (one ``{path}`` parameter)."""
-    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/(?:contents|git/refs?)/)(.+)", path)
+    m = re.fullmatch(r"(/repos/[^/]+/[^/]+/(?:contents|git/refs?|rules/branches)/)(.+)", path)
     return m.group(1) + m.group(2).replace("/", "%2F") if m else path
 
 

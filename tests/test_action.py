@@ -164,7 +164,7 @@ def test_version_and_dry_run_map_to_flags(tmp_path):
     run.run({"command": "update", "version": "1.5.1", "dry-run": "true", "token": "ghs_app_token"})
     (call,) = run.calls()
     assert call["argv"] == ["update", "--repo", ".", "--upstream", "github:pytorch/executorch",
-                            "--to", "1.5.1", "--dry-run"]
+                            "--version", "1.5.1", "--dry-run"]
     assert call["token"] == "ghs_app_token"
 
 
@@ -190,7 +190,7 @@ def test_hostile_version_reaches_the_bot_as_one_argument(tmp_path):
     run = ActionRun(tmp_path)
     run.run({"command": "check", "version": '1.5.1"; touch pwned; echo "'})
     (call,) = run.calls()
-    assert call["argv"][-2:] == ["--to", '1.5.1"; touch pwned; echo "']
+    assert call["argv"][-2:] == ["--version", '1.5.1"; touch pwned; echo "']
     assert not (tmp_path / "pwned").exists()
 
 

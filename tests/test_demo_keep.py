@@ -21,6 +21,10 @@ def test_demo_keep_dry_run_leaves_the_pristine_sample_and_prints_the_next_comman
     assert (keep / "template" / "cmsis-executorch.csolution.yml").read_bytes() == sample
     assert (keep / "executorch.git").is_dir()
     assert f"executorch-pack-bot update --repo {keep / 'template'} --upstream {keep / 'executorch.git'} --dry-run" in out
+    assert (f"  executorch-pack-bot doctor --repo {keep / 'template'} --upstream {keep / 'executorch.git'}   "
+            "# the install check, offline\n") in out
+    rc, out, _ = run_cli(capsys, "doctor", "--repo", keep / "template", "--upstream", keep / "executorch.git")
+    assert rc == 0 and out.rstrip().endswith("OK: nothing blocks the bot.")
     rc, out, _ = run_cli(capsys, "update", "--repo", keep / "template", "--upstream", keep / "executorch.git")
     assert rc == 0 and "Wrote" in out
 

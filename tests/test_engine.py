@@ -114,7 +114,7 @@ def test_second_run_has_nothing_to_do(template, upstream_repo, capsys):
 
 def test_update_to_an_explicit_version(template, upstream_repo, capsys):
     code, out, err = run_cli(capsys, "update", "--repo", template, "--upstream", upstream_repo,
-                             "--to", "v1.5.1", "--dry-run")
+                             "--version", "v1.5.1", "--dry-run")
     assert code == 0, err
     assert "ExecuTorch 1.4.0 -> 1.5.1" in out
 

@@ -67,15 +67,15 @@ def test_hash_pinned_requirement(template, upstream_repo, capsys):
 
 
 def test_unknown_target_version(template, upstream_repo, capsys):
-    assert_refused(capsys, template, upstream_repo, "--to", "9.9.9", message=["9.9.9"])
+    assert_refused(capsys, template, upstream_repo, "--version", "9.9.9", message=["9.9.9"])
 
 
 def test_malformed_target_version(template, upstream_repo, capsys):
-    assert_refused(capsys, template, upstream_repo, "--to", "1.5.1; rm -rf /", message=["not a release version"])
+    assert_refused(capsys, template, upstream_repo, "--version", "1.5.1; rm -rf /", message=["not a release version"])
 
 
 def test_rc_target_without_allow_prerelease(template, upstream_repo, capsys):
-    assert_refused(capsys, template, upstream_repo, "--to", "1.5.1-rc1", message=["--allow-prerelease"])
+    assert_refused(capsys, template, upstream_repo, "--version", "1.5.1-rc1", message=["--allow-prerelease"])
 
 
 def test_upstream_without_the_pin_files(template, tmp_path, capsys):

@@ -40,7 +40,7 @@ def write(root: Path, tag: str, path: str, text: str) -> None:
 def test_multiline_torch_pin_expression_prints_as_one_capped_flag_line(tags, template, capsys):
     write(tags, "v1.5.1", "torch_pin.py",
           f'TORCH_VERSION = ("2.14.0" if FLAG else """{HOSTILE}""" + "{"x" * 5000}")\n')
-    code, out, err = run_cli(capsys, "update", "--repo", template, "--upstream", str(tags), "--to", "1.5.1",
+    code, out, err = run_cli(capsys, "update", "--repo", template, "--upstream", str(tags), "--version", "1.5.1",
                              "--dry-run")
     assert code == 0, err
     assert [ln for ln in _lines(out + err) if _is_command(ln)] == []

@@ -177,7 +177,7 @@ def test_failing_download_gives_up_cleanly(fake, tmp_path):
 
 def test_fetch_pack_command_downloads_and_verifies(fake, tmp_path, capsys):
     _asset(fake, data=b"not a zip at all")
-    code = main(["fetch-pack", "--version", "1.5.1", "--dest", str(tmp_path / "d"), "--upstream", f"github:{UPSTREAM}"])
+    code = main(["fetch-pack", "--version", "1.5.1", "--output-dir", str(tmp_path / "d"), "--upstream", f"github:{UPSTREAM}"])
     out = capsys.readouterr()
     assert code in (1, 2)                 # verify-pack refuses a file that is not a zip
     assert (tmp_path / "d" / "PyTorch.ExecuTorch.1.5.1.pack").is_file()
@@ -186,7 +186,7 @@ def test_fetch_pack_command_downloads_and_verifies(fake, tmp_path, capsys):
 
 def test_fetch_pack_without_asset_is_a_clear_error(fake, tmp_path, capsys):
     fake.add_release(UPSTREAM, "v1.5.1")
-    assert main(["fetch-pack", "--version", "1.5.1", "--dest", str(tmp_path), "--upstream", f"github:{UPSTREAM}"]) == 2
+    assert main(["fetch-pack", "--version", "1.5.1", "--output-dir", str(tmp_path), "--upstream", f"github:{UPSTREAM}"]) == 2
     assert "has no asset PyTorch.ExecuTorch.1.5.1.pack" in capsys.readouterr().err
 
 
@@ -313,7 +313,7 @@ def test_check_prints_and_writes_outputs(checkout, fake, tmp_path, monkeypatch, 
 @pytest.mark.parametrize("to,msg", [("1.9.9", "no tag v1.9.9"), ("1.5.1-rc1", "prerelease"),
                                     ("latest", "not a release")])
 def test_check_refuses_bad_to(checkout, capsys, to, msg):
-    assert main(["check", "--repo", str(checkout), "--upstream", f"github:{UPSTREAM}", "--to", to]) == 2
+    assert main(["check", "--repo", str(checkout), "--upstream", f"github:{UPSTREAM}", "--version", to]) == 2
     err = capsys.readouterr().err
     assert msg in err and "Traceback" not in err
 
@@ -321,6 +321,7 @@ def test_check_refuses_bad_to(checkout, capsys, to, msg):
 def test_publish_from_plan_file(checkout, fake, tmp_path, monkeypatch, capsys):
     fake.repo(TEMPLATE)
     monkeypatch.setenv("GITHUB_REPOSITORY", TEMPLATE)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_UNITSECRET0123")   # publish refuses to start without one
     plan_file = tmp_path / "plan.json"
     assert main(["update", "--repo", str(checkout), "--upstream", f"github:{UPSTREAM}",
                  "--plan-file", str(plan_file)]) == 0

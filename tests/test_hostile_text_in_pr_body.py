@@ -30,7 +30,7 @@ def test_hostile_pin_and_csub_render_inert(tags, template, tmp_path, capsys):
     pin = tags / "v1.5.1" / "torch_pin.py"
     pin.write_text(f'TORCH_VERSION = ("2.14.0" if X else """\n{HOSTILE}\n""")\n')
     plan = tmp_path / "plan.json"
-    rc, _, err = run_cli(capsys, "update", "--repo", template, "--upstream", tags, "--to", "1.5.1",
+    rc, _, err = run_cli(capsys, "update", "--repo", template, "--upstream", tags, "--version", "1.5.1",
                          "--plan-file", plan)
     assert rc == 0, err
     # the generator writes names into the PDSC as they are (no XML escaping): the Csub keeps all but '<!--'

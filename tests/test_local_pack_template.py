@@ -68,7 +68,7 @@ def test_current_pins_of_a_local_template(template):
 
 def test_update_keeps_the_label_in_pins_path_and_lock(template, upstream_repo, capsys):
     _make_local(template)
-    rc, out, err = update(capsys, template, upstream_repo, "--to", "1.5.1", "--allow-flagged")
+    rc, out, err = update(capsys, template, upstream_repo, "--version", "1.5.1", "--allow-flagged")
     assert rc == 0, (out, err)
     sol = (template / "cmsis-executorch.csolution.yml").read_text()
     assert "- pack: PyTorch::ExecuTorch@1.5.1-local" in sol
@@ -82,7 +82,7 @@ def test_update_keeps_the_label_in_pins_path_and_lock(template, upstream_repo, c
 def test_update_lists_one_reviewer_item_with_the_build_pack_command(template, upstream_repo, tmp_path, capsys):
     _make_local(template)
     plan_file = tmp_path / "plan.json"
-    rc, out, err = update(capsys, template, upstream_repo, "--to", "1.5.1", "--allow-flagged",
+    rc, out, err = update(capsys, template, upstream_repo, "--version", "1.5.1", "--allow-flagged",
                           "--plan-file", plan_file)
     assert rc == 0, (out, err)
     plan = json.loads(plan_file.read_text())
@@ -101,7 +101,7 @@ def test_a_label_the_bot_does_not_understand_is_refused_naming_the_line(template
     p = template / "app/app.cproject.yml"
     p.write_text(p.read_text().replace("@1.4.0-local", f"@{pin}"))
     line = next(i for i, t in enumerate(p.read_text().splitlines(), 1) if pin in t)
-    _out, err = assert_refused(capsys, template, upstream_repo, "--to", "1.5.1",
+    _out, err = assert_refused(capsys, template, upstream_repo, "--version", "1.5.1",
                                message=[f"app/app.cproject.yml:{line}:", "is not a pack version"])
 
 

@@ -96,7 +96,7 @@ def test_audit_lists_a_review_item_run_after_run_and_ignore_mentions_files_it(tm
     assert left(aud) == [("other", "README.md", 3, "1.4.0",
                           "ignore-mentions: the build label follows the pack by hand")]
     code, out, _ = run_cli(capsys, "audit", "--repo", repo)
-    assert "\nmentions of 1.4.0: 2 moved, 0 history, 1 other version, 0 for review\n" in out
+    assert "\nmentions of 1.4.0: 2 a bump moves, 0 history, 1 other version, 0 for review\n" in out
 
 
 def test_ignore_mentions_by_glob(tmp_path, tags, capsys):

@@ -14,7 +14,7 @@ PACK = "PyTorch.ExecuTorch.1.5.1.pack"
 
 
 def fetch(capsys, dest):
-    return cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+    return cli(capsys, "fetch-pack", "--version", "1.5.1", "--output-dir", str(dest), "--upstream", f"github:{UPSTREAM}")
 
 
 def _pack_world(world):
@@ -99,7 +99,7 @@ def test_disk_full_while_downloading_is_a_clear_error_and_leaves_no_part_file(fa
 def test_fetch_pack_keeps_the_pack_in_dest(world, capsys):
     _pack_world(world)
     dest = world.tmp / "dest"
-    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--output-dir", str(dest), "--upstream", f"github:{UPSTREAM}")
     assert code == 0 and sorted(p.name for p in dest.iterdir()) == ["PyTorch.ExecuTorch.1.5.1.pack"]
 
 
@@ -139,7 +139,7 @@ def test_private_upstream_asset_is_downloaded_through_the_api_with_the_token(wor
     objects_host.assets = world.assets
     world.asset_host = objects_host.url            # the 302 goes to another 127.0.0.1 port
     dest = world.tmp / "dest"
-    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(dest), "--upstream", f"github:{UPSTREAM}")
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--output-dir", str(dest), "--upstream", f"github:{UPSTREAM}")
     assert code == 0, out.err
     assert (dest / "PyTorch.ExecuTorch.1.5.1.pack").read_bytes() == pack.read_bytes()
     api = [s for s in world.requests if "/releases/assets/" in s.path]
@@ -152,7 +152,7 @@ def test_private_upstream_asset_is_downloaded_through_the_api_with_the_token(wor
 def test_a_redirect_on_the_same_host_gets_no_token_either(world, capsys):
     _pack_world(world)
     world.repo(UPSTREAM).private = True
-    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(world.tmp / "d"),
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--output-dir", str(world.tmp / "d"),
                     "--upstream", f"github:{UPSTREAM}")
     assert code == 0, out.err
     got = [s for s in world.requests if s.path.startswith("/download/")]
@@ -162,7 +162,7 @@ def test_a_redirect_on_the_same_host_gets_no_token_either(world, capsys):
 def test_without_a_token_the_browser_download_url_is_used(world, capsys, monkeypatch):
     _pack_world(world)
     monkeypatch.delenv("GITHUB_TOKEN")
-    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--dest", str(world.tmp / "d"),
+    code, out = cli(capsys, "fetch-pack", "--version", "1.5.1", "--output-dir", str(world.tmp / "d"),
                     "--upstream", f"github:{UPSTREAM}")
     assert code == 0, out.err
     assert not [s for s in world.requests if "/releases/assets/" in s.path]

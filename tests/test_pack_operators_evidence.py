@@ -154,7 +154,7 @@ def test_previous_pack_command_records_its_answer(tmp_path, template, capsys, mo
     monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
     from bot.sample import UPSTREAM_DIR
     dest = tmp_path / "dest"
-    assert main(["previous-pack", "--repo", str(template), "--dest", str(dest), "--upstream", str(UPSTREAM_DIR)]) == 0
+    assert main(["previous-pack", "--repo", str(template), "--output-dir", str(dest), "--upstream", str(UPSTREAM_DIR)]) == 0
     record = json.loads((dest / "previous-pack.json").read_text())
     assert record["pack"] is None and record["note"].startswith("no previous pack to compare operators with")
 

@@ -93,7 +93,7 @@ def test_check_index_not_ready_without_wheels(releases, tpl, tmp_path, monkeypat
 
 
 def test_a_no_op_check_asks_neither_the_contents_api_nor_the_index(releases, tpl, tmp_path, monkeypatch, capsys):
-    code, out, outs = check_outputs(capsys, tpl, tmp_path, monkeypatch, "--to", "1.4.0")
+    code, out, outs = check_outputs(capsys, tpl, tmp_path, monkeypatch, "--version", "1.4.0")
     assert code == 0 and outs["update-needed"] == "false" and outs["index-ready"] == "false"
     assert releases.count() <= 2
     assert releases.count("GET", "/pypi/") == 0 and releases.count("GET", "/contents/") == 0

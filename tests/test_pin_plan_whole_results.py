@@ -125,7 +125,7 @@ def test_without_a_current_tag_and_no_tosa_upstream_nothing_is_flagged():
 
 
 @pytest.mark.parametrize("sets, message", [
-    ({"ExecuTorch": "1.5.1"}, "--set executorch=...: choose the ExecuTorch version with --to"),
+    ({"ExecuTorch": "1.5.1"}, "--set executorch=...: choose the ExecuTorch version with --version"),
     ({"numpy": "2.0.0"}, "--set numpy=2.0.0: numpy is not a pin the bump writes (known: ethos-u-vela, flatbuffers, "
                          "ml-dtypes, torch, torchao, tosa-tools)"),
     ({"torch": "latest"}, "--set torch=latest: 'latest' is not a version"),

@@ -202,7 +202,7 @@ def test_reproduce_locally_gives_the_update_command_and_the_fingerprint(tmp_path
     p = plan(tmp_path)
     p.rows.append(PinRow("ethos-u-vela", "5.1.0", "5.2.0", "--set"))
     cmd = reproduce_command(p, "github:pytorch/executorch", ("docs/**",))
-    assert cmd == ("executorch-pack-bot update --repo . --upstream github:pytorch/executorch --to 1.5.1 "
+    assert cmd == ("executorch-pack-bot update --repo . --upstream github:pytorch/executorch --version 1.5.1 "
                    "--set ethos-u-vela=5.2.0 --exclude 'docs/**' --dry-run")
     body = pr_body(p, upstream=UPSTREAM, evidence=Evidence(command=cmd, pack=PackProvenance()))
     assert f"```sh\n{cmd}\n```" in body and f"`{p.fingerprint()}`" in body

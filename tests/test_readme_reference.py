@@ -1,7 +1,8 @@
 """The user documentation matches the code: docs/action.md lists every reusable-workflow and action
 input with its default, the CMSIS-Toolbox on the ai-layer runner and what .ci/run installs; the
-README's install steps say where OWNER comes from and how to pin the bot, show every settings key
-(as docs/config.md does) and the top of docs/example-pr.md.
+README's install steps say where OWNER comes from and how to pin the bot, name the install check and
+show the top of docs/example-pr.md; docs/getting-started.md shows every settings key (as docs/config.md
+does) and every command; the README's two first commands are CI's contract.
 """
 
 from __future__ import annotations
@@ -96,9 +97,12 @@ def test_readme_says_what_ci_run_installs_and_lints():
         assert word in line, word
 
 
-def test_readme_and_config_doc_show_every_settings_key():
+GETTING_STARTED = (ROOT / "docs" / "getting-started.md").read_text()
+
+
+def test_getting_started_and_config_doc_show_every_settings_key():
     from bot.config import KNOWN
-    install = _section(README, "Install in your template repository")
+    install = _section(GETTING_STARTED, "Settings")
     block = install[install.index("```yaml\nbranch:"):]
     block = block[:block.index("\n```\n")]
     shown = [line.split(":", 1)[0] for line in block.splitlines()[1:] if not line.startswith(" ")]
@@ -109,9 +113,42 @@ def test_readme_and_config_doc_show_every_settings_key():
 
 
 def test_readme_shows_the_top_of_the_example_pr():
-    section = _section(README, "An example pull request")
+    section = _section(README, "What a pull request looks like")
     quoted = [line[2:] if line.startswith("> ") else "" for line in section.splitlines()
               if line.startswith(">") and line != "> ..."]
     assert len(quoted) > 5
     example = (ROOT / "docs" / "example-pr.md").read_text()
     assert "\n".join(quoted) in example and example.index("\n".join(quoted)) < example.index("### Maintenance")
+
+
+def test_readme_opens_with_the_two_fresh_machine_commands_ci_runs():
+    lines = README.split("\n")
+    assert lines[2:6] == ["```", "python3 -m venv .venv && . .venv/bin/activate && pip install . && executorch-pack-bot demo",
+                          "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest",
+                          "```"]
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().endswith("# The README's test command:\npython -m pytest")
+
+
+def test_readme_install_names_one_caller_file_one_secret_and_the_install_check():
+    text = _flat(_section(README, "Install in your template repository"))
+    assert "One caller file and one secret" in text
+    assert "executorch-pack-bot doctor --repo . --github-repo OWNER/TEMPLATE" in text
+    for name in ("EXECUTORCH_PACK_BOT_APP_KEY", "EXECUTORCH_PACK_BOT_TOKEN", "EXECUTORCH_PACK_BOT_CLIENT_ID"):
+        assert name in text
+
+
+def test_getting_started_lists_every_command_and_the_readme_groups_them():
+    from bot.cli import COMMANDS
+    rows = _table_rows(_section(GETTING_STARTED, "Commands"))
+    assert [name for name, _, _ in COMMANDS if name not in rows] == []
+    where = _flat(_section(README, "Where the rest lives"))
+    for name, _, _ in COMMANDS:
+        assert f"`{name}`" in where, name
+
+
+def test_every_relative_link_of_the_readme_and_getting_started_resolves():
+    import re
+    for doc, base in ((README, ROOT), (GETTING_STARTED, ROOT / "docs")):
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", doc):
+            assert (base / target).exists(), target

@@ -65,7 +65,7 @@ def test_action_run_command_passes_upstream_version_and_set(tmp_path):
     run.run({"command": "run", "upstream": "github:acme/executorch", "version": "1.5.1", "dry-run": "true",
              "set": "torchao=0.20.0"})
     (call,) = run.calls()
-    assert call["argv"] == ["run", "--repo", ".", "--upstream", "github:acme/executorch", "--to", "1.5.1",
+    assert call["argv"] == ["run", "--repo", ".", "--upstream", "github:acme/executorch", "--version", "1.5.1",
                             "--dry-run", "--set", "torchao=0.20.0"]
 
 

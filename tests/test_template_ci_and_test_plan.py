@@ -143,6 +143,7 @@ def test_the_four_steps_ticked_when_done(tmp_path):
 
 
 def test_steps_the_bot_could_not_do_are_tasks_with_exact_commands(tmp_path):
+    (tmp_path / "create_ai_layer.py").write_text("# the template's AI layer generator\n")
     ev = Evidence(boards=[Board("SSE-300", None, "ARM::SSE-300-MPS3", "cmsis-executorch.csolution.yml", 22)])
     text = procedure_section(_plan(tmp_path), ev, None, "The release v1.5.1 has no pack asset.")
     lines = text.splitlines()
@@ -158,4 +159,15 @@ def test_steps_the_bot_could_not_do_are_tasks_with_exact_commands(tmp_path):
         "  pip install -r requirements.txt", "  cpackget add PyTorch::ExecuTorch@1.5.1",
         "  cbuild setup cmsis-executorch.csolution.yml --active SSE-300 --packs",
         "  python3 create_ai_layer.py cmsis-executorch.cbuild-mlops.yml",
+        "  cbuild cmsis-executorch.csolution.yml --active SSE-300", "  ```"]
+
+
+def test_a_template_without_create_ai_layer_py_is_not_told_to_run_it(tmp_path):
+    ev = Evidence(boards=[Board("SSE-300", None, "ARM::SSE-300-MPS3", "cmsis-executorch.csolution.yml", 22)])
+    lines = procedure_section(_plan(tmp_path), ev, None, "The release v1.5.1 has no pack asset.").splitlines()
+    assert lines[6:] == [
+        "- [ ] **4. Rebuild** the venv and the project: not done by this run; on a checkout of this "
+        "branch:", "", "  ```sh", "  python3 -m venv .venv && . .venv/bin/activate",
+        "  pip install -r requirements.txt", "  cpackget add PyTorch::ExecuTorch@1.5.1",
+        "  cbuild setup cmsis-executorch.csolution.yml --active SSE-300 --packs",
         "  cbuild cmsis-executorch.csolution.yml --active SSE-300", "  ```"]

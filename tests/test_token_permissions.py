@@ -17,7 +17,7 @@ from fakegithub import Exchange
 needs_description = pytest.mark.skipif(oc.missing_reason() is not None, reason=oc.missing_reason() or "")
 
 # The repository permissions GitHub names (its displayTitle "Repository permissions for ..."), as used here.
-GITHUB_NAMES = {"Contents", "Issues", "Metadata", "Pull requests", "Workflows"}
+GITHUB_NAMES = {"Administration", "Contents", "Issues", "Metadata", "Pull requests", "Workflows"}
 
 
 def test_every_entry_names_github_repository_permissions_and_an_access():

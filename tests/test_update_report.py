@@ -31,7 +31,7 @@ def test_location_is_printed_once(capsys, template, upstream_repo):
 
 def test_plurals_in_the_summary(capsys, template, upstream_repo):
     write(template, "vendor/x.txt", "x\n")
-    code, out, err = _update(capsys, template, upstream_repo, "--to", "1.5.1", "--dry-run",
+    code, out, err = _update(capsys, template, upstream_repo, "--version", "1.5.1", "--dry-run",
                             "--exclude", "documentation", "--exclude", "README.md")
     assert "1 folder not scanned" in err and "1 folders" not in err
     assert " 1 files" not in out and " 1 edits" not in out

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 NAME = "audit"
-ORDER = 20
+ORDER = 8
 HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they disagree or an item is blocking)"
 
 
@@ -20,7 +20,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bot import engine, inert
-    from bot.textreport import flag_lines, plural, table
+    from bot.textreport import audit_mentions_line, flag_lines, plural, table
 
     from bot.config import load_config
     load_config(args.repo)   # every setting checked, as check and run do (file and line, exit 2)
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("FAIL: no exact ExecuTorch pin found.")
     if result.mentions is not None:
-        print("\n" + result.mentions.summary())
+        print("\n" + audit_mentions_line(result.mentions))
     if result.stale_mentions:
         print("\nProse mentioning another ExecuTorch version (history, or left behind):")
         for f in result.stale_mentions:

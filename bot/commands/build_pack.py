@@ -30,7 +30,7 @@ DESCRIPTION = (
     "Each step's output is streamed (inside ::group:: blocks in GitHub Actions) and timed. "
     "Exit 0: pack written and verified; 1: the trap guard or a check failed; 2: bad input or a missing tool; "
     "otherwise the failing step's exit code.")
-ORDER = 40
+ORDER = 14
 
 
 def register(parser: argparse.ArgumentParser) -> None:

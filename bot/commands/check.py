@@ -109,11 +109,11 @@ def run(args: argparse.Namespace) -> int:
     from bot.config import load_config
     from bot.github import flow
     from bot.github.client import token_from
-    from bot.sources import open_source
+    from bot.sources import offline_hint, open_source
 
-    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+    if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
     config = load_config(args.repo)
@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     if not token and args.upstream.startswith("github:"):
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
     source = open_source(args.upstream, token)
-    state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease, ignored=ignored)
+    with offline_hint(args.upstream):
+        state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
         flow.index_status(source, state)
         report_pack_index(flow.pack_index_status(state, url=index_url))

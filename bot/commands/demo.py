@@ -60,7 +60,8 @@ def next_commands(template: Path, upstream: Path, applied: bool, packs=None, ver
     when ``compile_check``.
     """
     t, u = shlex.quote(str(template)), shlex.quote(str(upstream))
-    lines = ["", "Kept. Try the commands yourself:"]
+    lines = ["", "Kept. Try the commands yourself:",
+             f"  executorch-pack-bot doctor --repo {t} --upstream {u}   # the install check, offline"]
     if applied:
         lines += [f"  executorch-pack-bot audit  --repo {t}",
                   f"  executorch-pack-bot update --repo {t} --upstream {u} --dry-run   # nothing left to do"]

@@ -13,7 +13,8 @@ HELP = "download a release's pack asset (sha256 checked) and verify it"
 def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--version", dest="pack_version", required=True, metavar="V", help="ExecuTorch version (X.Y.Z)")
-    p.add_argument("--dest", required=True, type=Path, help="folder to write the pack into")
+    from bot.cli import add_output_dir
+    add_output_dir(p, "folder to write the pack into")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="the GitHub repository whose release carries the pack asset (default: %(default)s)")
     p.add_argument("--refusal-file", type=Path, metavar="FILE",
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if asset is None:
         raise PackError(f"release {tag} has no asset {pack_asset_name(str(v))}; build the pack with build-pack")
     progress = _bar(sys.stderr) if sys.stderr.isatty() else None
-    path, report = flow.verify_asset(asset, to_semver(v), tag, args.dest, progress=progress, token=token)
+    path, report = flow.verify_asset(asset, to_semver(v), tag, args.output_dir, progress=progress, token=token)
     if progress:
         sys.stderr.write("\n")
     if args.refusal_file is not None:

@@ -18,14 +18,15 @@ ORDER = 36
 HELP = "find the template's current pack (its path: pack or the current tag's release asset) for verify-pack --baseline"
 DESCRIPTION = ("Find the pack the template pins now: the unpacked pack or .pack its path: points at, else the "
                "release asset PyTorch.ExecuTorch.V.pack of the tag it pins now (sha256 checked). Copy it into "
-               "DEST with DEST/previous-pack.json, or record why there is none; then run verify-pack --baseline "
-               "DEST to list the operator components added, removed and changed.")
+               "the --output-dir folder with its previous-pack.json, or record why there is none; then run verify-pack --baseline "
+               "with that folder to list the operator components added, removed and changed.")
 
 
 def register(p: argparse.ArgumentParser) -> None:
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
-    p.add_argument("--dest", required=True, type=Path, help="folder for the previous pack and previous-pack.json")
+    from bot.cli import add_output_dir
+    add_output_dir(p, "folder for the previous pack and previous-pack.json")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="SPEC",
                    help="where the release asset comes from (default: %(default)s)")
     add_github_arguments(p)
@@ -40,11 +41,11 @@ def run(args: argparse.Namespace) -> int:
     token = token_from(args.token)
     actions.add_mask(token)
     source = open_source(args.upstream, token)
-    prev = previous_pack(args.repo, source, args.dest, token=token)
-    write_previous(prev, args.dest)
+    prev = previous_pack(args.repo, source, args.output_dir, token=token)
+    write_previous(prev, args.output_dir)
     if prev.path is not None:
         print(inert.line(f"previous pack: {prev.path} ({prev.source})"))
     else:
         print(inert.line(prev.note))
-    actions.set_outputs({"baseline": str(args.dest)})
+    actions.set_outputs({"baseline": str(args.output_dir)})
     return 0

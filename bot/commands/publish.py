@@ -333,6 +333,10 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
+    if not token and not args.dry_run:   # bad usage, before any request (a rerun would only repeat it)
+        raise UsageError("publish pushes a branch and opens a pull request, which needs a token: pass --token TOKEN "
+                         "or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "
+                         "EXECUTORCH_PACK_BOT_TOKEN secret; docs/github-app.md); --dry-run needs none")
     # before anything else: a bad config is the same error in a dry run
     config = with_commit_mode(load_config(args.repo), args.commit)
     from bot.pack.public_index import pack_index_url

@@ -19,9 +19,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_set_argument(p)
-    p.add_argument("--stop-on-flagged", action="store_true",
-                   help="propose nothing when a blocking item is flagged (exit 1, like update); by default "
-                        "the bump is proposed as a draft pull request that lists the items")
+    from bot.commands.update import add_flagged_arguments
+    add_flagged_arguments(p, default=True,
+                          allowed="propose the bump as a draft pull request that lists the blocking items",
+                          stopped="propose nothing when a blocking item is flagged (exit 1)")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
     from bot.commands.check import add_ignored_argument
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bot import actions, engine, inert
     from bot.config import load_config, with_commit_mode
-    from bot.sources import open_source
+    from bot.sources import offline_hint, open_source
     from bot.errors import BotError
     from bot.github import flow
     from bot.github.client import make_github, token_from
@@ -49,11 +50,16 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.publish import Publisher, refusal_notice, repo_full_name
     from bot.report import job_summary
 
-    if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
+    if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     token = token_from(args.token)
     actions.add_mask(token)
+    if not token and not args.dry_run:   # bad usage, before any request (as publish)
+        from bot.errors import UsageError
+        raise UsageError("run pushes a branch and opens a pull request, which needs a token: pass --token TOKEN "
+                         "or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "
+                         "EXECUTORCH_PACK_BOT_TOKEN secret; docs/github-app.md); --dry-run needs none")
     if not token:
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
     from bot import inert
@@ -73,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 pub = Publisher(make_github(token), full, args.repo, config, token=token,
                                 remote=args.remote, progress=say)
-            out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
-                           allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
-                           sets=sets, exclude=tuple(args.exclude), allow_flagged=not args.stop_on_flagged,
-                           ignored=ignored, pack_index_url=index_url)
+            with offline_hint(args.upstream):
+                out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
+                               allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
+                               sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged,
+                               ignored=ignored, pack_index_url=index_url)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))

@@ -17,14 +17,29 @@ DESCRIPTION = (
 
 
 def add_source_arguments(p: argparse.ArgumentParser) -> None:
-    """``--upstream``, ``--to``, ``--allow-prerelease``: shared by the commands that pick a target."""
+    """``--upstream``, ``--version`` (old spelling ``--to``), ``--allow-prerelease``: shared by the commands that
+    pick a target.  ``--version`` names an ExecuTorch release in every command (``fetch-pack``, ``build-pack``,
+    ``verify-pack`` too) and is the action's and the workflow's ``version`` input."""
+    from bot.cli import deprecated_alias
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="SOURCE",
                    help="a local ExecuTorch git repository (clone or bare), a folder with one "
                         "sub-folder per tag, or github:OWNER/NAME (default: %(default)s)")
-    p.add_argument("--to", metavar="VERSION",
-                   help="target release (X.Y.Z or vX.Y.Z; default: the newest stable vX.Y.Z tag)")
+    p.add_argument("--version", dest="to", metavar="X.Y.Z",
+                   help="the target release (X.Y.Z or vX.Y.Z; default: the newest stable vX.Y.Z tag)")
+    deprecated_alias(p, "--to", "--version", dest="to")
     p.add_argument("--allow-prerelease", action="store_true",
-                   help="accept a release candidate (X.Y.Z-rcN) as --to")
+                   help="accept a release candidate (X.Y.Z-rcN) as --version")
+
+
+def add_flagged_arguments(p: argparse.ArgumentParser, *, default: bool, allowed: str, stopped: str) -> None:
+    """``--allow-flagged`` / ``--stop-on-flagged``, the same two words in ``update`` and ``run`` (``dest``
+    ``allow_flagged``): what a command does when a blocking item is flagged.  ``default``: this command's
+    choice when neither is given; ``allowed`` and ``stopped`` say what each does here."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--allow-flagged", dest="allow_flagged", action="store_true", default=default,
+                   help=allowed + (" (the default)" if default else ""))
+    g.add_argument("--stop-on-flagged", dest="allow_flagged", action="store_false",
+                   help=stopped + ("" if default else " (the default)"))
 
 
 def add_exclude_argument(p: argparse.ArgumentParser) -> None:
@@ -47,8 +62,9 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     p.add_argument("--dry-run", action="store_true", help="print the diff and the summary; write nothing")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
-    p.add_argument("--allow-flagged", action="store_true",
-                   help="write even when a blocking item is flagged (the flags stay in the report)")
+    add_flagged_arguments(p, default=False,
+                          allowed="write even when a blocking item is flagged (the flags stay in the report)",
+                          stopped="write nothing when a blocking item is flagged (exit 1)")
     add_exclude_argument(p)
     p.add_argument("--plan-file", type=Path, metavar="FILE",
                    help="also write the bump record as JSON to FILE (for `publish`): the plan with its edits, the "
@@ -71,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from bot import engine, inert
-    from bot.sources import open_source
+    from bot.sources import offline_hint, open_source
     from bot.textreport import blocked_line, plan_summary, plural
 
     def progress(msg: str) -> None:
@@ -82,13 +98,14 @@ def _run(args: argparse.Namespace) -> int:
         _check_plan_file(args.plan_file)
     if args.to:   # a bad --to is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
-        parse_user_version(args.to)
+        parse_user_version(args.to, what="--version")
     from bot.config import load_config
     load_config(args.repo)   # every setting checked here, as check and run do: a typo fails now, not in CI
     source = open_source(args.upstream)
-    plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                       allow_prerelease=args.allow_prerelease, progress=progress,
-                       exclude=tuple(args.exclude))
+    with offline_hint(args.upstream):
+        plan = engine.plan(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                           allow_prerelease=args.allow_prerelease, progress=progress,
+                           exclude=tuple(args.exclude))
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
     # The JSON (its fingerprint hashes the pins) only when it is printed or written to a plan file.

@@ -20,7 +20,7 @@ DESCRIPTION = (
     "components and kernel registrations; optionally against a baseline pack and a template's layers, "
     "with upstream's validate_pack.py, cpackget and a real compile of the Runtime sources. "
     "Exit 0: passed; 1: a check failed; 2: bad usage or unreadable input.")
-ORDER = 40
+ORDER = 12
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -32,7 +32,7 @@ from bot.versions import to_semver, version_to_tag
 
 def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
          sets: Optional[dict[str, str]] = None, allow_prerelease: bool = False,
-         progress: Optional[Progress] = None, exclude: tuple[str, ...] = ()) -> Plan:
+         progress: Optional[Progress] = None, exclude: tuple[str, ...] = (), allow_downgrade: bool = False) -> Plan:
     """Compute the bump of the template at ``repo`` to ``to`` (default: newest stable release).
 
     Args:
@@ -44,6 +44,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         allow_prerelease: accept an rc ``to``.
         progress: called with one-line progress messages.
         exclude: ``--exclude`` globs of paths never read (added to the config file's ``exclude:``).
+        allow_downgrade: accept a ``to`` older than the template's pin (``doctor``'s scratch copy only).
 
     Returns a :class:`~bot.plan.Plan` (nothing written).  Raises
     :class:`~bot.errors.BotError` subclasses (exit 2) for bad input: an
@@ -56,7 +57,8 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
 
     tpl = read_template(repo, progress, exclude)
     current, label = current_pins(tpl)
-    target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease)
+    target_tag = select_target(source, to=to, current=str(current), allow_prerelease=allow_prerelease,
+                               allow_downgrade=allow_downgrade)
     if progress:
         progress(f"template pins ExecuTorch {current}; target tag {target_tag} ({source.describe()})")
     current_tag = version_to_tag(current)

@@ -228,6 +228,9 @@ def _bot_retry_class():
         """
 
         def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+            if error is not None and unreachable_reason(error):
+                # a name that does not resolve or a proxy that refuses: a retry finds the same (no backoff)
+                raise MaxRetryError(_pool, url, error) from error
             new = super().increment(method, url, response, error, _pool, _stacktrace)
             policy = _CURRENT.get()
             if policy is not None and policy.max_wait > 0 and policy.left() <= 0:
@@ -307,6 +310,44 @@ def _used_up_errors() -> tuple:
     return (requests.ConnectionError, requests.Timeout, requests.exceptions.RetryError)
 
 
+PROXY_HINT = ("behind a proxy, set HTTPS_PROXY=http://HOST:PORT (and NO_PROXY for the hosts reached "
+              "directly, such as a GitHub Enterprise server inside the network)")
+
+
+def unreachable_reason(exc: BaseException) -> Optional[str]:
+    """Why a connection could not even be tried, when a retry would meet the same: "the name HOST does not
+    resolve (no network or no DNS)" for urllib3's ``NameResolutionError``, "the proxy refused or cannot be
+    reached" for its ``ProxyError``; None for anything else (a refused or reset connection, a timeout, an HTTP
+    answer), which stays retried.  Looks through ``requests``' and urllib3's wrappers (``args[0]``,
+    ``reason``, ``__cause__``/``__context__``), at most 8 deep."""
+    from urllib3.exceptions import NameResolutionError, ProxyError
+
+    seen = 0
+    while exc is not None and seen < 8:
+        seen += 1
+        if isinstance(exc, NameResolutionError):
+            host = getattr(exc, "_host", None) or getattr(getattr(exc, "conn", None), "host", None) or "the host"
+            return f"the name {host} does not resolve (no network, or no DNS without a proxy)"
+        if isinstance(exc, ProxyError):
+            return "the proxy refused the connection or cannot be reached (check HTTPS_PROXY)"
+        nxt = getattr(exc, "reason", None)
+        if not isinstance(nxt, BaseException):
+            nxt = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = nxt or exc.__cause__ or exc.__context__
+    return None
+
+
+class Unreachable(TransientError):
+    """GitHub (or another host) could not be reached at all: a name that does not resolve, or a proxy that
+    refuses (exit 3, at once: no retry).  The message says what to do (:data:`PROXY_HINT`); a command that
+    has an offline way (``--upstream PATH``) adds it to :attr:`hint` before the error is printed."""
+
+    hint = PROXY_HINT
+
+    def __str__(self) -> str:
+        return f"{self.message}; {self.hint}; {self.advice}"
+
+
 def _retry_or_raise(exc: Exception, policy: RetryPolicy, what: str, attempt: int) -> None:
     """For a ``requests`` failure of attempt ``attempt``: return when it may be repeated (a body broken
     while being read, attempts left: no library retries that); otherwise raise a transient error (exit 3)
@@ -316,6 +357,9 @@ def _retry_or_raise(exc: Exception, policy: RetryPolicy, what: str, attempt: int
         if policy.again(attempt):
             return
         raise policy.transient(what, attempt + 1, last) from None
+    reason = unreachable_reason(exc)
+    if reason:
+        raise Unreachable(mask(f"cannot {what}: {reason}")) from None
     if isinstance(exc, _used_up_errors()):
         raise policy.transient(what, _tries(policy), last) from None
     raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None

@@ -99,7 +99,7 @@ def reproduce_command(plan, upstream_spec: str, exclude: tuple[str, ...] = ()) -
     """The ``executorch-pack-bot update`` command that plans the same bump on a checkout of the base branch."""
     parts = ["executorch-pack-bot", "update", "--repo", ".", "--upstream", upstream_spec]
     if plan.bump:
-        parts += ["--to", plan.bump.new_executorch]
+        parts += ["--version", plan.bump.new_executorch]
     for r in plan.rows:
         if r.source == "--set" and r.new:
             parts += ["--set", f"{r.name}={r.new}"]

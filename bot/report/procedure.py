@@ -111,8 +111,18 @@ def python_step(plan) -> list[str]:
     return [line]
 
 
+AI_LAYER_SCRIPT = "create_ai_layer.py"   # at the template's root (docs/action.md, the ai-layer input)
+
+
+def has_ai_layer_script(plan) -> bool:
+    """True when the template has ``create_ai_layer.py`` at its root: only then do the rebuild commands name it."""
+    from pathlib import Path
+    return (Path(plan.repo) / AI_LAYER_SCRIPT).is_file()
+
+
 def rebuild_commands(plan, evidence) -> list[str]:
-    """The commands that rebuild the venv, the AI layer and the project (CMSIS-Toolbox docs/build-operation.md)."""
+    """The commands that rebuild the venv, the AI layer (when the template has ``create_ai_layer.py`` at its
+    root) and the project (CMSIS-Toolbox docs/build-operation.md)."""
     b = plan.bump
     reqs = sorted({e.path for e in plan.edits if e.kind == "requirement" and e.path.endswith(".txt")})
     boards = list(getattr(evidence, "boards", None) or [])
@@ -123,9 +133,10 @@ def rebuild_commands(plan, evidence) -> list[str]:
     for r in reqs:
         cmds.append(f"pip install {'--no-deps ' if TOSA_FILE in r else ''}-r {q(r)}")
     cmds += [f"cpackget add {q(f'PyTorch::ExecuTorch@{b.new_pack}')}",
-             f"cbuild setup {q(sol)} --active {target} --packs",
-             f"python3 create_ai_layer.py {q(stem + '.cbuild-mlops.yml')}",
-             f"cbuild {q(sol)} --active {target}"]
+             f"cbuild setup {q(sol)} --active {target} --packs"]
+    if has_ai_layer_script(plan):
+        cmds.append(f"python3 {AI_LAYER_SCRIPT} {q(stem + '.cbuild-mlops.yml')}")
+    cmds.append(f"cbuild {q(sol)} --active {target}")
     return [line(c, cap=400) for c in cmds]
 
 
@@ -135,12 +146,13 @@ def rebuild_step(plan, evidence, included=()) -> list[str]:
         return [f"- [x] **4. Rebuild** the venv, the AI layer and the project: done by the workflow ([run]({url}))"
                 + (f"; {plural(len(included), 'regenerated file')} committed" if included else "")]
     cmds = rebuild_commands(plan, evidence)
+    what = "the venv, the AI layer and the project" if has_ai_layer_script(plan) else "the venv and the project"
     text = "\n".join(cmds)
     fence = "```"
     if "`" in text or "\n" + fence in text:
-        return ["- [ ] **4. Rebuild** the venv, the AI layer and the project: not done by this run "
+        return [f"- [ ] **4. Rebuild** {what}: not done by this run "
                 "(the template's paths hold backticks: see the README)."]
-    return ["- [ ] **4. Rebuild** the venv, the AI layer and the project: not done by this run; on a checkout of "
+    return [f"- [ ] **4. Rebuild** {what}: not done by this run; on a checkout of "
             "this branch:", "", "  " + fence + "sh"] + [f"  {c}" for c in cmds] + ["  " + fence]
 
 

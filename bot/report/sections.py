@@ -183,25 +183,34 @@ def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
 
 
 def pin_source(r, evidence=None, new_tag: str = "") -> str:
-    """The source of a pin row: for the release version, the tag *and* upstream's ``version.txt`` at it."""
+    """The source of a pin row: for the release version, the tag, and upstream's ``version.txt`` at it when
+    the tag has one (an absent file is no source, so it is not named)."""
     src = r.source or ""
     vt = getattr(evidence, "version_txt", None) if evidence is not None else None
     if src.startswith("release tag") and new_tag:
-        txt = f" and `version.txt` @ {code(new_tag, in_table=True)}"
         ran = evidence is not None and getattr(evidence, "upstream_ran", True)
-        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if ran else " (not read)"
-        return code(src, in_table=True) + txt
+        if vt:
+            return (code(src, in_table=True) + f" and `version.txt` @ {code(new_tag, in_table=True)} "
+                    f"({code(vt, cap=40, in_table=True)})")
+        if not ran:
+            return code(src, in_table=True) + f" (`version.txt` @ {code(new_tag, in_table=True)} not read)"
     return code(src, in_table=True) if src else "—"
 
 
 def pin_table(plan: Plan, evidence=None, limit: int = 200) -> str:
     """The Markdown pin table: ``| pin | old | new | source |``."""
     tag = plan.bump.new_tag if plan.bump else ""
-    rows = [f"| {code(r.name, in_table=True, cap=80)} | {code(r.old, in_table=True, cap=80) or '—'} | "
-            f"{code(r.new, in_table=True, cap=80) or '—'} | {pin_source(r, evidence, tag)} |" for r in plan.rows]
+    rows = [f"| {code(r.name, in_table=True, cap=80)} | {code(r.old, in_table=True, cap=80)} | "
+            f"{code(r.new, in_table=True, cap=80) or '—'} | {pin_source(r, evidence, tag)} |"
+            for r in plan.rows if r.old]
     out = ["| pin | old | new | source |", "|---|---|---|---|"] + rows[:limit]
     if len(rows) > limit:
         out.append(f"\n… and {len(rows) - limit} more pins (all in the job summary)")
+    absent = [r for r in plan.rows if not r.old]   # upstream pins it, the template does not: nothing is added
+    if absent:
+        out.append("\nUpstream also pins " + ", ".join(f"{code(r.name, cap=80)} {code(r.new, cap=80) or '—'}"
+                                                      for r in absent[:limit])
+                   + "; the template does not pin " + ("it" if len(absent) == 1 else "them") + ", so nothing is added.")
     return "\n".join(out)
 
 

@@ -284,7 +284,7 @@ def _normalise_sets(sets: Optional[dict[str, str]], allowed: set[str]) -> dict[s
     for key, value in (sets or {}).items():
         name = norm(key)
         if name == "executorch":
-            raise UsageError("--set executorch=...: choose the ExecuTorch version with --to")
+            raise UsageError("--set executorch=...: choose the ExecuTorch version with --version")
         if name not in allowed:
             raise UsageError(f"--set {key}={value}: {name} is not a pin the bump writes "
                              f"(known: {', '.join(sorted(allowed))})")

@@ -47,7 +47,7 @@ def _parse_current(current: str | None) -> Version | None:
 
 
 def select_target(source: UpstreamSource, *, to: str | None, current: str | None,
-                  allow_prerelease: bool = False, ignored: Iterable[str] = ()) -> str:
+                  allow_prerelease: bool = False, ignored: Iterable[str] = (), allow_downgrade: bool = False) -> str:
     """The upstream tag a bump moves to.
 
     Args:
@@ -60,6 +60,8 @@ def select_target(source: UpstreamSource, *, to: str | None, current: str | None
         allow_prerelease: accept an rc ``to`` (``--allow-prerelease``).
         ignored: ``X.Y.Z`` versions reviewers asked to skip (``/executorch-pack-bot
             ignore``); without ``to`` the newest stable tag that is not ignored is chosen.
+        allow_downgrade: accept a ``to`` older than ``current`` (``doctor`` moves a scratch copy of an
+            up-to-date template back to the previous release, to rehearse the bump to the current one).
 
     Returns:
         the tag, e.g. ``"v1.5.1"``.  Without ``to``, the newest stable tag; but
@@ -95,11 +97,11 @@ def select_target(source: UpstreamSource, *, to: str | None, current: str | None
     wanted = parse_user_version(to)
     tag = version_to_tag(wanted)
     if (wanted.is_prerelease or tag in pre) and not allow_prerelease:
-        raise UsageError(f"--to {to}: {tag} is a prerelease; pass --allow-prerelease to target it")
+        raise UsageError(f"--version {to}: {tag} is a prerelease; pass --allow-prerelease to target it")
     if tag not in set(tags):
         newest = ", ".join(reversed(stable[-5:])) or "none"
-        raise UpstreamError(f"--to {to}: there is no tag {tag} in {source.describe()} "
+        raise UpstreamError(f"--version {to}: there is no tag {tag} in {source.describe()} "
                             f"(newest stable tags: {newest})")
-    if cur is not None and wanted < cur:
-        raise UsageError(f"--to {to} would downgrade the template from ExecuTorch {current} to {wanted}")
+    if cur is not None and wanted < cur and not allow_downgrade:
+        raise UsageError(f"--version {to} would downgrade the template from ExecuTorch {current} to {wanted}")
     return tag

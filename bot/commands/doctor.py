@@ -1,0 +1,355 @@
+"""``doctor``: the install check a maintainer runs right after adding the workflow.
+
+Three parts, each printed (and written to the job summary inside GitHub Actions):
+
+1. **The template as a bump reads it** (:func:`bot.engine.audit`): every ExecuTorch pin found, whether they
+   agree, the mentions of the current version and their buckets (moved by a bump, history, other versions,
+   for review), the flagged items.
+2. **A rehearsal**: the bump to the newest release (or ``--to``), planned as ``update`` plans it, and the pull
+   request the bot would open for it (title and body, :func:`bot.report.render`), printed, nothing written,
+   pushed or opened.  A template already on the newest release is copied to a scratch folder, moved back to
+   the previous release there, and the bump from that release to the current one is rehearsed instead.
+3. **The set-up on GitHub** (with a token and the template repository's name), each problem with its fix:
+   the token can push (``permissions.push`` of "Get a repository", when GitHub gives it), "Allow GitHub
+   Actions to create and approve pull requests" when the bot opens its pull request with the workflow's
+   ``GITHUB_TOKEN`` ("Get default workflow permissions for a repository",
+   ``can_approve_pull_request_reviews``, ``default_workflow_permissions``), the rules of the base branch and
+   of the bot's branch ("Get rules for a branch": ``required_signatures`` needs ``commit: api``;
+   ``pull_request`` asks for reviews; ``creation``/``update``/``non_fast_forward`` on the bot's branch stop its
+   push), and whether the Workflows permission is needed (the bump edits files under ``.github/workflows/``;
+   GitHub refuses such a push without it, and never accepts it from ``GITHUB_TOKEN``).
+
+Exit 1 when a problem blocks the bot (pins that disagree, a setting that refuses its push or its pull
+request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+NAME = "doctor"
+ORDER = 5
+HELP = ("the install check: read the template as a bump would, rehearse the next bump's pull request (nothing "
+        "opened), check the repository's settings with a token")
+DESCRIPTION = (
+    "Run it right after adding the workflow. It lists the ExecuTorch pins and mentions a bump would read, "
+    "rehearses the bump to the newest release (or, when the template is already on it, the bump from the "
+    "previous release to the current one) and prints the pull request the bot would open, without writing, "
+    "pushing or opening anything, and, with a token and the repository's name, checks the settings that can "
+    "stop the bot. Every problem comes with its fix.")
+EXIT_CODES = (0, 1, 2, 3)
+
+WORKFLOWS_DIR = ".github/workflows/"
+
+
+@dataclass
+class Problem:
+    """One finding: ``what`` is wrong, ``fix`` says what to do; ``blocking`` when the bot cannot work until fixed."""
+
+    what: str
+    fix: str
+    blocking: bool = True
+
+    def lines(self) -> list[str]:
+        mark = "!" if self.blocking else "-"
+        return [f"  {mark} {self.what}", f"    fix: {self.fix}"]
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import add_github_arguments
+    from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
+    p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
+    add_source_arguments(p)
+    add_set_argument(p)
+    add_exclude_argument(p)
+    add_github_arguments(p)
+    p.add_argument("--github-repo", metavar="OWNER/NAME",
+                   help="the template repository whose settings are checked (default: $GITHUB_REPOSITORY, else "
+                        "the checkout's origin remote); without a token, the settings are not checked")
+    p.add_argument("--workflow-token", action="store_true",
+                   help="the bot will push and open its pull request with the workflow's own GITHUB_TOKEN (no "
+                        "GitHub App, no EXECUTORCH_PACK_BOT_TOKEN): check what that token needs")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from bot import actions, engine, inert
+    from bot.config import load_config
+    from bot.github.client import token_from
+    from bot.sources import offline_hint, open_source
+
+    if args.to:
+        from bot.versions import parse_user_version
+        parse_user_version(args.to, what="--version")
+    config = load_config(args.repo)
+    token = token_from(args.token)
+    actions.add_mask(token)
+    problems: list[Problem] = []
+    out: list[str] = []
+
+    # 1. the template as a bump reads it
+    result = engine.audit(args.repo, exclude=tuple(args.exclude))
+    out += ["## The template", ""]
+    out += _template_lines(result)
+    if not result.ok:
+        problems.append(Problem(
+            "the template's ExecuTorch pins do not agree (or a blocking item is flagged): a bump starts from one "
+            "version", "run `executorch-pack-bot audit --repo .` and make every pin name the same release"))
+
+    # 2. the rehearsal
+    source = open_source(args.upstream, token)
+    say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
+    with offline_hint(args.upstream):
+        plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                              allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+    out += ["", "## Rehearsal", ""]
+    title = body = ""
+    if plan is None or plan.bump is None:
+        out.append(note)
+    else:
+        from bot.textreport import plan_summary
+        out += [note, ""] + plan_summary(plan).rstrip("\n").splitlines()
+        title, body = pr_text(plan, args.upstream, config)
+        out += ["", "The pull request the bot would open (nothing was opened, pushed or written):", "",
+                "    " + title, ""] + ["    " + line if line else "" for line in body.splitlines()]
+    workflow_files = sorted({e for e in (plan.contents if plan is not None else {}) if e.startswith(WORKFLOWS_DIR)})
+
+    # 3. the set-up on GitHub
+    out += ["", "## The set-up on GitHub", ""]
+    problems += workflow_problems(workflow_files, args.workflow_token)
+    full = _full_name(args)
+    if not token or not full:
+        out.append("not checked: " + ("no token (pass --token or set GITHUB_TOKEN)" if not token else
+                                      "the repository is unknown (pass --github-repo OWNER/NAME)")
+                   + "; the workflow's doctor run checks it with the bot's own token")
+    else:
+        checked, found = check_github(token, full, config, plan, workflow_token=args.workflow_token)
+        out += checked
+        problems += found
+
+    blocking = [p for p in problems if p.blocking]
+    out += ["", "## Verdict", ""]
+    if problems:
+        out += [line for p in problems for line in p.lines()]
+        out.append("")
+    out.append(("1 problem blocks the bot" if len(blocking) == 1 else f"{len(blocking)} problems block the bot")
+               if blocking else "OK: nothing blocks the bot.")
+    text = "\n".join(inert.lines("\n".join(out), cap=4000, max_lines=100000))
+    print(text)
+    actions.append_summary(summary_markdown(problems, title, body, note))
+    return 1 if blocking else 0
+
+
+def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerelease: bool,
+             exclude: tuple[str, ...], progress=None):
+    """``(plan, sentence)``: the plan of the bump to ``to`` (default: the newest release) of ``repo``, nothing
+    written; when that bump has nothing to do, the plan of the bump to the current release from the one
+    before it, made on a scratch copy of the template moved back to that release (removed afterwards).
+    ``plan`` is None when there is no earlier release to move back to (the sentence says so)."""
+    import shutil
+    import tempfile
+
+    from bot import engine
+    from bot.errors import BotError, TransientError
+    from packaging.version import InvalidVersion, Version
+
+    from bot.upstream.releases import stable_tags
+    from bot.versions import stable_version
+
+    plan = engine.plan(repo, source, to=to, sets=sets, allow_prerelease=allow_prerelease, progress=progress,
+                       exclude=exclude)
+    if plan.bump is not None and not plan.nothing_to_do:
+        return plan, (f"The next bump: ExecuTorch {plan.bump.old_executorch} -> {plan.bump.new_executorch} "
+                      f"(the template's pin to {'the release asked for' if to else 'the newest stable release'}).")
+    current = plan.bump.new_executorch if plan.bump is not None else None
+    try:
+        cur = Version(current) if current else None
+    except InvalidVersion:
+        cur = None
+    earlier = [t for t in stable_tags(source.tags(), set(source.prereleases()))
+               if cur is not None and stable_version(t) < cur]
+    if not earlier:
+        return None, ("The template is on the newest release and upstream has no earlier stable release to "
+                      "rehearse from: nothing to rehearse.")
+    previous = earlier[-1]
+    scratch = Path(tempfile.mkdtemp(prefix="executorch-pack-bot-doctor-"))
+    try:
+        copy = scratch / "template"
+        shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        back = engine.plan(copy, source, to=previous, sets=sets, exclude=exclude, allow_downgrade=True)
+        engine.apply(back)
+        again = engine.plan(copy, source, to=current, sets=sets, allow_prerelease=allow_prerelease, exclude=exclude)
+        again.repo = Path(repo)   # the files it names are the template's
+    except TransientError:
+        raise                              # GitHub or the network: exit 3, as for the plan above
+    except (BotError, OSError) as exc:   # the scratch copy is doctor's own doing: not a fault of the install
+        return None, (f"The template is on the newest release, ExecuTorch {current}: nothing to bump. The bump from "
+                      f"the previous release, {previous.lstrip('v')}, could not be rehearsed on a scratch copy "
+                      f"({exc}); the next release will be the first bump.")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return again, (f"The template is already on the newest release, ExecuTorch {current}: nothing to bump. "
+                   f"Rehearsed instead: the bump from the previous release, {previous.lstrip('v')}, to {current}, "
+                   "on a scratch copy moved back to it (the pull request below shows what a bump looks like; "
+                   "the next real one starts from " + current + ").")
+
+
+def pr_text(plan, upstream_spec: str, config) -> tuple[str, str]:
+    """``(title, body)`` of the pull request the bot would open for ``plan`` (as ``publish --dry-run`` renders it,
+    with no pack: doctor neither fetches nor verifies one)."""
+    from bot.report import pr_title, render
+    from bot.report.evidence import gather
+
+    upstream = upstream_spec.split(":", 1)[-1] if upstream_spec.startswith("github:") else "pytorch/executorch"
+    evidence = gather(plan, None, upstream=upstream, upstream_spec=upstream_spec, base=config.base,
+                      branch=config.branch_for(plan.bump.new_executorch))
+    rendered = render(plan, upstream=upstream, pack_report=None,
+                      pack_note="doctor fetches and verifies no pack; the workflow's run does.", evidence=evidence)
+    return pr_title(plan), rendered.body
+
+
+def workflow_problems(paths: list[str], workflow_token: bool) -> list[Problem]:
+    """The Workflows permission: a push that changes files under ``.github/workflows/`` needs it (GitHub docs,
+    "Permissions required for GitHub Apps": Workflows; the git-refs operations' second permission set), and
+    ``GITHUB_TOKEN`` can never be given it."""
+    if not paths:
+        return []
+    names = ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
+    if workflow_token:
+        return [Problem(f"the bump edits {names}, and GitHub never lets the workflow's GITHUB_TOKEN push a change "
+                        "under .github/workflows/",
+                        "use a GitHub App (or a fine-grained token) with Workflows: read and write "
+                        "(docs/github-app.md), or keep those files out with `exclude: [.github/workflows]` in "
+                        ".github/executorch-pack-bot.yml")]
+    return [Problem(f"the bump edits {names}: the bot's token needs Workflows: read and write (a GitHub App: also "
+                    "pass app-workflows-permission: true)",
+                    "grant Workflows: read and write to the App or token, or keep those files out with "
+                    "`exclude: [.github/workflows]` in .github/executorch-pack-bot.yml", blocking=False)]
+
+
+def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -> tuple[list[str], list[Problem]]:
+    """``(lines, problems)`` of the template repository's set-up, read with ``token`` (read requests only)."""
+    from urllib.parse import quote
+
+    from bot.errors import PlatformError
+    from bot.github.client import call, make_github
+
+    gh = make_github(token)
+    lines: list[str] = []
+    problems: list[Problem] = []
+
+    def get(path: str, what: str):
+        return call(lambda: gh.requester.requestJsonAndCheck("GET", f"/repos/{full}{path}")[1], what)
+
+    repo = get("", f"read the repository {full}") or {}
+    lines.append(f"repository: {full} (default branch {repo.get('default_branch') or '?'})")
+    perms = repo.get("permissions")
+    if isinstance(perms, dict):
+        if perms.get("push") or perms.get("admin") or perms.get("maintain"):
+            lines.append("token: can push to the repository")
+        else:
+            problems.append(Problem("the token cannot push to the repository (GitHub answers permissions.push: false)",
+                                    "give the App or token Contents: read and write and Pull requests: read and "
+                                    "write on this repository (docs/github-app.md)"))
+    else:
+        lines.append("token: its permissions are not shown to it (an App's token); the workflow's run proves them")
+
+    try:
+        wf = get("/actions/permissions/workflow", "read the repository's workflow permissions") or {}
+    except PlatformError as exc:
+        wf = None
+        lines.append(f"workflow permissions: not readable with this token ({exc.reason or exc.message}); "
+                     "check Settings > Actions > General by hand")
+    if wf is not None:
+        approve = wf.get("can_approve_pull_request_reviews")
+        lines.append(f"workflow permissions: default {wf.get('default_workflow_permissions')}, Actions "
+                     f"{'may' if approve else 'may not'} create pull requests")
+        if workflow_token and not approve:
+            problems.append(Problem("\"Allow GitHub Actions to create and approve pull requests\" is off, and the bot "
+                                    "opens its pull request with GITHUB_TOKEN",
+                                    "turn it on in Settings > Actions > General > Workflow permissions, or give the "
+                                    "bot a GitHub App (docs/github-app.md)"))
+
+    base = config.base or repo.get("default_branch") or "main"
+    branch = config.branch_for(plan.bump.new_executorch) if plan is not None and plan.bump else config.branch
+    for name, is_base in ((base, True), (branch, False)):
+        try:
+            rules = get(f"/rules/branches/{quote(name, safe='')}", f"read the rules of branch {name}") or []
+        except PlatformError as exc:
+            if "HTTP 404" not in str(exc):
+                raise
+            rules = []   # GitHub Enterprise Server without rulesets
+        kinds = [r.get("type") for r in rules if isinstance(r, dict)]
+        lines.append(f"rules of {'the base branch' if is_base else 'the bot branch'} {name}: "
+                     + (", ".join(dict.fromkeys(k for k in kinds if k)) or "none"))
+        if "required_signatures" in kinds and config.commit != "api":
+            problems.append(Problem(f"a rule requires signed commits on {name}, and the bot's commits are made by git "
+                                    "(unsigned)",
+                                    "add `commit: api` to .github/executorch-pack-bot.yml: GitHub then makes and "
+                                    "signs the commit"))
+        if is_base:
+            for r in rules:
+                if isinstance(r, dict) and r.get("type") == "pull_request":
+                    n = (r.get("parameters") or {}).get("required_approving_review_count") or 0
+                    problems.append(Problem(f"{name} needs {n} approving review{'s' if n != 1 else ''} before a merge",
+                                            "ask for reviewers with `reviewers:` in .github/executorch-pack-bot.yml "
+                                            "(the bot's pull request waits for them)", blocking=False))
+                    break
+        else:
+            stop = [k for k in ("creation", "update", "non_fast_forward") if k in kinds]
+            if stop:
+                problems.append(Problem(f"a ruleset forbids {', '.join(stop)} on the bot branch {name}: its push "
+                                        "would be refused",
+                                        "leave the bot branch out of that ruleset (or add the App to its bypass list), "
+                                        "or name another branch with `branch:` in .github/executorch-pack-bot.yml"))
+    return lines, problems
+
+
+def summary_markdown(problems: list[Problem], title: str, body: str, note: str) -> str:
+    """The job summary of a doctor run: the verdict, each problem with its fix, and the rehearsed pull request
+    (when there was one to rehearse: ``title`` not empty)."""
+    from bot import inert
+
+    blocking = [p for p in problems if p.blocking]
+    head = [f"## executorch-pack-bot doctor: {'FAIL' if blocking else 'OK'}", ""]
+    head += [f"- {'**blocks**' if p.blocking else 'note'}: {inert.markdown(p.what, cap=1000)} — fix: "
+             f"{inert.markdown(p.fix, cap=1000)}" for p in problems] or ["Nothing blocks the bot."]
+    text = "\n".join(head) + f"\n\n{inert.markdown(note, cap=1000)}\n"
+    if title:   # the body is the bot's own rendering (render() made its foreign parts inert)
+        text += f"\n### Rehearsed pull request: {inert.markdown(title, cap=300)}\n\n" + body + "\n"
+    return text
+
+
+def _template_lines(result) -> list[str]:
+    """The pins table, the verdict and the mentions' buckets of an :class:`~bot.engine.Audit`."""
+    from bot import inert
+    from bot.textreport import audit_mentions_line, flag_lines, table
+
+    rows = [[f"{p.path}:{p.line}", p.kind, p.text or p.version or ""] for p in result.pins]
+    lines = (table(["where", "kind", "pin"], rows).splitlines() if rows else ["No ExecuTorch pin found."])
+    lines.append("")
+    lines.append(f"every ExecuTorch pin is {result.versions[0]}" if result.agree and result.versions
+                 else "the pins do not agree")
+    if result.mentions is not None:
+        lines.append(audit_mentions_line(result.mentions))
+    for f in result.stale_mentions:
+        lines.append(f"  another version in prose: {inert.line(f.path, cap=300)}:{f.line}: "
+                     f"{inert.line(f.text or f.version, cap=300)}")
+    if result.flags:
+        lines += ["", "For review:"] + flag_lines(result.flags)
+    return lines
+
+
+def _full_name(args) -> Optional[str]:
+    """``OWNER/NAME`` of the template repository, or None when nothing names it."""
+    from bot.errors import UsageError
+    from bot.github.publish import repo_full_name
+
+    try:
+        return repo_full_name(args.repo, args.github_repo)
+    except UsageError:
+        return None
