@@ -61,7 +61,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 
 #: The commands the reusable workflow runs as its steps; ``--help`` lists them apart from the commands a
 #: person runs (the others in :data:`COMMANDS`).
-WORKFLOW_STEPS = frozenset({"check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard"})
+WORKFLOW_STEPS = frozenset({"check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard",
+                            "fleet-plan", "fleet-summary"})
 
 #: The exit codes each command can return (``--help`` shows only these): 1 needs a check that can fail,
 #: 3 a request to GitHub, the package index or a download.
@@ -69,7 +70,7 @@ COMMAND_EXIT_CODES: dict[str, tuple[int, ...]] = {
     "demo": (0, 1, 2), "doctor": (0, 1, 2, 3), "audit": (0, 1, 2), "update": (0, 1, 2, 3),
     "verify-pack": (0, 1, 2), "build-pack": (0, 1, 2), "check": (0, 2, 3), "fetch-pack": (0, 1, 2, 3),
     "previous-pack": (0, 1, 2, 3), "publish": (0, 1, 2, 3), "run": (0, 1, 2, 3), "command": (0, 1, 2, 3),
-    "dashboard": (0, 2, 3),
+    "dashboard": (0, 2, 3), "fleet-plan": (0, 2, 3), "fleet-summary": (0, 2, 3),
 }
 
 #: A command's own lines under its exit codes.

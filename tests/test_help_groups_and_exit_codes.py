@@ -11,7 +11,7 @@ from bot import cli
 from helpers import run_cli
 
 PERSON = ["demo", "doctor", "audit", "update", "verify-pack", "build-pack"]
-STEPS = ["check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard"]
+STEPS = ["check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard", "fleet-plan", "fleet-summary"]
 
 
 def _names(block: str) -> list[str]:
