@@ -1,4 +1,4 @@
-"""``build-pack``: the schema headers from the release's own flatc (or CMake), the trap guard, build_pack.sh, the proof.
+"""``build-pack``: the schema headers from the release's flatc (or CMake), the trap guard, build_pack.sh, the proof.
 
 The steps and their facts are in :mod:`bot.pack.build` and :mod:`bot.pack.wheel_flatc` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1; ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).  The version is validated with :func:`bot.versions.parse_pack_version`
 (a workflow_dispatch input reaches this command verbatim): SemVer with any
@@ -30,8 +30,8 @@ DESCRIPTION = (
     "backends/arm/cmsis_pack/scripts/build_pack.sh with its four arguments, then prove the pack with "
     "verify-pack's checks and its compile check (the Runtime sources compiled with arm-none-eabi-g++). "
     "With ccache on PATH it is the compiler launcher of the CMake build (CMAKE_<LANG>_COMPILER_LAUNCHER) and "
-    "of the compile check, and the hit rates are reported. Refused before anything is written: a tree without the flatbuffers submodule, a --python "
-    "without an executorch package, a flatc that fails, a build directory left from another ExecuTorch "
+    "of the compile check, and the hit rates are reported. Refused before anything is written: a tree "
+    "without the flatbuffers submodule, a --python without an executorch package, a flatc that fails, a build directory left from another ExecuTorch "
     "version; on the CMake paths a tree whose folder is not named executorch. "
     "The version may carry a label: --version 1.5.1-local builds PyTorch.ExecuTorch.1.5.1-local.pack. "
     "Each step's output is streamed (inside ::group:: blocks in GitHub Actions) and timed. "

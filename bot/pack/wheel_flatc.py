@@ -34,7 +34,6 @@ out without compiling anything for the host:
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -258,8 +257,3 @@ def release_of(version_txt: str) -> str | None:
     """The X.Y.Z release a tree's ``version.txt`` names (``1.4.1``), or None for a pre-release (``1.5.0a0``)."""
     m = re.fullmatch(r"(\d+\.\d+\.\d+)", version_txt.strip())
     return m.group(1) if m else None
-
-
-def executable(path: Path) -> bool:
-    """True when ``path`` is a file this process may execute."""
-    return path.is_file() and os.access(path, os.X_OK)
