@@ -118,8 +118,8 @@ def job(args) -> None:
                    [*git, "-C", str(root), "submodule", "update", "--quiet", "--init", "--depth", "1", "--",
                     *JOB_SUBMODULES])
     venv = work / "venv"
-    total += timed("venv + pip install", [sys.executable, "-m", "venv", str(venv)])
-    total += timed("  (pip install)", [str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
+    total += timed("python -m venv", [sys.executable, "-m", "venv", str(venv)])
+    total += timed("pip install -r REQUIREMENTS", [str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
                                        *[a for r in args.requirements for a in ("-r", r)]])
     env = {k: v for k, v in os.environ.items() if k != "CCACHE_DIR"}
     env["CCACHE_DIR"] = str(work / "ccache")
