@@ -393,3 +393,15 @@ def test_a_rerun_replaces_the_flatbuffers_copy(tmp_path, cmake_log, capsys):
     assert _run(capsys, _argv(root, tmp_path, python=py))[0] == 0
     pack = _pack(tmp_path)
     assert "include/flatbuffers/stale.h" not in pack and pack["include/flatbuffers/pch/pch.h"] == b"// pch 2\n"
+
+
+def test_a_build_folder_that_cannot_take_the_headers_is_an_error_not_a_traceback(tmp_path, cmake_log, capsys):
+    root = _tree(tmp_path)
+    blocker = tmp_path / "build/third-party/flatc_ep/include"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("a file where the include folder goes\n")
+    rc, _, err = _run(capsys, _argv(root, tmp_path, python=_venv(tmp_path)))
+    assert rc == 2
+    assert err.startswith(f"executorch-pack-bot: error: {tmp_path / 'build'}: cannot copy the headers into the "
+                          "build directory: ")
+    assert not (tmp_path / "out" / PACK).exists() and not cmake_log.exists()

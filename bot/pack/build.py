@@ -648,7 +648,11 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
         write_stamp(cfg)
         if headers:
             start = time.monotonic()
-            schema_dir, fb_dir = wheel_flatc.lay_out(headers, cfg.executorch_root, cfg.build_dir)
+            try:
+                schema_dir, fb_dir = wheel_flatc.lay_out(headers, cfg.executorch_root, cfg.build_dir)
+            except OSError as exc:
+                raise PackError(f"cannot copy the headers into the build directory: {exc}",
+                                path=str(cfg.build_dir)) from None
             emit(f"headers: {schema_dir} (generated), {fb_dir} (a copy of {wheel_flatc.FLATBUFFERS_INCLUDE})")
             record(StepResult("headers", ("copy",), 0, time.monotonic() - start))
     env = step_env(cfg)
