@@ -54,3 +54,13 @@ def test_a_failure_through_the_cache_names_the_pack_file(tmp_path, cache):
         assert ("src/runtime/executor/program.cpp:2:10: fatal error: executorch/schema/program_generated.h: "
                 "No such file or directory") in res.detail
         assert "/tmp" not in res.detail and "pack/src" not in res.detail
+
+
+def test_a_compile_error_through_the_cache_names_the_pack_file_not_the_relative_path(tmp_path, cache):
+    # ccache hands the compiler paths relative to CCACHE_BASEDIR: the error says pack/include/...
+    pack = make_pack(tmp_path / "p", generated_header_text="int broken() { return undeclared_name; }\n")
+    res, _ = _proof(pack)
+    assert res.status == "fail"
+    assert ("include/executorch/schema/program_generated.h:1:23: error: 'undeclared_name' was not declared in this "
+            "scope") in res.detail
+    assert "pack/include" not in res.detail and "/tmp" not in res.detail
