@@ -330,3 +330,16 @@ def test_pack_path_written_to_github_output(et_root, tmp_path, fake_cmake, monke
     assert cli.main(_argv(et_root, tmp_path)) == 0
     assert out.read_text() == (f"pack={tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}\n"
                                "build-path=cmake-targets\n")
+
+
+def test_a_relative_python_reaches_cmake_as_an_absolute_path(et_root, tmp_path, fake_cmake, monkeypatch):
+    # CMake runs in the ExecuTorch tree: a relative PYTHON_EXECUTABLE would name a file there
+    # (found configuring ExecuTorch v1.4.1 with --python venv/bin/python)
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path)
+    argv = _argv(et_root, tmp_path)
+    argv[argv.index("--python") + 1] = os.path.join("venv", "bin", "python")
+    assert cli.main(argv) == 0
+    assert _calls(fake_cmake)[0][-1] == f"-DPYTHON_EXECUTABLE={venv_python}"   # the venv's path, not the target's

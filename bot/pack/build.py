@@ -168,6 +168,9 @@ class BuildConfig:
                flatc_from: str = "cmake") -> "BuildConfig":
         """Normalise paths to absolute ones and fill the defaults (toolchain file, ``jobs`` = CPU count).
 
+        ``python`` becomes absolute without following symbolic links (a venv's
+        ``bin/python``); a bare name is looked up on PATH.
+
         ``cmake_args`` items are ``-DNAME=VALUE`` / ``-DNAME:TYPE=VALUE``, or
         the same without ``-D`` (added); anything else raises
         :class:`PackError` (exit 2), as does a ``flatc_from`` other than
@@ -185,6 +188,9 @@ class BuildConfig:
             settings.append(d)
         root = Path(executorch_root).resolve()
         tc = Path(toolchain_file).resolve() if toolchain_file else root / DEFAULT_TOOLCHAIN
+        # the steps run in the ExecuTorch tree: a relative interpreter path would name another file there;
+        # abspath, not resolve: a venv's python is a symlink whose own path makes it the venv's
+        python = os.path.abspath(python) if os.sep in python else (shutil.which(python) or python)
         return cls(executorch_root=root, build_dir=Path(build_dir).resolve(), version=version,
                    output_dir=Path(output_dir).resolve(), python=python, toolchain_file=tc,
                    jobs=max(1, jobs or os.cpu_count() or 1), cmake=cmake, full_build=full_build,
