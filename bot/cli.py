@@ -41,8 +41,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("update", "update", "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"),
     ("verify-pack", "verify_pack", "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, "
                                    "components, compile)"),
-    ("build-pack", "build_pack", "build the PyTorch::ExecuTorch pack: CMake configure, the targets the pack "
-                                 "takes, build_pack.sh, compile check"),
+    ("build-pack", "build_pack", "build the PyTorch::ExecuTorch pack: the release's flatc (or CMake), "
+                                 "build_pack.sh, compile check"),
     ("check", "check", "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"),
     ("fetch-pack", "fetch_pack", "download a release's pack asset (sha256 checked) and verify it"),
     ("previous-pack", "previous_pack", "find the template's current pack (its path: pack or the current tag's "

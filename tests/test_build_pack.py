@@ -139,7 +139,12 @@ def fake_cmake(tmp_path: Path, monkeypatch) -> Path:
 def _argv(root: Path, tmp_path: Path, *extra: str, version: str = "1.5.1") -> list[str]:
     return ["build-pack", "--executorch-root", str(root), "--build-dir", str(tmp_path / "build"),
             "--version", version, "--output-dir", str(tmp_path / "out"), "--python", sys.executable,
-            "--no-compile-check", *extra]
+            "--no-compile-check", *_cmake_path(extra), *extra]
+
+
+def _cmake_path(extra) -> list[str]:
+    """These tests are about the CMake paths: --cmake-targets unless the arguments choose the full build."""
+    return [] if "--full-build" in extra else ["--cmake-targets"]
 
 
 def _calls(log: Path) -> list[list[str]]:
@@ -254,7 +259,10 @@ def test_pack_script_exits_zero_without_pack(et_root, tmp_path, fake_cmake, monk
 def test_missing_tools_exit_2_naming_them(et_root, tmp_path, fake_cmake, monkeypatch, capsys, what):
     argv = _argv(et_root, tmp_path)
     if what == "cmake":
-        monkeypatch.setenv("PATH", str(tmp_path / "empty-bin") + os.pathsep + "/nonexistent")
+        only_bash = tmp_path / "only-bash"
+        only_bash.mkdir()
+        (only_bash / "bash").symlink_to(shutil.which("bash"))
+        monkeypatch.setenv("PATH", str(only_bash) + os.pathsep + "/nonexistent")
         expect = "cmake not found on PATH"
     elif what == "toolchain":
         (et_root / "examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake").unlink()
@@ -267,7 +275,7 @@ def test_missing_tools_exit_2_naming_them(et_root, tmp_path, fake_cmake, monkeyp
         expect = "ExecuTorch root is not a directory"
     else:
         argv[argv.index("--python") + 1] = str(tmp_path / "no-python")
-        expect = "Python interpreter for PYTHON_EXECUTABLE not found"
+        expect = "Python interpreter not found (--python, also PYTHON_EXECUTABLE)"
     assert cli.main(argv) == 2
     assert expect in capsys.readouterr().err
     assert not (tmp_path / "build").exists() and not (tmp_path / "out").exists()  # nothing written
@@ -320,4 +328,18 @@ def test_pack_path_written_to_github_output(et_root, tmp_path, fake_cmake, monke
     out = tmp_path / "gh_output"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
     assert cli.main(_argv(et_root, tmp_path)) == 0
-    assert out.read_text() == f"pack={tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}\n"
+    assert out.read_text() == (f"pack={tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}\n"
+                               "build-path=cmake-targets\n")
+
+
+def test_a_relative_python_reaches_cmake_as_an_absolute_path(et_root, tmp_path, fake_cmake, monkeypatch):
+    # CMake runs in the ExecuTorch tree: a relative PYTHON_EXECUTABLE would name a file there
+    # (found configuring ExecuTorch v1.4.1 with --python venv/bin/python)
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path)
+    argv = _argv(et_root, tmp_path)
+    argv[argv.index("--python") + 1] = os.path.join("venv", "bin", "python")
+    assert cli.main(argv) == 0
+    assert _calls(fake_cmake)[0][-1] == f"-DPYTHON_EXECUTABLE={venv_python}"   # the venv's path, not the target's

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = "gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi"
+PACKAGES = "gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi ccache"
 #: The exit code of the fake python3: the script got past the toolchain step.
 PAST_TOOLCHAIN = 97
 
@@ -67,5 +67,5 @@ def test_not_root_without_sudo_names_the_packages_and_stops(fake_bin):
     assert proc.returncode == 1
     assert log == []  # apt-get never ran, and python3 (the next step) was not reached
     assert proc.stderr.splitlines() == [
-        ".ci/run: arm-none-eabi-g++ is not installed and installing it needs root (not root, no sudo):",
+        ".ci/run: arm-none-eabi-g++ or ccache is not installed and installing it needs root (not root, no sudo):",
         f".ci/run: install the Debian packages {PACKAGES}, then run again"]

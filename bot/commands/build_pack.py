@@ -1,6 +1,6 @@
-"""``build-pack``: cross-compile ExecuTorch, guard against the trap, run build_pack.sh.
+"""``build-pack``: the schema headers from the release's flatc (or CMake), the trap guard, build_pack.sh, the proof.
 
-The steps and their facts are in :mod:`bot.pack.build` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1; ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).  The version is validated with :func:`bot.versions.parse_pack_version`
+The steps and their facts are in :mod:`bot.pack.build` and :mod:`bot.pack.wheel_flatc` (ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1; ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).  The version is validated with :func:`bot.versions.parse_pack_version`
 (a workflow_dispatch input reaches this command verbatim): SemVer with any
 pre-release label (``1.5.1``, ``1.5.1-rc1``, a local build ``1.5.1-local``),
 written to the pack as given.  In GitHub Actions the pack path is written to
@@ -15,17 +15,24 @@ import argparse
 import sys
 
 NAME = "build-pack"
-HELP = "build the PyTorch::ExecuTorch pack: CMake configure, the targets the pack takes, build_pack.sh, compile check"
+HELP = "build the PyTorch::ExecuTorch pack: the release's flatc (or CMake), build_pack.sh, compile check"
 DESCRIPTION = (
-    "Configure ExecuTorch with the documented CMake cross-compile settings (executor runner off, flatc on), "
-    "build only the CMake targets the pack takes (program_schema: the flatc-generated schema headers; "
-    "flatbuffers_ep: flatc and the flatbuffers include tree) unless --full-build asks for the documented "
-    "full build, check that the build tree holds those headers, run "
+    "Generate the two flatc headers the pack needs (program_generated.h, scalar_type_generated.h) with the "
+    "flatc of the release's executorch wheel (executorch/data/bin/flatc of the --python venv; without "
+    "--python, the wheel of the tree's version.txt fetched from the package index with pip download "
+    "--no-deps), after checking that flatc --version equals the tree's third-party/flatbuffers version "
+    "(include/flatbuffers/base.h), and copy them and third-party/flatbuffers/include/flatbuffers where "
+    "build_pack.sh reads them: nothing is compiled for the host. When the versions differ or no wheel "
+    "exists (a nightly, a local version), or with --cmake-targets, configure ExecuTorch with the documented "
+    "CMake cross-compile settings (executor runner off, flatc on) and build only the CMake targets the pack "
+    "takes (program_schema, flatbuffers_ep); the log says why. --full-build runs the documented full build. "
+    "Then check that the build tree holds those headers, run "
     "backends/arm/cmsis_pack/scripts/build_pack.sh with its four arguments, then prove the pack with "
     "verify-pack's checks and its compile check (the Runtime sources compiled with arm-none-eabi-g++). "
-    "With ccache on PATH it is the compiler launcher (CMAKE_<LANG>_COMPILER_LAUNCHER) and the hit rate is "
-    "reported. Refused before any build: a tree whose folder is not named executorch, a tree without the "
-    "flatbuffers submodule, a build directory left from another ExecuTorch version. "
+    "With ccache on PATH it is the compiler launcher of the CMake build (CMAKE_<LANG>_COMPILER_LAUNCHER) and "
+    "of the compile check, and the hit rates are reported. Refused before anything is written: a tree "
+    "without the flatbuffers submodule, a --python without an executorch package, a flatc that fails, a build directory left from another ExecuTorch "
+    "version; on the CMake paths a tree whose folder is not named executorch. "
     "The version may carry a label: --version 1.5.1-local builds PyTorch.ExecuTorch.1.5.1-local.pack. "
     "Each step's output is streamed (inside ::group:: blocks in GitHub Actions) and timed. "
     "Exit 0: pack written and verified; 1: the trap guard or a check failed; 2: bad input or a missing tool; "
@@ -43,7 +50,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "local build X.Y.Z-local (any SemVer pre-release label, e.g. 1.5.1-local.2)")
     parser.add_argument("--output-dir", required=True, metavar="DIR", help="where the .pack is written")
     parser.add_argument("--python", metavar="PY", default=None,
-                        help="PYTHON_EXECUTABLE for CMake (the template's venv python; default: this interpreter)")
+                        help="the template's venv python: its executorch package's flatc makes the schema "
+                             "headers, and it is PYTHON_EXECUTABLE on the CMake paths (default: this "
+                             "interpreter, with flatc from the release's wheel on the package index)")
     parser.add_argument("--toolchain-file", metavar="F", default=None,
                         help="CMake toolchain file (default: examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake)")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -51,6 +60,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full-build", action="store_true",
                         help="run the documented full build (cmake --build without --target) instead of only "
                              "the targets the pack takes (program_schema, flatbuffers_ep)")
+    parser.add_argument("--cmake-targets", action="store_true",
+                        help="compile flatc and build the pack's CMake targets (program_schema, flatbuffers_ep) "
+                             "instead of using the release's flatc")
     parser.add_argument("--cmake-arg", action="append", default=[], dest="cmake_args", metavar="NAME=VALUE",
                         help="extra CMake setting for the configure step, after the documented ones (repeatable): "
                              "--cmake-arg NAME=VALUE or --cmake-arg=-DNAME=VALUE, e.g. "
@@ -77,12 +89,15 @@ def run(args: argparse.Namespace) -> int:
     version = parse_pack_version(args.version, what="--version").text
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of jobs, got {args.jobs}")
+    if args.full_build and args.cmake_targets:
+        raise UsageError("--full-build and --cmake-targets: choose one (--full-build builds every target)")
     if args.cxx and args.no_compile_check:
         raise UsageError("--cxx names the compiler of the compile check; it cannot go with --no-compile-check")
     cfg = BuildConfig.create(executorch_root=args.executorch_root, build_dir=args.build_dir, version=version,
                              output_dir=args.output_dir, python=args.python or sys.executable,
                              toolchain_file=args.toolchain_file, jobs=args.jobs, full_build=args.full_build,
-                             cmake_args=args.cmake_args, ccache=None if args.no_ccache else build.find_ccache())
+                             cmake_args=args.cmake_args, ccache=None if args.no_ccache else build.find_ccache(),
+                             flatc_from="cmake" if args.cmake_targets else "python" if args.python else "index")
     if not args.no_compile_check:
         from bot.pack.compile import find_compiler
         find_compiler(args.cxx)   # before an hour-long build, not after it
@@ -101,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 print(line, flush=True)
     print(f"pack: {outcome.pack}", flush=True)
     _write_output("pack", str(outcome.pack))
+    _write_output("build-path", outcome.path)
     if outcome.ccache is not None:
         _write_output("ccache-hit-rate", "" if outcome.ccache.rate is None else f"{outcome.ccache.rate:.3f}")
     if args.no_compile_check:
@@ -108,8 +124,14 @@ def run(args: argparse.Namespace) -> int:
     from bot.pack.verify import verify_pack
 
     print("==> verify: verify-pack checks and the compile check of the Runtime sources", flush=True)
-    report = verify_pack(outcome.pack, version, compile_check=True, cxx=args.cxx)
+    before = build.ccache_counters(cfg.ccache) if cfg.ccache else None
+    report = verify_pack(outcome.pack, version, compile_check=True, cxx=args.cxx, compile_jobs=cfg.jobs,
+                         ccache=cfg.ccache)
     sys.stdout.write(report.to_text())
+    proof = build.ccache_delta(before, build.ccache_counters(cfg.ccache)) if cfg.ccache else None
+    if proof is not None:
+        print(f"compile check {proof.line()}", flush=True)
+        _write_output("compile-ccache-hit-rate", "" if proof.rate is None else f"{proof.rate:.3f}")
     return 1 if report.failed else 0
 
 

@@ -1,31 +1,45 @@
 """Build a ``PyTorch::ExecuTorch`` CMSIS pack from an ExecuTorch checkout.
 
-The pack is only complete when the documented cross-compile ran first
-(ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1): it generates ``program_generated.h`` and
-``scalar_type_generated.h`` with flatc and provides the flatbuffers headers.
-``build_pack.sh`` run on an empty build directory still exits 0 and writes a
-pack without them (reproduced with build_pack.sh at v1.4.1).  So a build here is
-three steps, each streamed and timed:
+``build_pack.sh`` takes two things from a CMake build tree besides the sources
+(``copy_sources.sh`` in ExecuTorch's backends/arm/cmsis_pack/scripts/ at v1.4.1):
+the flatc-generated ``program_generated.h`` and ``scalar_type_generated.h``, and
+the flatbuffers headers.  Run on an empty build directory it still exits 0 and
+writes a pack without them (reproduced with build_pack.sh at v1.4.1).  A build
+here provides them in one of three ways, each step streamed and timed:
 
-1. ``configure``: ``cmake -S ROOT -B BUILD -DCMAKE_TOOLCHAIN_FILE=...
-   -DEXECUTORCH_BUILD_ARM_BAREMETAL=ON -DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON
-   -DEXECUTORCH_BUILD_FLATC=ON -DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF
-   -DPYTHON_EXECUTABLE=PY`` (the flags and their order of ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1);
-   then any ``--cmake-arg`` settings, named in the log, and the ccache
-   launchers when ``ccache`` is on PATH;
-2. ``build``: by default only the CMake targets the pack takes
-   (:data:`PACK_TARGETS`): ``cmake --build BUILD --config Release -jN
-   --target program_schema flatbuffers_ep``; with ``full_build`` the
-   documented ``cmake --build BUILD --config Release -jN``;
-   then the trap guard (:func:`check_build_tree`) before anything is packaged;
-3. ``package``: ``bash ROOT/backends/arm/cmsis_pack/scripts/build_pack.sh
-   --executorch-root ROOT --build-dir BUILD --version V --output-dir OUT``
-   (all four arguments required, ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1), then
-   ``OUT/PyTorch.ExecuTorch.V.pack`` must exist.
+- **the release's own flatc** (default, :mod:`bot.pack.wheel_flatc`): flatc from
+  the ``executorch`` package of ``--python`` (or the wheel fetched from the
+  package index), when ``flatc --version`` equals the tree's
+  ``third-party/flatbuffers`` version: step ``flatc`` generates the two headers
+  (``--cpp --cpp-std c++11 --gen-mutable --scoped-enums``) and step ``headers``
+  lays them and ``third-party/flatbuffers/include/flatbuffers/`` where
+  copy_sources.sh reads them.  Nothing is compiled for the host.  When the
+  versions differ or no wheel exists (a nightly, a local version), the build
+  falls back to the CMake pack targets and the log says why;
+- **the CMake pack targets** (:data:`PACK_TARGETS`, the fallback, or
+  ``cmake_targets``): ``configure`` with the documented settings
+  (``cmake -S ROOT -B BUILD -DCMAKE_TOOLCHAIN_FILE=...
+  -DEXECUTORCH_BUILD_ARM_BAREMETAL=ON -DEXECUTORCH_BUILD_KERNELS_QUANTIZED=ON
+  -DEXECUTORCH_BUILD_FLATC=ON -DEXECUTORCH_BUILD_EXECUTOR_RUNNER=OFF
+  -DPYTHON_EXECUTABLE=PY``, ExecuTorch's backends/arm/cmsis_pack/README.md at
+  v1.4.1), any ``--cmake-arg`` settings and the ccache launchers, then
+  ``build``: ``cmake --build BUILD --config Release -jN --target program_schema
+  flatbuffers_ep``;
+- **the documented full build** (``full_build``): the same configure, then
+  ``cmake --build BUILD --config Release -jN``.
 
-Known traps are refused before anything runs (:func:`preflight`): a tree
-whose folder is not named ``executorch`` (CMake refuses it, ExecuTorch's CMakeLists.txt at v1.4.1), a tree without the flatbuffers submodule, and a build directory
-left from another ExecuTorch version (:data:`STAMP`).
+Then the trap guard (:func:`check_build_tree`) and ``package``: ``bash
+ROOT/backends/arm/cmsis_pack/scripts/build_pack.sh --executorch-root ROOT
+--build-dir BUILD --version V --output-dir OUT`` (all four arguments required,
+ExecuTorch's backends/arm/cmsis_pack/scripts/build_pack.sh at v1.4.1); then
+``OUT/PyTorch.ExecuTorch.V.pack`` must exist.
+
+Known traps and bad input are refused before anything is written
+(:func:`preflight`): a tree without the flatbuffers submodule, a ``--python``
+without an ``executorch`` package, a flatc that fails, a build directory left
+from another ExecuTorch version (:data:`STAMP`); on the CMake paths also a
+tree whose folder is not named ``executorch`` (CMake refuses it, ExecuTorch's
+CMakeLists.txt at v1.4.1) and a missing cmake or toolchain file.
 
 The module never prints: output lines go to an ``emit(str)`` callback.  In
 GitHub Actions (``GITHUB_ACTIONS=true``) each step is wrapped in
@@ -45,6 +59,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -52,6 +67,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from bot.errors import BotError, CheckFailed, PackError
+from bot.pack import wheel_flatc
 
 #: Upstream's toolchain file, relative to the ExecuTorch root (ExecuTorch's backends/arm/cmsis_pack/README.md at v1.4.1).
 DEFAULT_TOOLCHAIN = Path("examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake")
@@ -77,6 +93,8 @@ FLATBUFFERS_MARKER = Path("third-party/flatbuffers/include/flatbuffers/flatbuffe
 STAMP = ".executorch-pack-bot-build.json"
 #: The compiler launcher variables CMake reads (CMAKE_<LANG>_COMPILER_LAUNCHER, CMake docs).
 LAUNCHER_VARS = ("CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER")
+#: Where the generated headers can come from (:attr:`BuildConfig.flatc_from`).
+FLATC_SOURCES = ("python", "index", "cmake")
 _CMAKE_ARG = re.compile(r"^-D[A-Za-z_][A-Za-z0-9_.+-]*(?::[A-Za-z]+)?=.*$", re.S)
 
 Emit = Callable[[str], None]
@@ -123,6 +141,10 @@ class BuildConfig:
             instead of :data:`PACK_TARGETS`.
         cmake_args: extra ``-DNAME=VALUE`` settings, after the documented ones.
         ccache: the ccache executable used as compiler launcher, or None.
+        flatc_from: where the flatc-generated headers come from: ``"python"``
+            (flatc of ``python``'s executorch package), ``"index"`` (flatc of the
+            tree's release wheel from the package index) or ``"cmake"`` (the
+            CMake pack targets compile flatc); ``full_build`` always uses CMake.
     """
 
     executorch_root: Path
@@ -136,18 +158,26 @@ class BuildConfig:
     full_build: bool = False
     cmake_args: tuple[str, ...] = ()
     ccache: str | None = None
+    flatc_from: str = "cmake"
 
     @classmethod
     def create(cls, *, executorch_root: str | Path, build_dir: str | Path, version: str,
                output_dir: str | Path, python: str, toolchain_file: str | Path | None = None,
                jobs: int | None = None, cmake: str = "cmake", full_build: bool = False,
-               cmake_args: Sequence[str] = (), ccache: str | None = None) -> "BuildConfig":
+               cmake_args: Sequence[str] = (), ccache: str | None = None,
+               flatc_from: str = "cmake") -> "BuildConfig":
         """Normalise paths to absolute ones and fill the defaults (toolchain file, ``jobs`` = CPU count).
+
+        ``python`` becomes absolute without following symbolic links (a venv's
+        ``bin/python``); a bare name is looked up on PATH.
 
         ``cmake_args`` items are ``-DNAME=VALUE`` / ``-DNAME:TYPE=VALUE``, or
         the same without ``-D`` (added); anything else raises
-        :class:`PackError` (exit 2).
+        :class:`PackError` (exit 2), as does a ``flatc_from`` other than
+        ``python``, ``index`` or ``cmake``.
         """
+        if flatc_from not in FLATC_SOURCES:
+            raise PackError(f"flatc_from: expected one of {', '.join(FLATC_SOURCES)}, got {flatc_from!r}")
         settings = []
         for arg in cmake_args:
             d = arg if arg.startswith("-D") else "-D" + arg   # NAME=VALUE: argparse cannot take "-D..." apart
@@ -158,10 +188,14 @@ class BuildConfig:
             settings.append(d)
         root = Path(executorch_root).resolve()
         tc = Path(toolchain_file).resolve() if toolchain_file else root / DEFAULT_TOOLCHAIN
+        # the steps run in the ExecuTorch tree: a relative interpreter path would name another file there;
+        # abspath, not resolve: a venv's python is a symlink whose own path makes it the venv's
+        python = os.path.abspath(python) if os.sep in python else (shutil.which(python) or python)
         return cls(executorch_root=root, build_dir=Path(build_dir).resolve(), version=version,
                    output_dir=Path(output_dir).resolve(), python=python, toolchain_file=tc,
                    jobs=max(1, jobs or os.cpu_count() or 1), cmake=cmake, full_build=full_build,
-                   cmake_args=tuple(settings), ccache=ccache)
+                   cmake_args=tuple(settings), ccache=ccache,
+                   flatc_from="cmake" if full_build else flatc_from)
 
     @property
     def pack_path(self) -> Path:
@@ -231,24 +265,50 @@ def pack_command(cfg: BuildConfig) -> list[str]:
 def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.which) -> None:
     """Check that every tool and input exists before anything runs or is written.
 
+    The checks every path needs (:func:`preflight_common`), then, when
+    ``cfg.flatc_from`` is ``"cmake"``, those of CMake (:func:`preflight_cmake`).
+
+    Raises:
+        PackError (exit 2) naming the first missing thing.
+    """
+    preflight_common(cfg, which=which)
+    if cfg.flatc_from == "cmake":
+        preflight_cmake(cfg, which=which)
+
+
+def preflight_cmake(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.which) -> None:
+    """The checks of the CMake paths: the folder name ``executorch``, ``cmake``, the toolchain file.
+
+    Raises:
+        PackError (exit 2) naming the first missing thing.
+    """
+    check_root_name(cfg.executorch_root)
+    if which(cfg.cmake) is None:
+        raise PackError(f"cmake not found on PATH (looked for {cfg.cmake!r}); install it before building a pack "
+                        "with CMake")
+    if not cfg.toolchain_file.is_file():
+        raise PackError("CMake toolchain file not found (pass --toolchain-file to use another one)",
+                        path=str(cfg.toolchain_file))
+
+
+def preflight_common(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.which) -> None:
+    """The checks of every path, before anything runs or is written.
+
     Raises:
         PackError (exit 2) naming the first missing thing: the ExecuTorch root,
-        ``cmake``, ``bash``, the Python interpreter, the toolchain file, or
-        ``build_pack.sh`` (absent before ExecuTorch v1.4.0, no backends/arm/cmsis_pack/ at earlier tags);
-        or a build/output directory that is a file, lies under a file or
-        cannot be written.
+        the flatbuffers submodule (:func:`check_tree`), ``bash``, the Python
+        interpreter, ``build_pack.sh`` (absent before ExecuTorch v1.4.0, no
+        backends/arm/cmsis_pack/ at earlier tags); or a build/output directory
+        that is a file, lies under a file or cannot be written, or a build
+        directory left from another ExecuTorch version.
     """
     if not cfg.executorch_root.is_dir():
         raise PackError("ExecuTorch root is not a directory", path=str(cfg.executorch_root))
     check_tree(cfg.executorch_root)
-    for tool, what in ((cfg.cmake, "cmake"), ("bash", "bash")):
-        if which(tool) is None:
-            raise PackError(f"{what} not found on PATH (looked for {tool!r}); install it before building a pack")
+    if which("bash") is None:
+        raise PackError("bash not found on PATH (looked for 'bash'); install it before building a pack")
     if which(cfg.python) is None:
-        raise PackError(f"Python interpreter for PYTHON_EXECUTABLE not found: {cfg.python!r}")
-    if not cfg.toolchain_file.is_file():
-        raise PackError("CMake toolchain file not found (pass --toolchain-file to use another one)",
-                        path=str(cfg.toolchain_file))
+        raise PackError(f"Python interpreter not found (--python, also PYTHON_EXECUTABLE): {cfg.python!r}")
     script = cfg.executorch_root / BUILD_PACK_SCRIPT
     if not script.is_file():
         raise PackError(f"{BUILD_PACK_SCRIPT} not found: this ExecuTorch checkout has no CMSIS pack script "
@@ -259,25 +319,33 @@ def preflight(cfg: BuildConfig, *, which: Callable[[str], str | None] = shutil.w
 
 
 def check_tree(root: Path) -> None:
-    """Refuse an ExecuTorch tree that cannot build a pack, before anything runs.
+    """Refuse an ExecuTorch tree without the flatbuffers submodule, before anything runs.
 
     Raises:
-        PackError (exit 2): the folder is not named ``executorch`` (CMake
-        refuses to configure it, ExecuTorch's CMakeLists.txt at v1.4.1); the flatbuffers
-        submodule is missing (:data:`FLATBUFFERS_MARKER`: flatc and the pack's
-        ``include/flatbuffers/`` are built from it).
+        PackError (exit 2): :data:`FLATBUFFERS_MARKER` is missing (an
+        uninitialised submodule is an empty folder): the pack's
+        ``include/flatbuffers/`` is that submodule's include folder, and its
+        version decides which flatc may generate the schema headers.
+    """
+    if not (root / FLATBUFFERS_MARKER).is_file():
+        raise PackError(f"the flatbuffers submodule is missing ({FLATBUFFERS_MARKER} not found): the pack's "
+                        "include/flatbuffers/ and the flatc version come from it; run `git submodule update "
+                        "--init --depth 1 third-party/flatbuffers` in the tree", path=str(root))
+
+
+def check_root_name(root: Path) -> None:
+    """Refuse a tree whose folder is not named ``executorch`` (the CMake paths only).
+
+    Raises:
+        PackError (exit 2): ExecuTorch's CMake refuses to configure it
+        (ExecuTorch's CMakeLists.txt at v1.4.1).
     """
     if root.name != ROOT_NAME:
         raise PackError(f"the ExecuTorch tree is in a folder named {root.name!r}, but ExecuTorch's CMake "
                         f"refuses to configure unless the folder is named {ROOT_NAME!r}; check it out into "
                         f"a folder named {ROOT_NAME} (in a workflow: actions/checkout with "
-                        f"`path: {ROOT_NAME}`; on the command line: git clone --recurse-submodules "
+                        f"`path: {ROOT_NAME}`; on the command line: git clone --depth 1 "
                         f"--branch vX.Y.Z https://github.com/pytorch/executorch.git {ROOT_NAME})", path=str(root))
-    if not (root / FLATBUFFERS_MARKER).is_file():
-        raise PackError(f"the flatbuffers submodule is missing ({FLATBUFFERS_MARKER} not found): flatc and the "
-                        "pack's include/flatbuffers/ are built from it; run `git submodule update --init "
-                        "--recursive` in the tree (or clone with --recurse-submodules; actions/checkout: "
-                        "`submodules: recursive`)", path=str(root))
 
 
 def tree_version(root: Path) -> str:
@@ -501,12 +569,14 @@ def ccache_delta(before: dict[str, int] | None, after: dict[str, int] | None) ->
 
 @dataclass(frozen=True)
 class BuildOutcome:
-    """A finished pack build: the ``.pack`` path, the steps run, the trap guard's findings and the ccache counters."""
+    """A finished pack build: the ``.pack`` path, the steps run, the trap guard's findings, the ccache counters,
+    and the path taken (``release-flatc``, ``cmake-targets`` or ``full-build``)."""
 
     pack: Path
     steps: tuple[StepResult, ...]
     tree: TreeReport
     ccache: CcacheStats | None = None
+    path: str = "cmake-targets"
 
 
 Runner = Callable[..., StepResult]
@@ -515,8 +585,9 @@ Runner = Callable[..., StepResult]
 def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = None,
                runner: Runner = run_step,
                on_step: Callable[[StepResult], None] | None = None,
-               command: Emit | None = None) -> BuildOutcome:
-    """Configure, build, guard against the trap, package; return the pack.
+               command: Emit | None = None,
+               index_flatc: Callable[[str, Path], "wheel_flatc.Flatc | str"] | None = None) -> BuildOutcome:
+    """Provide the flatc outputs, guard against the trap, package; return the pack.
 
     Args:
         cfg: the build inputs (see :class:`BuildConfig`).
@@ -527,13 +598,18 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
             ``GITHUB_ACTIONS == "true"``.
         runner: runs one step (tests substitute it); same signature as :func:`run_step`.
         on_step: called with each finished step, also the failing one (for timings).
+        index_flatc: fetches flatc of a release's wheel (default
+            :func:`bot.pack.wheel_flatc.index_flatc`); tests substitute it.
 
-    The log names the build mode, the ``--cmake-arg`` settings and whether
-    ccache is used; with ccache, the hit rate of configure + build follows
-    the build step (:class:`CcacheStats`, also in the outcome).
+    The log names the path taken (the release's flatc, with the versions
+    compared and the file the tree's version was read from; or the CMake
+    pack targets and why; or the full build), the ``--cmake-arg`` settings
+    and whether ccache is used; with ccache, the hit rate of configure +
+    build follows the build step (:class:`CcacheStats`, also in the outcome).
 
     Raises:
-        PackError (exit 2): a missing tool or input (:func:`preflight`), before anything runs.
+        PackError (exit 2): a missing tool or input (:func:`preflight`), a
+            ``--python`` without executorch, a failing flatc; before anything is written.
         StepFailed (exit code of the step): a step exited non-zero; later steps do not run.
         CheckFailed (exit 1): the trap guard failed (no packaging happened), or
             build_pack.sh exited 0 without writing ``PyTorch.ExecuTorch.V.pack``
@@ -541,15 +617,50 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
     """
     if github_actions is None:
         github_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    preflight(cfg)
-    for d in (cfg.build_dir, cfg.output_dir):
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise PackError(f"cannot create the directory: {exc.strerror}", path=str(d)) from None
-    write_stamp(cfg)
+    preflight_common(cfg)
     steps: list[StepResult] = []
     command = command or emit
+
+    def record(result: StepResult) -> StepResult:
+        emit(f"{result.name}: exit {result.returncode} in {result.seconds:.1f} s")
+        steps.append(result)
+        if on_step is not None:
+            on_step(result)
+        return result
+
+    with tempfile.TemporaryDirectory(prefix="et-flatc-") as tmp:
+        headers: list[Path] = []
+        if cfg.flatc_from != "cmake":
+            start = time.monotonic()
+            flatc, why = _release_flatc(cfg, Path(tmp), index_flatc or wheel_flatc.index_flatc)
+            if flatc is not None:
+                emit(f"flatc: {why}")
+                headers = wheel_flatc.generate_headers(flatc, cfg.executorch_root, Path(tmp) / "out")
+                emit(f"flatc: generated {', '.join(h.name for h in headers)} from schema/ with "
+                     f"{' '.join(wheel_flatc.FLATC_FLAGS)}")
+                record(StepResult("flatc", (str(flatc.path), *wheel_flatc.FLATC_FLAGS), 0,
+                                  time.monotonic() - start))
+            else:
+                emit(f"flatc: falling back to the CMake pack targets ({' '.join(PACK_TARGETS)}): {why}")
+                preflight_cmake(cfg)
+        else:
+            preflight_cmake(cfg)
+        use_cmake = not headers
+        for d in (cfg.build_dir, cfg.output_dir):
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise PackError(f"cannot create the directory: {exc.strerror}", path=str(d)) from None
+        write_stamp(cfg)
+        if headers:
+            start = time.monotonic()
+            try:
+                schema_dir, fb_dir = wheel_flatc.lay_out(headers, cfg.executorch_root, cfg.build_dir)
+            except OSError as exc:
+                raise PackError(f"cannot copy the headers into the build directory: {exc}",
+                                path=str(cfg.build_dir)) from None
+            emit(f"headers: {schema_dir} (generated), {fb_dir} (a copy of {wheel_flatc.FLATBUFFERS_INCLUDE})")
+            record(StepResult("headers", ("copy",), 0, time.monotonic() - start))
     env = step_env(cfg)
 
     def step(name: str, argv: list[str], env: dict[str, str] | None = None) -> StepResult:
@@ -566,26 +677,27 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
         if github_actions:
             command(f"::{resume}::")
             command("::endgroup::")
-        emit(f"{name}: exit {result.returncode} in {result.seconds:.1f} s")
-        steps.append(result)
-        if on_step is not None:
-            on_step(result)
+        record(result)
         if result.returncode != 0:
             raise StepFailed(result)
         return result
 
-    if cfg.cmake_args:
-        emit("extra CMake settings (--cmake-arg), after the documented ones: " + " ".join(cfg.cmake_args))
-    emit("ccache: " + (f"{cfg.ccache} as compiler launcher" if cfg.ccache else "not on PATH, not used"))
-    emit("build: " + ("the documented full build (--full-build)" if cfg.full_build else
-                      "only the CMake targets the pack takes: " + " ".join(PACK_TARGETS)
-                      + " (--full-build for everything)"))
-    before = ccache_counters(cfg.ccache) if cfg.ccache else None
-    step("configure", configure_command(cfg), env)
-    step("build", build_command(cfg), env)
-    stats = ccache_delta(before, ccache_counters(cfg.ccache)) if cfg.ccache else None
-    if stats is not None:
-        emit(stats.line())
+    stats = None
+    if use_cmake:
+        if cfg.cmake_args:
+            emit("extra CMake settings (--cmake-arg), after the documented ones: " + " ".join(cfg.cmake_args))
+        emit("ccache: " + (f"{cfg.ccache} as compiler launcher" if cfg.ccache else "not on PATH, not used"))
+        emit("build: " + ("the documented full build (--full-build)" if cfg.full_build else
+                          "only the CMake targets the pack takes: " + " ".join(PACK_TARGETS)
+                          + " (--full-build for everything)"))
+        before = ccache_counters(cfg.ccache) if cfg.ccache else None
+        step("configure", configure_command(cfg), env)
+        step("build", build_command(cfg), env)
+        stats = ccache_delta(before, ccache_counters(cfg.ccache)) if cfg.ccache else None
+        if stats is not None:
+            emit(stats.line())
+    elif cfg.cmake_args:
+        emit("extra CMake settings (--cmake-arg) not used: nothing is built with CMake")
     tree = check_build_tree(cfg.build_dir)
     emit("trap guard: generated headers and flatbuffers headers present in the build tree")
     signature = _file_signature(cfg.pack_path)
@@ -595,7 +707,40 @@ def build_pack(cfg: BuildConfig, *, emit: Emit, github_actions: bool | None = No
     if signature is not None and _file_signature(cfg.pack_path) == signature:
         raise CheckFailed("build_pack.sh exited 0 but did not write a new pack: this file is left over from an "
                           "earlier run (unchanged); remove it or use an empty --output-dir", path=str(cfg.pack_path))
-    return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree, ccache=stats)
+    return BuildOutcome(pack=cfg.pack_path, steps=tuple(steps), tree=tree, ccache=stats,
+                        path="full-build" if cfg.full_build else "cmake-targets" if use_cmake else "release-flatc")
+
+
+def _release_flatc(cfg: BuildConfig, tmp: Path, fetch: Callable[[str, Path], "wheel_flatc.Flatc | str"]
+                   ) -> tuple["wheel_flatc.Flatc | None", str]:
+    """(the release's flatc, a line saying which and why) when it may make the headers, else (None, why not).
+
+    Raises PackError (exit 2) for a ``--python`` without executorch and for a
+    flatc whose ``--version`` fails (:mod:`bot.pack.wheel_flatc`).
+    """
+    root = cfg.executorch_root
+    tree = wheel_flatc.tree_flatbuffers_version(root)
+    if cfg.flatc_from == "python":
+        flatc = wheel_flatc.package_flatc(cfg.python)
+    else:
+        release = wheel_flatc.release_of(tree_version(root))
+        if release is None:
+            return None, (f"the tree's version.txt says {tree_version(root)!r}, not a release: no executorch "
+                          "wheel of it on the package index")
+        got = fetch(release, tmp / "wheel")
+        if isinstance(got, str):
+            return None, got
+        flatc = got
+    flatc = wheel_flatc.flatc_version(flatc)
+    if tree is None:
+        return None, (f"the tree's flatbuffers version cannot be read (looked in "
+                      f"{' and '.join(str(p) for p in wheel_flatc.VERSION_FILES)})")
+    version, source = tree
+    if flatc.version != version:
+        return None, (f"flatc {flatc.path} of {flatc.origin} is version {flatc.version}, but the tree's "
+                      f"third-party/flatbuffers is {version} ({source}): its headers could differ")
+    return flatc, (f"{flatc.path} of {flatc.origin}, version {flatc.version}, the version of the tree's "
+                   f"third-party/flatbuffers ({source}): nothing is compiled for the host")
 
 
 def _file_signature(path: Path) -> tuple[int, int, int, int] | None:

@@ -21,6 +21,14 @@ with the compiler's lines withheld (they would quote the host file).  Each
 compile runs with resource limits (address space, CPU time, file size;
 ``setrlimit(2)``) and the scrubbed environment of :mod:`bot.scrubbed`;
 its output is neutralised (:func:`bot.inert.line`).
+
+With a ``ccache`` executable the compiles go through it (a warm runner's
+cache serves them).  The pack is unpacked into a new temporary folder each
+time, so ccache runs with that folder as ``CCACHE_BASEDIR`` and
+``CCACHE_NOHASHDIR=1`` (ccache 4.x manual, "Compiling in different
+directories"): it hands the compiler paths relative to the folder, and the
+cached ``-H`` lines and errors name ``pack/...`` paths, which are resolved
+against the folder.
 """
 
 from __future__ import annotations
@@ -212,24 +220,29 @@ def _needed(zf: zipfile.ZipFile, comp: Component) -> set[str]:
 
 def _first_errors(stderr: str, root: Path) -> list[str]:
     prefix = str(root) + "/"
-    lines = [ln.replace(prefix, "") for ln in stderr.splitlines() if not _HEADER_LINE.fullmatch(ln)]
+    # relative paths (under ccache, CCACHE_BASEDIR): "pack/src/x.cpp:3:1: error", "from pack/include/..."
+    rel = re.compile(rf"(^|[\s(\"']){re.escape(root.name)}/")
+    lines = [rel.sub(r"\1", ln.replace(prefix, "")) for ln in stderr.splitlines() if not _HEADER_LINE.fullmatch(ln)]
     errs = [ln for ln in lines if "error" in ln]
     return [inert.line(ln, cap=LINE_CAP) for ln in (errs or [ln for ln in lines if ln.strip()])[:ERROR_LINES]]
 
 
-def _outside_headers(stderr: str, allowed: list[str]) -> list[str]:
-    """Headers the ``-H`` lines of ``stderr`` name that are neither in the pack nor in the toolchain."""
+def _outside_headers(stderr: str, allowed: list[str], cwd: str) -> list[str]:
+    """Headers the ``-H`` lines of ``stderr`` name that are neither in the pack nor in the toolchain.
+
+    A relative path (ccache with ``CCACHE_BASEDIR``) is taken relative to ``cwd``, the compiler's folder.
+    """
     out = []
     for ln in stderr.splitlines():
         m = _HEADER_LINE.fullmatch(ln)
-        if m and not _inside(m.group(1), allowed) and m.group(1) not in out:
+        if m and not _inside(os.path.join(cwd, m.group(1)), allowed) and m.group(1) not in out:
             out.append(m.group(1))
     return out
 
 
 def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, limits: Limits = Limits(),
                   jobs: int | None = None, timeout: float = 300, memory_limit: int = MEMORY_LIMIT,
-                  cpu_limit: int = CPU_LIMIT) -> CheckResult:
+                  cpu_limit: int = CPU_LIMIT, ccache: str | None = None) -> CheckResult:
     """Unpack the pack into a temporary directory and compile every Runtime source; see the module docstring.
 
     Fails naming each failing file and its first :data:`ERROR_LINES` error
@@ -239,6 +252,8 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
     (:func:`refused_includes`), and fails withholding the compiler's lines
     when a header outside the pack and the toolchain was opened anyway.
     ``memory_limit`` (bytes) and ``cpu_limit`` (seconds) bound each compile.
+    ``jobs`` compiles run at once (default: one per source, at most 8);
+    ``ccache`` is the ccache executable the compiles go through, or None.
     Only call on an archive :func:`~bot.pack.archive.scan_archive` found clean.
     """
     compiler = find_compiler(cxx)
@@ -269,13 +284,17 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
         for dirs in system.values():
             allowed_roots += [os.path.realpath(d) for d in dirs]
         env = scrubbed_env()
+        launcher: list[str] = []
+        if ccache:
+            launcher = [ccache]
+            env.update(CCACHE_BASEDIR=os.path.realpath(tmp), CCACHE_NOHASHDIR="1")
 
         def one(item):
             i, (lang, src) = item
             std = ["-std=c++17"] if lang == "c++" else ["-std=c11"]
             isystem = [a for d in system[lang] for a in ("-isystem", d)]
             cmd = [sys.executable, "-c", _LIMITED, str(memory_limit), str(cpu_limit), str(FILE_LIMIT),
-                   compiler, "-x", lang, *std, "-nostdinc", *isystem, *flags, "-H",
+                   *launcher, compiler, "-x", lang, *std, "-nostdinc", *isystem, *flags, "-H",
                    "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
                    "-c", str(root / src), "-o", str(out_dir / f"{i}.o")]
             try:
@@ -283,7 +302,7 @@ def compile_check(zf: zipfile.ZipFile, pdsc: Pdsc, cxx: str | None = None, *, li
                                    text=True, errors="replace", timeout=timeout, env=env, cwd=tmp)
             except subprocess.TimeoutExpired:
                 return src, [f"timed out after {timeout:.0f} s"]
-            outside = _outside_headers(p.stderr, allowed_roots)
+            outside = _outside_headers(p.stderr, allowed_roots, tmp)
             if outside:
                 return src, [f"includes a file outside the pack and the toolchain: {inert.line(outside[0], cap=200)} "
                              "(the compiler's output is withheld)"]

@@ -67,6 +67,7 @@ def upstream_url_form(segment: str) -> str | None:
 def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | None = None,
                 baseline: Path | None = None, template: Path | None = None,
                 executorch_root: Path | None = None, compile_check: bool = False, cxx: str | None = None,
+                compile_jobs: int | None = None, ccache: str | None = None,
                 cpackget: bool = False, limits: Limits | None = None, installed: Path | None = None,
                 progress: Callable[[str], None] | None = None) -> PackReport:
     """Run every applicable check on ``pack`` for pack version ``version``; returns a :class:`PackReport`.
@@ -91,6 +92,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
             selected ExecuTorch components must exist in the pack.
         executorch_root: an ExecuTorch checkout whose ``validate_pack.py`` runs on the pack.
         compile_check / cxx: compile the Runtime sources (default ``arm-none-eabi-g++``).
+        compile_jobs / ccache: compiles at once, and the ccache executable they go through
+            (:func:`bot.pack.compile.compile_check`).
         cpackget: install with cpackget into a temporary pack root.
         installed: a folder the pack was installed into (``$CMSIS_PACK_ROOT/PyTorch/ExecuTorch/V``):
             it must hold exactly the pack's files (:mod:`bot.pack.installed`).
@@ -239,7 +242,8 @@ def verify_pack(pack: Path, version: str, *, url: str | None = None, tag: str | 
                 add(CheckResult("compile", "fail", skip if unsafe else "not run: no readable PDSC"))
             else:
                 from bot.pack.compile import compile_check as run_compile
-                add(_guarded("compile", lambda: run_compile(zf, pdsc, cxx, limits=limits)))
+                add(_guarded("compile", lambda: run_compile(zf, pdsc, cxx, limits=limits, jobs=compile_jobs,
+                                                                 ccache=ccache)))
     return report
 
 
