@@ -14,6 +14,7 @@ from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
+from bot.template.publicversion import same_release
 
 
 @dataclass
@@ -142,7 +143,7 @@ def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
         have = [pinned] if f.name == "executorch" and pinned else template_values(tpl, f.name)
         if not have:
             state = f"the template has no pip pin of {f.name} to compare it with"
-        elif f.exact and any(_same_version(f.version, h) for h in have):
+        elif f.exact and any(same_release(f.version, h) for h in have):
             state = f"it agrees with the template's {f.name} {', '.join(have)} today"
         else:
             state = f"the template pins {f.name} {', '.join(have)}"
@@ -151,9 +152,3 @@ def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
                         path=f.path, line=f.line, blocking=False))
     return out
 
-
-def _same_version(a: Optional[str], b: Optional[str]) -> bool:
-    try:
-        return Version(a or "") == Version(b or "")
-    except InvalidVersion:
-        return a == b

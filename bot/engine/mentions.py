@@ -41,6 +41,7 @@ from typing import Optional
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.model import Bump, Edit, Flag, PinChange, norm
 from bot.template.prose.sentences import MEASURE
+from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
@@ -311,7 +312,7 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
         if name == "executorch":
             continue
         for v in pinned.get(name) or ([c.old] if c.old else []):
-            if v != c.new:
+            if not same_release(v, c.new):  # torch==2.14.0+cpu is the new 2.14.0 with its label: not moving
                 add(name, v)
     for name, v in conda:
         add(name, v)  # a conda-level spec the bot never rewrites: always accounted for

@@ -25,6 +25,7 @@ from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_te
 from bot.model import Bump, Edit, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
 from bot.template.locks import python_lock_flags
+from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.upstream.source import UpstreamSource
 from bot.versions import to_semver, version_to_tag
@@ -89,7 +90,7 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         old_pack=old_pack, new_pack=new_pack,
         old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
     bump = replace(bump, restated=tuple((norm(c.name), v) for c in changes
-                                        for v in template_values(tpl, c.name) if v != c.new))
+                                        for v in template_values(tpl, c.name) if not same_release(v, c.new)))
     result = Plan(repo=Path(repo), bump=bump)
     # Even when the template already is on the target, the managers run: a
     # Python pin left behind (a hand-made partial bump) is still moved.
