@@ -40,7 +40,7 @@ from typing import Optional
 
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.model import Bump, Edit, Flag, PinChange, norm
-from bot.template.prose.sentences import MEASURE
+from bot.template.prose.sentences import MEASURE, is_quantity
 from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.versions import major_minor
@@ -59,6 +59,8 @@ REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "pytho
 #: each submodule once, "inside submodule X (not edited)", a flag without a line), so none of their
 #: occurrences reaches the buckets; a line-level item of that code would land in ``other``.
 OTHER_CODES = frozenset({"submodule-not-edited"})
+#: The rule of a version-shaped number followed by a unit ("1.3 M cycles", "1.5 MB", "2.0 ms", "1.4 GHz").
+QUANTITY_RULE = "a quantity (a number with a unit)"
 #: The flag code of a review item no other flag lists.
 REVIEW_FLAG = "review-mention"
 
@@ -197,7 +199,6 @@ _TOOLS = ("cmsis-toolbox", "cmsis toolbox", "packchk", "cmake", "gcc", "arm-none
           "numpy", "pip", "setuptools", "flatc", "flatbuffers", "ml_dtypes", "pybind11", "zephyr", "mbed")
 _TOOL = re.compile(r"(?<![\w\-])(" + "|".join(re.escape(t) for t in _TOOLS) + r")(?:[ \t]+version)?[ \t]*[:=@ ]?[ \t]*v?$",
                    re.I)
-_UNIT = re.compile(r"[ \t]?(?:%|x\b|[kKMG]i?B\b|[kMG]Hz\b|ms\b|fps\b|mm\b|V\b)")
 
 
 def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
@@ -233,8 +234,6 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
         first = cells.strip("|").split("|")[0].strip(" \t*`")
         if first and "executorch" not in first.lower() and norm(subject) not in first.lower():
             return f"a table row of another thing ({first[:40]})"
-    if _UNIT.match(line, end):
-        return "a quantity (a number with a unit)"
     return None
 
 
@@ -427,7 +426,8 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
 
 def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line_flags, ignore, ranges):
     """``(bucket, rule)`` of an occurrence no edit covers, in rule order: an ``ignore-mentions:`` entry,
-    a flag listing the line for review, a history flag, a rule naming another thing, a range
+    a flag naming the line's content as another's, a quantity (the occurrence is followed by a unit:
+    :func:`~bot.template.prose.sentences.is_quantity`), a flag listing the line for review, a history flag, a rule naming another thing, a range
     constraint, a measurement; otherwise review."""
     here = line_flags.get((path, line), [])
     for entry in ignore:
@@ -436,6 +436,8 @@ def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line
     owned = next((f for f in here if f.code in OTHER_CODES), None)
     if owned is not None:
         return "other", owned.code
+    if is_quantity(line_text, end):  # the occurrence itself is a number with a unit, whatever its line says
+        return "other", QUANTITY_RULE
     listed = next((f for f in here if f.code in REVIEW_CODES), None)
     if listed is not None:
         return "review", listed.code

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from bot.model import norm
 from bot.template.prose.regions import regions_of
-from bot.template.prose.sentences import Context
+from bot.template.prose.sentences import Context, is_quantity
 from bot.textfile import TextDocument
 
 #: A version matched whole: X.Y or X.Y.Z with an optional pre/dev/post part.
@@ -208,6 +208,8 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
                 group = "v" if m.group("v") is not None else "v2"
                 s, e = m.span(group)
                 if not taken.isdisjoint(range(s, e)):
+                    continue
+                if is_quantity(text, e):   # "ExecuTorch 1.4 MB runtime": a size, not a version
                     continue
                 if weak and not ctx.paragraph_mentions_executorch(s):
                     continue
