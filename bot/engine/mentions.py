@@ -53,7 +53,7 @@ HISTORY_CODES = frozenset({"history-mention"})
 REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "python-lock", "compiled-requirements",
                           "conda-pin", "restatement-partial", "direct-reference", "range-pin", "unmanaged-pin",
                           "script-pin-drift", "nightly-pin", "pin-was-different", "companion-pin",
-                          "unresolved-pin"})
+                          "unresolved-pin", "commit-pin"})
 #: Flag codes that name another thing's version on their line (the rule is the code): a line inside
 #: content the template does not own.  A submodule's files are never read (bot.template.submodules lists
 #: each submodule once, "inside submodule X (not edited)", a flag without a line), so none of their
@@ -483,7 +483,10 @@ def hypothetical_bump(tpl: Template, pinned: str) -> Bump:
                 continue
             changes.append(PinChange(name, old, f"{o.major}.{o.minor + 1}.0" if len(o.release) > 1 else
                                      f"{o.major + 1}", "audit"))
-    return Bump(pinned, new, to_semver(pinned), to_semver(new), "v" + pinned, "v" + new, tuple(changes))
+    # a placeholder target commit: a commit pin whose comment names the pinned release is what a bump moves
+    # (bot.template.commitpins); audit has no upstream to read the real one
+    return Bump(pinned, new, to_semver(pinned), to_semver(new), "v" + pinned, "v" + new, tuple(changes),
+                new_commit="0" * 40)
 
 
 #: Flags of the hypothetical bump that hold whatever the target (the others speak of the placeholder target).
