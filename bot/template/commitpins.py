@@ -14,7 +14,7 @@ Actions take a commit):
 * a workflow step on ExecuTorch (``repository: pytorch/executorch`` in the
   step): ``ref: <sha>  # v1.4.0``, and ``uses: pytorch/executorch/...@<sha>``.
 
-A SHA is 7 to 40 hexadecimal digits holding a digit, written whole.  The
+A SHA is 7 to 40 hexadecimal digits holding a digit and a letter, written whole.  The
 release is the first ``X.Y.Z`` of the comment after it on the same line
 (``# v1.4.0``, ``// 1.4.0``), or none.  On a bump the SHA moves to the commit
 the target tag names (read from upstream, annotated tags peeled:
@@ -39,7 +39,9 @@ CODE = "commit-pin"
 #: Flag code of a commit pin moved although it was not on the current release (non-blocking).
 DRIFT = "script-pin-drift"
 
-_HEX = r"(?P<sha>(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{7,40})(?![\w.\-])"
+#: A SHA: 7 to 40 hexadecimal digits with a digit and a letter (``--depth 1000000`` and a word such as
+#: ``deadbeef`` are no commits; an all-digit short SHA is not recognised and its comment stays for review).
+_HEX = r"(?P<sha>(?=[0-9a-fA-F]*[0-9])(?=[0-9]*[a-fA-F])[0-9a-fA-F]{7,40})(?![\w.\-])"
 #: CMake: ``GIT_TAG <sha>`` or ``GIT_TAG v1.4.0`` (quoted or not).
 _CMAKE = re.compile(r"(?<![\w])GIT_TAG[ \t]+\"?(?:" + _HEX + r"|v?(?P<tag>\d+\.\d+\.\d+(?:-?rc\d+)?)(?![\w.\-]))")
 _CMAKE_CALL = re.compile(r"\b(?:FetchContent_Declare|ExternalProject_Add|CPMAddPackage|FetchContent_Populate)"
@@ -67,7 +69,8 @@ def _git_command(before: str) -> Optional[str]:
     i = before.rfind("git")
     while i > 0 and (before[i - 1].isalnum() or before[i - 1] in "_-"):
         i = before.rfind("git", 0, i)
-    if i < 0 or before[i + 3:i + 4].isalnum():
+    after = before[i + 3:i + 4]
+    if i < 0 or (after and (after.isalnum() or after in "_-")):
         return None
     cmd = before[i:]
     if any(c in cmd for c in "#;&|"):
