@@ -102,3 +102,18 @@ def test_core_filemode_false_keeps_the_base_modes(world, capsys):
     head = _publish(world, capsys, co, plan, "git")
     tree = _tree(world, head)
     assert tree["ai_layer/new.sh"] == "100644" and tree["ai_layer/ai_layer.clayer.yml"] == "100644"
+
+
+def test_core_filemode_false_keeps_an_executable_base_mode(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    script = co / "ai_layer/run.sh"
+    script.write_text("#!/bin/sh\n")
+    os.chmod(script, 0o755)
+    git(co, "add", "ai_layer/run.sh")
+    git(co, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "-q", "-m", "script")
+    git(co, "push", "-q", "origin", "HEAD:main")
+    git(co, "config", "core.fileMode", "false")
+    script.write_text("#!/bin/sh\necho regenerated\n")
+    os.chmod(script, 0o644)
+    head = _publish(world, capsys, co, plan, "git")
+    assert _tree(world, head)["ai_layer/run.sh"] == "100755"
