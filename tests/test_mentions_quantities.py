@@ -68,3 +68,16 @@ def test_a_quantity_in_prose_is_not_edited_nor_makes_its_sentence_mixed(tmp_path
     assert items == [(3, "1.4.0", "moved", 'prose: "ExecuTorch X" in text names the current ExecuTorch 1.4.0'), (4, "1.4", "other", QUANTITY_RULE),
                      (6, "1.4", "other", QUANTITY_RULE),
                      (8, "1.4", "history", "history-mention"), (8, "1.4", "other", QUANTITY_RULE)]
+
+
+@pytest.mark.parametrize("line, quantity", [
+    ("ExecuTorch is 1.4.0 and its arena holds 1.4.0 KB.", "1.4.0"),       # the old version's digits, with a unit
+    ("ExecuTorch 1.4.0 draws 2.0.1 W on this board.", "2.0.1"),           # another three-part number, with a unit
+])
+def test_a_three_part_quantity_does_not_make_its_sentence_mixed(tmp_path, tags, capsys, line, quantity):
+    data = plan(tmp_path, tags, capsys, {"README.md": f"# Firmware\n\n{line}\n"})
+    assert edits(data) == [("README.md", 3, "1.4.0", "1.5.1")] + PINS
+    assert flags(data, "mixed-mention", "review-mention") == []
+    readme = [(i["version"], i["bucket"], i["rule"]) for i in data["mentions"]["items"] if i["path"] == "README.md"]
+    assert readme[0][:2] == ("1.4.0", "moved")
+    assert readme[1:] == ([("1.4.0", "other", QUANTITY_RULE)] if quantity == "1.4.0" else [])
