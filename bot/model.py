@@ -164,6 +164,12 @@ class Bump:
     #: ``(name, version)`` the template itself pins for the packages of ``changes`` (the ``old`` column of
     #: the pin table): prose restating those values moves with them even when upstream's old value differs
     restated: tuple[tuple[str, str], ...] = ()
+    #: the commits ``old_tag`` / ``new_tag`` name (annotated tags peeled), read from upstream only when the
+    #: template pins ExecuTorch by commit (``GIT_TAG <sha>  # v1.4.0``, bot.template.commitpins); None when
+    #: not needed or not readable, and ``commit_note`` then says why
+    old_commit: Optional[str] = None
+    new_commit: Optional[str] = None
+    commit_note: str = ""
 
     def change_for(self, name: str) -> Optional[PinChange]:
         """The :class:`PinChange` for a package name (PEP 503 comparison), or None."""

@@ -147,6 +147,27 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
             return fake._json(commit_json(fake, r, mm.group(1)))
         if m == "POST" and rest == "/git/commits":
             return fake._json(commit_json(fake, r, _make_commit(fake, r, body)), 201)
+        if m == "GET" and (mm := re.fullmatch(r"/git/(?:ref|refs)/(tags/.+)", rest)):
+            # "Get a reference" of a tag: its object is the tag object (annotated) or the commit (lightweight)
+            ref = "refs/" + mm.group(1)
+            sha = _git(r.git_dir, "for-each-ref", "--format=%(objectname)", ref).decode().strip()
+            if not sha:
+                return fake._not_found()
+            kind = _git(r.git_dir, "cat-file", "-t", sha).decode().strip()
+            out = ref_json(fake, r, ref, sha)
+            out["object"] = {"sha": sha, "type": kind, "url": f"{api}/{kind}s/{sha}"}
+            return fake._json(out)
+        if m == "GET" and (mm := re.fullmatch(r"/git/tags/([0-9a-f]{40})", rest)):
+            # "Get a tag": an annotated tag object and the object it names
+            raw = _git(r.git_dir, "cat-file", "tag", mm.group(1)).decode()
+            head = dict(line.split(" ", 1) for line in raw.split("\n\n", 1)[0].splitlines() if " " in line)
+            obj, kind = head["object"], head["type"]
+            return fake._json({"node_id": "TAG_" + mm.group(1)[:8], "sha": mm.group(1), "url": f"{api}/tags/{mm.group(1)}",
+                               "tag": head.get("tag", ""), "message": raw.split("\n\n", 1)[-1],
+                               "tagger": {"name": "T", "email": "t@example.invalid", "date": "2026-01-01T00:00:00Z"},
+                               "object": {"sha": obj, "type": kind, "url": f"{api}/{kind}s/{obj}"},
+                               "verification": {"verified": False, "reason": "unsigned", "signature": None,
+                                                "payload": None, "verified_at": None}})
         if m == "GET" and (mm := re.fullmatch(r"/git/(?:ref|refs)/(heads/.+)", rest)):
             ref = "refs/" + mm.group(1)
             sha = _git(r.git_dir, "for-each-ref", "--format=%(objectname)", ref).decode().strip()

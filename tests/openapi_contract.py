@@ -91,6 +91,7 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
     "git/get-tree": (CONTENTS_R,),
     "git/get-commit": (CONTENTS_R,),
     "git/get-ref": (CONTENTS_R,),
+    "git/get-tag": (CONTENTS_R,),
     "git/get-blob": (CONTENTS_R,),
     "git/create-blob": (CONTENTS_W,),
     "git/create-tree": (CONTENTS_W,),

@@ -168,3 +168,30 @@ def _parse_quietly(parse, doc):
         parse(doc)
     except Exception:
         pass
+
+
+@pytest.mark.parametrize("text", [
+    "cd executorch\n" + "git checkout " * 20000 + "abcdef1\n",                    # many verbs before one SHA
+    "cd executorch\ngit checkout " + "abcdef1 " * 20000 + "# " * 20000 + "\n",    # many SHAs, a long comment
+    "FetchContent_Declare(executorch\n" + "  GIT_TAG abcdef1 #" + " #" * 20000 + "\n)\n",
+    "steps:\n  - with:\n      repository: pytorch/executorch\n" + "      ref: abcdef1  #\n" * 5000,
+])
+def test_commit_pins_in_long_lines_and_many_pins(text):
+    """A template's CMake, script or workflow text with ExecuTorch commit pins is read in linear time."""
+    from bot.template.commitpins import find_commit_pins
+    from bot.template.scripts import ExecutorchRefs
+    from bot.textfile import TextDocument
+    doc = TextDocument("CMakeLists.txt", text)
+    assert_linear(lambda: [find_commit_pins(doc, kind, ExecutorchRefs(text)) for kind in ("cmake", "workflow")], text)
+
+
+def test_many_git_commands_with_shas_in_a_script():
+    """One pin per 21-character line: the budget covers making 20000 pins (a few scans each); the nearest
+    ``cd`` line above each command, looked for from the start of the text, cost thousands of scans."""
+    from bot.template.commitpins import find_commit_pins
+    from bot.template.scripts import ExecutorchRefs
+    from bot.textfile import TextDocument
+    text = "git clone https://github.com/pytorch/executorch.git\ncd executorch\n" + "git checkout abcdef1\n" * 20000
+    doc = TextDocument("setup.sh", text)
+    assert len(find_commit_pins(doc, "script", ExecutorchRefs(text))) == 20000
+    assert_linear(lambda: find_commit_pins(doc, "script", ExecutorchRefs(text)), text, budget=40)

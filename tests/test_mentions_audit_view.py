@@ -25,7 +25,8 @@ def test_the_hypothetical_bump_goes_to_the_next_minor_and_moves_the_audited_pins
         "1.4.2", "1.5.0", "1.4.2", "1.5.0", "v1.4.2", "v1.5.0",
         (PinChange("executorch", "1.4.2", "1.5.0", "audit"), PinChange("torch", "2.13.0", "2.14.0", "audit"),
          PinChange("torchao", "0.18.1", "0.19.0", "audit"), PinChange("ethos-u-vela", "5", "6", "audit"),
-         PinChange("tosa-tools", "2026.5", "2026.6.0", "audit")))
+         PinChange("tosa-tools", "2026.5", "2026.6.0", "audit")),
+        new_commit="0" * 40)   # a placeholder: a commit pin naming the pinned release is what a bump moves
 
 
 def test_the_hypothetical_bump_leaves_out_a_pin_that_is_no_pep440_version():
@@ -37,7 +38,7 @@ def test_the_hypothetical_bump_leaves_out_a_pin_that_is_no_pep440_version():
 def test_the_hypothetical_bump_of_a_pre_release_uses_its_semver_pack_form():
     assert hypothetical_bump(template(), "1.0.0rc1") == Bump(
         "1.0.0rc1", "1.1.0", "1.0.0-rc1", "1.1.0", "v1.0.0rc1", "v1.1.0",
-        (PinChange("executorch", "1.0.0rc1", "1.1.0", "audit"),))
+        (PinChange("executorch", "1.0.0rc1", "1.1.0", "audit"),), new_commit="0" * 40)
 
 
 # -- audit's accounting ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import accounting_flags, audit_accounting
 from bot.engine.read import PACK, PIN_KINDS, read_template
 from bot.model import Finding, Flag, norm
+from bot.template.publicversion import same_release
 
 
 @dataclass
@@ -109,6 +110,7 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
                     stale.append(f)
             elif v != pinned:
                 stale.append(f)
+    flags.extend(_commit_pin_flags(tpl, groups[0].key if agree else None))
     accounting = None
     ignore = ignore_entries(repo)
     flags.extend(_conda_flags(tpl, groups[0].version if agree else None))
@@ -119,6 +121,35 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
     return Audit(pins=pins, versions=[g.version for g in groups], agree=agree, stale_mentions=stale,
                  flags=sort_flags(dedupe(flags)), groups=groups, not_scanned=list(tpl.skipped_dirs),
                  local_build=local_build_line(groups[0]) if agree else None, mentions=accounting)
+
+
+def _commit_pin_flags(tpl, pinned: Optional[Version]) -> list[Flag]:
+    """Items for ExecuTorch pinned by commit (bot.template.commitpins), against the version the pins agree on.
+
+    A commit whose comment names another release than the pins (``GIT_TAG <sha>  # v1.3.0`` beside
+    ``executorch==1.4.0``) is blocking: the template builds another ExecuTorch than it pins.  A commit with
+    no release in a comment is listed (non-blocking): the bot cannot tell which release it is.
+    """
+    out = []
+    for f in tpl.findings:
+        if f.kind != "commit-pin":
+            continue
+        if f.version is None:
+            out.append(Flag("commit-pin", f"ExecuTorch is pinned by commit with no release in a comment; the bot "
+                            f"cannot tell which release it is: add a `# vX` comment naming it: {f.text}",
+                            path=f.path, line=f.line, blocking=False))
+            continue
+        if pinned is None:
+            continue
+        try:
+            v = Version(f.version)
+        except InvalidVersion:
+            continue
+        if v != pinned:
+            out.append(Flag("commit-pin", f"ExecuTorch is pinned by a commit whose comment names {f.version}, but "
+                            f"the template pins {pinned}: the build fetches another release than the pins say; pin "
+                            f"the commit of v{pinned}, with its comment: {f.text}", path=f.path, line=f.line))
+    return out
 
 
 def _admits(spec: Optional[str], version: Version) -> bool:
@@ -142,7 +173,7 @@ def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
         have = [pinned] if f.name == "executorch" and pinned else template_values(tpl, f.name)
         if not have:
             state = f"the template has no pip pin of {f.name} to compare it with"
-        elif f.exact and any(_same_version(f.version, h) for h in have):
+        elif f.exact and any(same_release(f.version, h) for h in have):
             state = f"it agrees with the template's {f.name} {', '.join(have)} today"
         else:
             state = f"the template pins {f.name} {', '.join(have)}"
@@ -151,9 +182,3 @@ def _conda_flags(tpl, pinned: Optional[str]) -> list[Flag]:
                         path=f.path, line=f.line, blocking=False))
     return out
 
-
-def _same_version(a: Optional[str], b: Optional[str]) -> bool:
-    try:
-        return Version(a or "") == Version(b or "")
-    except InvalidVersion:
-        return a == b

@@ -40,7 +40,8 @@ from typing import Optional
 
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Template
 from bot.model import Bump, Edit, Flag, PinChange, norm
-from bot.template.prose.sentences import MEASURE
+from bot.template.prose.sentences import MEASURE, is_quantity
+from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
@@ -52,12 +53,14 @@ HISTORY_CODES = frozenset({"history-mention"})
 REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "python-lock", "compiled-requirements",
                           "conda-pin", "restatement-partial", "direct-reference", "range-pin", "unmanaged-pin",
                           "script-pin-drift", "nightly-pin", "pin-was-different", "companion-pin",
-                          "unresolved-pin"})
+                          "unresolved-pin", "commit-pin"})
 #: Flag codes that name another thing's version on their line (the rule is the code): a line inside
 #: content the template does not own.  A submodule's files are never read (bot.template.submodules lists
 #: each submodule once, "inside submodule X (not edited)", a flag without a line), so none of their
 #: occurrences reaches the buckets; a line-level item of that code would land in ``other``.
 OTHER_CODES = frozenset({"submodule-not-edited"})
+#: The rule of a version-shaped number followed by a unit ("1.3 M cycles", "1.5 MB", "2.0 ms", "1.4 GHz").
+QUANTITY_RULE = "a quantity (a number with a unit)"
 #: The flag code of a review item no other flag lists.
 REVIEW_FLAG = "review-mention"
 
@@ -196,7 +199,6 @@ _TOOLS = ("cmsis-toolbox", "cmsis toolbox", "packchk", "cmake", "gcc", "arm-none
           "numpy", "pip", "setuptools", "flatc", "flatbuffers", "ml_dtypes", "pybind11", "zephyr", "mbed")
 _TOOL = re.compile(r"(?<![\w\-])(" + "|".join(re.escape(t) for t in _TOOLS) + r")(?:[ \t]+version)?[ \t]*[:=@ ]?[ \t]*v?$",
                    re.I)
-_UNIT = re.compile(r"[ \t]?(?:%|x\b|[kKMG]i?B\b|[kMG]Hz\b|ms\b|fps\b|mm\b|V\b)")
 
 
 def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
@@ -232,8 +234,6 @@ def _other_rule(subject: str, line: str, col: int, end: int) -> Optional[str]:
         first = cells.strip("|").split("|")[0].strip(" \t*`")
         if first and "executorch" not in first.lower() and norm(subject) not in first.lower():
             return f"a table row of another thing ({first[:40]})"
-    if _UNIT.match(line, end):
-        return "a quantity (a number with a unit)"
     return None
 
 
@@ -311,7 +311,7 @@ def tracked_versions(tpl: Template, bump: Bump, pinned_only: bool = False) -> li
         if name == "executorch":
             continue
         for v in pinned.get(name) or ([c.old] if c.old else []):
-            if v != c.new:
+            if not same_release(v, c.new):  # torch==2.14.0+cpu is the new 2.14.0 with its label: not moving
                 add(name, v)
     for name, v in conda:
         add(name, v)  # a conda-level spec the bot never rewrites: always accounted for
@@ -426,7 +426,8 @@ def account(tpl: Template, bump: Bump, edits: list[Edit], flags: list[Flag],
 
 def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line_flags, ignore, ranges):
     """``(bucket, rule)`` of an occurrence no edit covers, in rule order: an ``ignore-mentions:`` entry,
-    a flag listing the line for review, a history flag, a rule naming another thing, a range
+    a flag naming the line's content as another's, a quantity (the occurrence is followed by a unit:
+    :func:`~bot.template.prose.sentences.is_quantity`), a flag listing the line for review, a history flag, a rule naming another thing, a range
     constraint, a measurement; otherwise review."""
     here = line_flags.get((path, line), [])
     for entry in ignore:
@@ -435,6 +436,8 @@ def _classify(path, line, line_text, col, end, subject, mine, starts, s, e, line
     owned = next((f for f in here if f.code in OTHER_CODES), None)
     if owned is not None:
         return "other", owned.code
+    if is_quantity(line_text, end):  # the occurrence itself is a number with a unit, whatever its line says
+        return "other", QUANTITY_RULE
     listed = next((f for f in here if f.code in REVIEW_CODES), None)
     if listed is not None:
         return "review", listed.code
@@ -480,7 +483,10 @@ def hypothetical_bump(tpl: Template, pinned: str) -> Bump:
                 continue
             changes.append(PinChange(name, old, f"{o.major}.{o.minor + 1}.0" if len(o.release) > 1 else
                                      f"{o.major + 1}", "audit"))
-    return Bump(pinned, new, to_semver(pinned), to_semver(new), "v" + pinned, "v" + new, tuple(changes))
+    # a placeholder target commit: a commit pin whose comment names the pinned release is what a bump moves
+    # (bot.template.commitpins); audit has no upstream to read the real one
+    return Bump(pinned, new, to_semver(pinned), to_semver(new), "v" + pinned, "v" + new, tuple(changes),
+                new_commit="0" * 40)
 
 
 #: Flags of the hypothetical bump that hold whatever the target (the others speak of the placeholder target).

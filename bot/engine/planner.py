@@ -22,9 +22,11 @@ from bot.engine.flags import dedupe, sort_flags
 from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
+from bot.errors import UpstreamError
 from bot.model import Bump, Edit, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
 from bot.template.locks import python_lock_flags
+from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.upstream.source import UpstreamSource
 from bot.versions import to_semver, version_to_tag
@@ -86,12 +88,14 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
     if label:
         old_pack, new_pack = f"{old_pack}-{label}", f"{new_pack}-{label}"
         flags.append(local_build_flag(new_pack, target_tag))
+    old_commit, new_commit, commit_note = _tag_commits(tpl, source, current_tag, target_tag, upstream_tags)
     bump = Bump(
         old_executorch=str(current), new_executorch=target.executorch,
         old_pack=old_pack, new_pack=new_pack,
-        old_tag=current_tag, new_tag=target_tag, changes=tuple(changes))
+        old_tag=current_tag, new_tag=target_tag, changes=tuple(changes),
+        old_commit=old_commit, new_commit=new_commit, commit_note=commit_note)
     bump = replace(bump, restated=tuple((norm(c.name), v) for c in changes
-                                        for v in template_values(tpl, c.name) if v != c.new))
+                                        for v in template_values(tpl, c.name) if not same_release(v, c.new)))
     result = Plan(repo=Path(repo), bump=bump)
     # Even when the template already is on the target, the managers run: a
     # Python pin left behind (a hand-made partial bump) is still moved.
@@ -150,6 +154,36 @@ def local_build_flag(new_pack: str, new_tag: str) -> Flag:
                 f"{new_tag} sources (a checkout in a folder named executorch, with submodules) with `"
                 + BUILD_PACK_COMMAND.format(version=new_pack)
                 + "` and unpack it where the template's path: points", blocking=False)
+
+
+def _tag_commits(tpl: Template, source: UpstreamSource, current_tag: str, target_tag: str,
+                 upstream_tags: set[str]) -> tuple[Optional[str], Optional[str], str]:
+    """``(commit of current_tag, commit of target_tag, why one is missing)`` when the template pins ExecuTorch
+    by commit (a ``commit-pin`` finding, bot.template.commitpins); ``(None, None, "")`` otherwise: no request
+    is made for a template that pins no commit.  A tag the source cannot resolve is a note, not an error: the
+    commit pin becomes a blocking item naming its line."""
+    if not any(f.kind == "commit-pin" for f in tpl.findings):
+        return None, None, ""
+    out: list[Optional[str]] = []
+    notes: list[str] = []
+    for tag in (current_tag, target_tag):
+        if tag == current_tag and out and tag == target_tag:
+            out.append(out[0])
+            continue
+        if tag not in upstream_tags:
+            out.append(None)
+            notes.append(f"{tag} is not a tag of {source.describe()}")
+            continue
+        try:
+            sha = source.tag_commit(tag)
+        except UpstreamError as exc:
+            sha = None
+            notes.append(str(exc))
+        else:
+            if sha is None:
+                notes.append(f"{source.describe()} cannot tell which commit {tag} names")
+        out.append(sha)
+    return out[0], out[1], "; ".join(notes)
 
 
 def _merge(edits: list[Edit]) -> list[Edit]:

@@ -21,7 +21,9 @@ The blobs sent are the ones :meth:`bot.github.publish.Publisher.build_tree`
 made locally the way ``git add`` would (line-ending rules applied), and the
 tree GitHub answers must be the tree built locally: both ``commit:`` modes
 produce the same tree, and a mismatch is an error rather than a surprise in
-the pull request.
+the pull request.  Each tree entry carries the mode ``build_tree`` chose
+from the checkout (``100644`` or ``100755``, GitHub REST docs "Create a
+tree"), so an executable file stays executable through the API too.
 """
 
 from __future__ import annotations

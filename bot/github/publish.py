@@ -53,6 +53,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -349,25 +350,53 @@ class Publisher:
         ``.gitattributes`` ``text``/``eol``/filters and ``core.autocrlf``
         apply), so a file whose working tree has CRLF where the repository
         stores LF differs from the base only on the lines the bot edited.
-        The mode is the base's (``100644`` for a new file).  Uses a
+        The mode is the one ``git add`` would record (:meth:`checkout_mode`):
+        ``100755`` for a file the checkout holds as executable, ``100644``
+        for one it does not, so an included file made executable (or no
+        longer executable) is committed with its mode change.  Uses a
         temporary index: the checkout's index and files are not touched.
         """
         changed: dict[str, tuple[str, str]] = {}
+        filemode = self.git("config", "--type=bool", "core.fileMode", check=False) != "false"
         with tempfile.TemporaryDirectory(prefix="epb-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", base_sha, env=env)
             for path in sorted(files):
                 sha = self.git("hash-object", "-w", f"--path={path}", "--stdin", input=files[path])
                 ls = self.git("ls-tree", base_sha, "--", path)
-                mode, old = (ls.split()[0], ls.split()[2]) if ls else ("100644", None)
-                if mode == "160000":
+                base_mode, old = (ls.split()[0], ls.split()[2]) if ls else (None, None)
+                if base_mode == "160000":
                     raise PlatformError(f"{path} is a submodule in the base; the bot never commits into a submodule")
-                if sha == old:
+                mode = self.checkout_mode(path, base_mode, filemode=filemode)
+                if sha == old and mode == base_mode:
                     continue
                 changed[path] = (mode, sha)
                 self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
             tree = self.git("write-tree", env=env)
         return tree, changed
+
+    def checkout_mode(self, path: str, base_mode: Optional[str], *, filemode: bool = True) -> str:
+        """The tree-entry mode ``git add`` would record for ``path``: ``"100755"`` or ``"100644"``.
+
+        With ``core.fileMode`` true (git's default; ``filemode=True``) the
+        checkout's file decides: executable by its owner (``S_IXUSR``, the bit
+        git reads, git-config docs "core.fileMode") is ``100755``, else
+        ``100644``.  With it false, or for a path the checkout does not hold
+        as a regular file, the base's mode stays (``base_mode``; ``100644``
+        for a new path).  GitHub REST docs, "Create a tree": a blob's mode is
+        ``100644`` (file) or ``100755`` (executable), and both ``commit:``
+        modes send this one.
+        """
+        fallback = base_mode if base_mode in ("100644", "100755") else "100644"
+        if not filemode:
+            return fallback
+        try:
+            st = os.lstat(self.git.repo / path)
+        except OSError:
+            return fallback
+        if not stat.S_ISREG(st.st_mode):
+            return fallback
+        return "100755" if st.st_mode & stat.S_IXUSR else "100644"
 
     def build_commit(self, base_sha: str, files: dict[str, bytes], message: str) -> tuple[str, str]:
         """A commit on ``base_sha`` whose tree is :meth:`build_tree`'s; returns (commit, tree).

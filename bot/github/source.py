@@ -163,5 +163,35 @@ class GitHubSource(UpstreamSource):
         return (status in ("ahead", "identical") if status in ("ahead", "identical", "diverged", "behind") else None,
                 cmp.ahead_by)
 
+    def tag_commit(self, tag: str) -> str:
+        """The commit ``tag`` names, through the Git Data API: ``GET /repos/O/N/git/ref/tags/TAG`` (GitHub REST
+        docs, "Get a reference"), then, while the object is an annotated tag, ``GET /repos/O/N/git/tags/SHA``
+        ("Get a tag": its ``object``) until a commit (at most 8 tags deep).
+
+        Raises :class:`UpstreamError` for an unknown tag (404), a tag of a tree or a blob, or a request
+        that fails for good.
+        """
+        from bot.errors import PlatformError
+        from bot.github.client import call
+
+        repo = self.gh.get_repo(self.full_name)
+
+        def ref_object():
+            ref = repo.get_git_ref(f"tags/{tag}")
+            return ref.object.type, ref.object.sha
+
+        try:
+            kind, sha = call(ref_object, f"read the tag {tag} of {self.full_name}")
+            for _ in range(8):
+                if kind == "commit":
+                    return sha
+                if kind != "tag":
+                    raise UpstreamError(f"tag {tag!r} in {self.describe()} names a {kind}, not a commit")
+                obj = call(lambda s=sha: repo.get_git_tag(s).object, f"read the tag object {sha[:12]} of {tag}")
+                kind, sha = obj.type, obj.sha
+        except PlatformError as exc:
+            raise UpstreamError(str(exc)) from None
+        raise UpstreamError(f"tag {tag!r} in {self.describe()} is a chain of more than 8 tag objects")
+
     def describe(self) -> str:
         return f"github:{self.full_name}"

@@ -41,6 +41,7 @@ from packaging.version import InvalidVersion, Version
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, norm
 from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator, specifier_empty_operator
+from bot.template.publicversion import same_release
 from bot.template.tomltext import array_tokens, key_position, string_tokens, token_value
 from bot.textfile import TextDocument
 from bot.versions import nightly_base
@@ -323,6 +324,8 @@ class PyprojectManager(Manager):
             change = bump.change_for(p.name)
             if change is None:
                 continue
+            if p.version is not None and same_release(p.version, change.new):
+                continue      # ==2.14.0+cpu is a build of 2.14.0: it admits the release the bump pins
             if p.specifier is not None:
                 try:
                     if p.specifier.contains(change.new, prereleases=True) and (

@@ -50,6 +50,7 @@ from bot.template.interface import Manager, ManagerError
 from bot.template.pep508 import empty_operator_problem
 from bot.template.pipjoin import COMMENT as _COMMENT
 from bot.template.pipjoin import logical_lines
+from bot.template.publicversion import same_release
 from bot.textfile import TextDocument
 from bot.versions import nightly_base
 
@@ -325,7 +326,7 @@ class RequirementsManager(Manager):
         if command is not None:
             for e in parse(doc):
                 change = bump.change_for(e.req.name) if e.req is not None else None
-                if change is None or not e.clauses or e.clauses[0].version == change.new:
+                if change is None or not e.clauses or same_release(e.clauses[0].version, change.new):
                     continue
                 flags.append(Flag("compiled-requirements", f"{e.req.name}{e.spec_text} is in a compiled file; "
                                   f"the bot edits its input, not its output: regenerate it with `{command}` "

@@ -24,7 +24,11 @@ Dockerfile (``pip install executorch==1.0.0``)" and ``.github/workflows/*.yml``
 * in CMake files (``CMakeLists.txt``, ``*.cmake``), ``set(EXECUTORCH_VERSION X)``
   and ``set(ET_VERSION "X")``-style variables (``EXECUTORCH`` or ``ET`` as a
   whole ``_`` part of a name ending in ``_VERSION``), only when X is exactly
-  the old ExecuTorch version.
+  the old ExecuTorch version;
+* ExecuTorch pinned by commit (``GIT_TAG <sha>  # v1.4.0`` in a FetchContent
+  block, ``git checkout <sha>``, a workflow ``ref: <sha>``): the SHA moves to
+  the target tag's commit with its comment, or the line is a blocking
+  ``commit-pin`` item (:mod:`bot.template.commitpins`).
 
 Only code is edited: the comment spans of :func:`bot.template.prose.comment_spans`
 belong to the prose manager, so the two never propose overlapping edits.  An
@@ -35,12 +39,14 @@ non-blocking ``script-pin-drift`` flag.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import re
 from functools import lru_cache
 from typing import Optional
 
 from bot.model import Bump, Edit, Finding, Flag, ManagerResult, PinChange, norm
+from bot.template import commitpins
 from bot.template.interface import Manager
 from bot.template.prose import GUARD, VER, comment_spans, is_workflow
 from bot.textfile import TextDocument
@@ -137,8 +143,17 @@ class ScriptsManager(Manager):
                 if not _in_comment(m.start("v"), m.end("v"), comments):
                     out.append(Finding(doc.path, doc.line_of(m.start()), "script", "PyTorch::ExecuTorch",
                                        m.group("v"), True, m.group(0)))
+        out.extend(commitpins.findings(doc, self._commit_pins(doc, comments)))
         out.sort(key=lambda f: f.line)
         return out
+
+    def _commit_pins(self, doc: TextDocument, comments) -> list[commitpins.CommitPin]:
+        """The ExecuTorch commit pins of ``doc`` outside its comments (:func:`commitpins.find_commit_pins`)."""
+        base = doc.path.rsplit("/", 1)[-1]
+        kind = ("workflow" if is_workflow(doc.path) else
+                "cmake" if any(fnmatch.fnmatchcase(base, p) for p in CMAKE_PATTERNS) else "script")
+        return [p for p in commitpins.find_commit_pins(doc, kind, ExecutorchRefs(doc.text))
+                if not _in_comment(p.start, p.end, comments)]
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
         """Edits (kind ``"script"``) moving every install/check of a changed package to its new value.
@@ -162,6 +177,12 @@ class ScriptsManager(Manager):
         edits: list[Edit] = []
         flags: list[Flag] = []
         taken: list[tuple[int, int]] = []
+        # commits first: a SHA and the release its comment names move together (the comment edit is the one
+        # place this manager edits inside a comment; the prose manager proposes the same edit or none)
+        pin_edits, pin_flags = commitpins.update(doc, bump, self._commit_pins(doc, comments))
+        edits.extend(pin_edits)
+        flags.extend(pin_flags)
+        taken.extend((e.start, e.end) for e in pin_edits)
 
         def add(s: int, e: int, old: str, new: str, why: str, expected: Optional[str]) -> None:
             if old == new or _in_comment(s, e, comments) or any(s < te and ts < e for ts, te in taken):
@@ -191,8 +212,9 @@ class ScriptsManager(Manager):
                         add(m.start("v"), m.end("v"), m.group("v"), bump.new_pack, why, None)
         if bump.old_executorch != bump.new_executorch and "git" in low and "executorch" in low:
             # a release tag of ExecuTorch checked out by git: the line, or the script, names ExecuTorch
+            refs = ExecutorchRefs(text)
             for m in _GIT_REF.finditer(text):
-                if m.group("v") == bump.old_executorch and _executorch_ref(text, m.start()):
+                if m.group("v") == bump.old_executorch and refs(text, m.start()):
                     add(m.start("v"), m.end("v"), m.group("v"), bump.new_executorch, "git ref of the ExecuTorch "
                         f"release tag v{bump.old_executorch}", None)
         if cmake:
@@ -210,20 +232,38 @@ _CLONE_OR_CD = re.compile(r"\bgit[ \t]+clone\b|(?:^|[;&|(][ \t]*|\s)cd[ \t]", re
 
 def _executorch_ref(text: str, pos: int) -> bool:
     """True when the git command at ``pos`` acts on ExecuTorch: its line names executorch, or (a checkout
-    or switch) the nearest ``git clone`` / ``cd`` line above it does."""
-    lo = text.rfind("\n", 0, pos) + 1
-    hi = text.find("\n", pos)
-    line = text[lo:hi if hi != -1 else len(text)]
-    if "executorch" in line.lower():
-        return True
-    if "clone" in line[:pos - lo]:
-        return False
-    prev = [m for m in _CLONE_OR_CD.finditer(text, 0, lo)]
-    if not prev:
-        return False
-    a = text.rfind("\n", 0, prev[-1].start()) + 1
-    b = text.find("\n", prev[-1].start())
-    return "executorch" in text[a:b if b != -1 else len(text)].lower()
+    or switch) the nearest ``git clone`` / ``cd`` line above it does (:class:`ExecutorchRefs` answers the
+    same for many commands of one text in linear time)."""
+    return ExecutorchRefs(text)(text, pos)
+
+
+class ExecutorchRefs:
+    """:func:`_executorch_ref` for one text: the ``git clone`` / ``cd`` lines are found once, in one pass, so a
+    script with thousands of git commands is read in linear time (each answer is a bisection)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._ends: Optional[list[int]] = None
+        self._starts: list[int] = []
+
+    def __call__(self, text: str, pos: int) -> bool:
+        lo = text.rfind("\n", 0, pos) + 1
+        hi = text.find("\n", pos)
+        line = text[lo:hi if hi != -1 else len(text)]
+        if "executorch" in line.lower():
+            return True
+        if "clone" in line[:pos - lo]:
+            return False
+        if self._ends is None:
+            found = list(_CLONE_OR_CD.finditer(text))
+            self._starts, self._ends = [m.start() for m in found], [m.end() for m in found]
+        i = bisect.bisect_right(self._ends, lo)      # the last clone/cd match that ends before this line
+        if not i:
+            return False
+        start = self._starts[i - 1]
+        a = text.rfind("\n", 0, start) + 1
+        b = text.find("\n", start)
+        return "executorch" in text[a:b if b != -1 else len(text)].lower()
 
 
 def _changes(bump: Bump) -> list[PinChange]:

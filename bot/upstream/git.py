@@ -155,6 +155,19 @@ class GitSource(UpstreamSource):
             raise UpstreamError(f"tag {tag!r} does not exist in {self.describe()}")
         return f"refs/tags/{tag}^{{commit}}"
 
+    def tag_commit(self, tag: str) -> str:
+        """``git rev-parse --verify refs/tags/TAG^{commit}``: the commit the tag names, annotated tags (and tags
+        of tags) peeled (gitrevisions(7), ``<rev>^{<type>}``).
+
+        Raises:
+            UpstreamError: an unknown tag, or one that names no commit (a tree or a blob).
+        """
+        res = self._run("rev-parse", "--verify", "--quiet", self._commit(tag), check=False)
+        sha = res.stdout.decode("ascii", "replace").strip()
+        if res.returncode != 0 or len(sha) != 40:
+            raise UpstreamError(f"tag {tag!r} in {self.describe()} names no commit")
+        return sha
+
     def changed_paths(self, old_tag: str, new_tag: str) -> list[str]:
         """``git diff --name-only -z --no-renames OLD NEW``: every added, modified or deleted path, sorted.
 

@@ -55,6 +55,16 @@ class UpstreamSource(abc.ABC):
         """
         return None, None
 
+    def tag_commit(self, tag: str) -> str | None:
+        """The full SHA of the commit ``tag`` names (an annotated tag peeled, a tag of a tag too); None when
+        the source cannot tell (the default: a plain directory has no commits).
+
+        Needed for a template that pins ExecuTorch by commit (``GIT_TAG <sha>  # v1.4.0``).  Raises
+        :class:`~bot.errors.UpstreamError` for an unknown tag, a tag that names no commit, or a read
+        that fails for good.
+        """
+        return None
+
     @abc.abstractmethod
     def describe(self) -> str:
         """A short human name of the source for messages."""

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
-
 from bot.engine.current import template_values
 from bot.engine.read import REQUIREMENT_KINDS, Template
 from bot.model import Bump, Flag, norm
+from bot.template.publicversion import same_release
 
 
 #: Packages built against one torch release: their pins must follow torch, but the bot cannot know how.
@@ -23,8 +22,9 @@ def companions(tpl: Template, bump: Bump) -> list[Flag]:
     torch = bump.change_for("torch")
     if torch is None:
         return []
-    moved = (torch.old is not None and not _same_version(torch.old, torch.new)) \
-        or any(not _same_version(v, torch.new) for v in template_values(tpl, "torch"))
+    # torch==2.14.0+cpu is upstream's 2.14.0 (the local label is a build of that release): not moved
+    moved = (torch.old is not None and not same_release(torch.old, torch.new)) \
+        or any(not same_release(v, torch.new) for v in template_values(tpl, "torch"))
     if not moved:
         return []
     return [Flag("companion-pin", f"{f.name}=={f.version} stays at its version: check it against torch "
@@ -33,9 +33,3 @@ def companions(tpl: Template, bump: Bump) -> list[Flag]:
             for f in tpl.findings
             if f.kind in REQUIREMENT_KINDS and f.exact and f.version and norm(f.name) in COMPANIONS]
 
-
-def _same_version(a: str, b: str) -> bool:
-    try:
-        return Version(a) == Version(b)
-    except InvalidVersion:
-        return a == b

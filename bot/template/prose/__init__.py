@@ -25,7 +25,13 @@ or ``bump.old_pack``, compared as text after whole-version matching):
   ``executorch/releases/download/vX/`` (or ``/X/``, and ``releases/tag/``),
   source links ``executorch/tree|blob/vX``, and the word form
   "ExecuTorch X" / "ExecuTorch vX" / "ExecuTorch version X" (the word in
-  any letter case, so ``executorch 1.4.0`` counts too);
+  any letter case, so ``executorch 1.4.0`` counts too), and a statement of
+  the version in use, present tense: "ExecuTorch is X", "The ExecuTorch
+  version is X", "ExecuTorch is pinned to vX", "ExecuTorch is currently X"
+  ("ExecuTorch was X" is not one).  A sentence that restates the current
+  version in several forms ("ExecuTorch is 1.4.0 (the pack
+  ``PyTorch::ExecuTorch@1.4.0``, pip ``executorch==1.4.0``).") moves whole,
+  every mention in it, unless a rule below makes it history or mixed;
 * weak forms, only when the same or the previous paragraph (blank-line
   separated block) mentions ExecuTorch: a bare pack version ``@X`` / ``@^X``
   ("exact rather than a ``@^X`` range"), "the vX tag", "tag vX", git refs

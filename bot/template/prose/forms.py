@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from bot.model import norm
 from bot.template.prose.regions import regions_of
-from bot.template.prose.sentences import Context
+from bot.template.prose.sentences import Context, is_quantity
 from bot.textfile import TextDocument
 
 #: A version matched whole: X.Y or X.Y.Z with an optional pre/dev/post part.
@@ -48,6 +48,11 @@ _FORMS: tuple[tuple[str, "re.Pattern[str]", bool, bool, "tuple[str, ...] | None"
     ("label", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack(?:[ \t]+version)?))?(?:\*\*|__|`)?"
                          r"[ \t]*[:=][ \t]*(?:\*\*|__)?[ \t]*`?v?" + _V, re.I), False, False,
      None),   # no finite list of literals: a label starts as :data:`_LABEL_START` says
+    # a statement of the version in use: "ExecuTorch is 1.4.0", "The ExecuTorch version is 1.4.0", "ExecuTorch is
+    # pinned to v1.4.0", "ExecuTorch version used is currently 1.4.0" (present tense only: "was" is history)
+    ("statement", re.compile(r"\bExecuTorch(?:[ \t]+(?:version|release|pack))?(?:[ \t]+(?:used|pinned|in[ \t]+use))?"
+                             r"[ \t]+is(?:[ \t]+(?:currently|now|still|pinned[ \t]+(?:to|at)|set[ \t]+to|at|on|version"
+                             r"|release))*[ \t]+(?:\*\*|__)?`?v?" + _V, re.I), False, False, ("executorch",)),
     ("@version", re.compile(r"(?<![\w:@])@(?P<op>\^|~|>=)?" + _V), True, True, ("@",)),
     ("local-build", re.compile(r"(?<![\w.])" + VER + r"-local(?![\w-])"), True, True, ("-local",)),
     ("tag", re.compile(r"\btag[ \t]+`?v" + _V + r"|(?<![\w.\-])v" + _V.replace("?P<v>", "?P<v2>")
@@ -73,6 +78,7 @@ FORM_WHY = {
     "source-url": "upstream source link",
     "package-url": "package index link or wheel name",
     "label": "a label ExecuTorch: X",
+    "statement": 'a statement "ExecuTorch is X"',
     "@version": "pack version @X / @^X",
     "local-build": "local pack build version X-local",
     "tag": "release tag vX",
@@ -208,6 +214,8 @@ def _find_mentions(path: str, text: str) -> tuple[Mention, ...]:
                 group = "v" if m.group("v") is not None else "v2"
                 s, e = m.span(group)
                 if not taken.isdisjoint(range(s, e)):
+                    continue
+                if is_quantity(text, e):   # "ExecuTorch 1.4 MB runtime": a size, not a version
                     continue
                 if weak and not ctx.paragraph_mentions_executorch(s):
                     continue

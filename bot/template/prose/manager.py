@@ -20,6 +20,7 @@ from bot.template.prose.history import history_sections, is_history_file, markdo
 from bot.template.prose.regions import KINDS, Span, file_kind, prose_regions
 from bot.template.prose.sentences import (MEASURE, Context, change_verb, clip_line, migration_statement,
                                           mixed_reason)
+from bot.template.publicversion import public_version, same_release
 from bot.textfile import TextDocument
 from bot.versions import major_minor
 
@@ -93,11 +94,21 @@ def _restated_pins_of(bump: Bump) -> tuple[tuple[str, str], ...]:
 
     The old values are upstream's at the current tag and the template's own pins
     (``Bump.restated``), for every package other than executorch whose value the bump changes.
+    A pin with a local label (``torch==2.14.0+cpu``) is restated in prose without it
+    ("torch 2.14.0"): both forms are old values.  A value that is the new release
+    with a label is not old (:func:`~bot.template.publicversion.same_release`).
     """
-    return tuple(dict.fromkeys(
-        [(c.name, c.old) for c in bump.changes if c.old and c.old != c.new and norm(c.name) != "executorch"]
-        + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None
-           and bump.change_for(n).new != o]))
+    pairs = ([(c.name, c.old) for c in bump.changes if c.old and norm(c.name) != "executorch"]
+             + [(n, o) for n, o in bump.restated if norm(n) != "executorch" and bump.change_for(n) is not None])
+    out: list[tuple[str, str]] = []
+    for n, o in pairs:
+        if same_release(o, bump.change_for(n).new):
+            continue
+        out.append((n, o))
+        public = public_version(o)
+        if public is not None and "+" in o:
+            out.append((n, str(public)))
+    return tuple(dict.fromkeys(out))
 
 
 #: The last bump :func:`_restated_pins` answered for, and its answer (a bump is asked once per file).

@@ -21,10 +21,31 @@ from bot.textfile import TextDocument
 EXECUTORCH = re.compile(r"executorch", re.I)
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?(?=\n)")
 MEASURE = lazy(
-    r"(?<![\w.])\d+(?:\.\d+)?[ \t]?(?:fps|ms|µs|us|ns|cycles|[kKMG]i?B|%|[kMG]Hz|MACs?|inf/s|inferences/s)(?!\w)"
+    r"(?<![\w.])\d+(?:\.\d+)?[ \t]?(?:(?:[kKMG]|thousand|million|billion)[ \t]?)?"
+    r"(?:fps|ms|µs|us|ns|cycles|[kKMG]i?B|%|[kMG]Hz|MACs?|inf/s|inferences/s)(?!\w)"
     r"|\b(?:measured|measurements?|benchmark(?:s|ed)?)\b"
     # a test claim ("tested with ... torch==2.13.0") is history too: nobody ran the new versions
     r"|\b(?:tested|verified|validated|qualified)\s+(?:with|on|against)\b", re.I)
+#: The unit that makes the number right before it a quantity, not a version: "1.3 M cycles", "1.5 MB",
+#: "2.0 ms", "1.4 GHz", "1.2x", "0.5 %".  At most one space or tab before the unit, and before and
+#: after a multiplier (k, K, M, G, T, thousand, million, billion); the unit ends the word ("1.4 MBytes"
+#: and "1.4.0 xyz" are not quantities).  Matched at the end of the number (``QUANTITY_UNIT.match(text, end)``).
+QUANTITY_UNIT = lazy(
+    r"[ \t]?(?:(?:[kKMGT]|thousand|million|billion)[ \t]?)?"
+    r"(?:%|x(?!\w)|[kKMGT]?i?B(?!\w)|bytes?(?!\w)|[kMG]?Hz(?!\w)|[mµun]?s(?!\w)|sec(?:onds?)?(?!\w)"
+    r"|fps(?!\w)|cycles?(?!\w)|MACs?(?!\w)|[GMT]?OPS(?!\w)|ops(?!\w)|inf/s|inferences/s|m?W(?!\w)|m?V(?!\w)"
+    r"|mA(?!\w)|[cm]m(?!\w)|instructions?(?!\w)|param(?:eter)?s(?!\w)|tokens?(?!\w))")
+
+
+def is_quantity(text: str, end: int) -> bool:
+    """True when the number ending at ``end`` in ``text`` is followed by a unit (:data:`QUANTITY_UNIT`).
+
+    ``("takes 1.3 M cycles", 10)`` -> True; ``("ExecuTorch 1.4 runs", 14)`` -> False.
+    A quantity is never a version mention: docs/mentions.md, "The buckets".
+    """
+    return QUANTITY_UNIT.match(text, end) is not None
+
+
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\r?\n")
 
 
@@ -200,12 +221,12 @@ def mixed_reason(doc: TextDocument, mine: list[Edit], segments: list[Span], olds
 
     for a, b in segments:
         for m in olds.finditer(text, a, b):
-            if free(*m.span(), covered):
+            if free(*m.span(), covered) and not is_quantity(text, m.end()):
                 return f"also carries {m.group('v')} as bare text outside the mentions the bot edits"
     named: list[str] = []
     for a, b in segments:
         for m in _THREE_PART.finditer(text, a, b):
-            if not free(*m.span(), covered):
+            if not free(*m.span(), covered) or is_quantity(text, m.end()):
                 continue
             if _bare_version(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
                 return f"also holds {m.group(0)}, a version the bump does not move"
