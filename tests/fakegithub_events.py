@@ -67,8 +67,9 @@ class FakeGitHubEvents(FakeGitHub):
         return issue
 
     def writes(self) -> list:
-        """Every request that is not a GET."""
-        return [s for s in self.requests if s.method != "GET"]
+        """Every request that is not a GET, nor a GraphQL query (a GraphQL read is a POST too)."""
+        return [s for s in self.requests if s.method != "GET" and not (
+            s.path == "/graphql" and not str((s.body or {}).get("query", "")).lstrip().startswith("mutation"))]
 
     def _route(self, req, body):  # noqa: C901 - a router
         p, m = req.path, req.method
