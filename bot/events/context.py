@@ -54,6 +54,7 @@ class Api:
         self.gh = gh
         self.full_name = full_name
         self.writes: list[str] = []
+        self._viewer: Optional[str] = None
 
     def _req(self, method: str, path: str, what: str, *, params: Optional[dict] = None, body: Any = None):
         url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
@@ -82,6 +83,15 @@ class Api:
         return (out or {}).get("data") or {}
 
 
+def viewer_login(api: Api) -> str:
+    """The login of the account ``api``'s token acts as (GraphQL ``{ viewer { login } }``), asked once per
+    :class:`Api`; ``""`` when GitHub names none."""
+    if api._viewer is None:
+        data = api.graphql("query { viewer { login } }", {}, "read the bot's own login")
+        api._viewer = str((data.get("viewer") or {}).get("login") or "")
+    return api._viewer
+
+
 @dataclass
 class BotPull:
     """The bot's open pull request: number, head branch, target version (from the title), node id, JSON."""
@@ -106,7 +116,6 @@ class Context:
     outputs: dict = field(default_factory=lambda: {"action": "none", "version": "", "pr": ""})
     log: list = field(default_factory=list)
     _perms: dict = field(default_factory=dict)
-    _login: Optional[str] = None
 
     @property
     def full_name(self) -> str:
@@ -145,10 +154,7 @@ class Context:
 
     def bot_login(self) -> str:
         """The login of the account the bot's token acts as (GraphQL ``viewer``); one request per event."""
-        if self._login is None:
-            data = self.api.graphql("query { viewer { login } }", {}, "read the bot's own login")
-            self._login = str((data.get("viewer") or {}).get("login") or "")
-        return self._login
+        return viewer_login(self.api)
 
     def bot_comments(self, number: int, *, pages: int = 10) -> list[str]:
         """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; at

@@ -1,0 +1,177 @@
+"""The dashboard is the bot's: found by its author (the token's own account), never by a label or a marker alone.
+
+GitHub is the fake server (its GraphQL ``viewer`` is the bot's account);
+``issues`` ``edited`` payloads are GitHub's examples adapted to the issue.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from bot.cli import main
+from bot.config import load_config
+from bot.events import state as hidden
+from bot.events.context import Api
+from bot.events.dashboard import LABEL, MARKER, SCHEDULE_HELP, TITLE, refresh, render
+from bot.github.client import make_github
+from eventworld import TOKEN, World
+from fakegithub import TEMPLATE, UPSTREAM
+from webhook_payloads import issue_edited_event
+
+NONE = {"action": "none", "version": "", "pr": ""}
+
+
+@pytest.fixture
+def w(template, tmp_path, monkeypatch, capsys):
+    world = World(tmp_path, monkeypatch, capsys)
+    world.config("dashboard: true\n")
+    world.fake.add_release(UPSTREAM, "v1.4.0", created_at="2026-06-01T00:00:00Z")
+    world.fake.add_release(UPSTREAM, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    yield world
+    world.fake.stop()
+
+
+def dashboard(w, outcome="up to date"):
+    w.capsys.readouterr()
+    code = main(["dashboard", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--outcome", outcome])
+    return code, w.capsys.readouterr()
+
+
+def issues(w):
+    return list(w.fake.issues.get(TEMPLATE, {}).values())
+
+
+def ignored_now(w) -> str:
+    w.capsys.readouterr()
+    assert main(["check", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--respect-ignored"]) == 0
+    return w.capsys.readouterr().out
+
+
+def forged(w, user="tom"):
+    """An older issue by a user with triage permission, labelled, with the marker and an ignored list."""
+    st = {"ignored": [{"version": "1.5.1", "pr": None}], "pinned": "1.4.0"}
+    return w.fake.add_issue(TEMPLATE, title=TITLE, body=f"{MARKER}\nmine\n\n{hidden.dump(st)}\n", labels=[LABEL],
+                            user=user)
+
+
+def test_a_look_alike_written_by_someone_else_is_never_read(w):
+    fake = forged(w)
+    assert "target=1.5.1" in ignored_now(w)             # the forged ignored list is not read
+    dashboard(w)
+    bot_issue = [i for i in issues(w) if i["number"] != fake["number"]]
+    assert [i["user"]["login"] for i in bot_issue] == [w.fake.bot_login]
+    assert "ignored" not in hidden.load(bot_issue[0]["body"])
+    assert fake["body"].startswith(MARKER + "\nmine")     # and never written to
+
+
+def test_a_look_alike_by_another_bot_is_not_the_dashboard_either(w):
+    forged(w, user="other-app[bot]")
+    dashboard(w)
+    assert [i["user"]["login"] for i in issues(w)] == ["other-app[bot]", w.fake.bot_login]
+
+
+def test_a_removed_label_and_an_edited_title_lose_nothing(w):
+    dashboard(w)
+    n = w.pr["number"]
+    from webhook_payloads import comment_event
+    w.command("issue_comment", comment_event(TEMPLATE, n, "/executorch-pack-bot ignore 1.6.0"))
+    [issue] = issues(w)
+    issue["labels"], issue["title"] = [], "renamed by a maintainer"
+    dashboard(w, "failed: the check did not finish")
+    assert issues(w) == [issue]                           # the same issue, found among the bot's own
+    assert hidden.load(issue["body"])["ignored"] == [{"version": "1.6.0", "pr": n}]
+    assert "### Ignored versions\n\n- `1.6.0`: to propose it again" in issue["body"]
+
+
+def tick(w, issue, login, before=None, **changes):
+    before = issue["body"] if before is None else before
+    issue["body"] = issue["body"].replace("- [ ] Check now", "- [x] Check now")
+    payload = issue_edited_event(TEMPLATE, issue, before, login=login)
+    payload["changes"].update(changes)
+    return w.command("issues", payload)
+
+
+def test_a_writers_tick_on_a_look_alike_starts_nothing(w):
+    fake = forged(w)
+    fake["body"] = fake["body"].replace("mine", "- [ ] Check now")
+    code, out, err, outputs = tick(w, fake, "alice")
+    assert (code, outputs, w.writes()) == (0, NONE, [])
+    assert w.fake.requests == []                          # a user's issue costs no request at all
+
+
+def test_every_edit_by_a_reader_is_undone_body_and_title(w):
+    dashboard(w)
+    [issue] = issues(w)
+    written = issue["body"]
+    # a maintainer emptied the body earlier: the marker is only in the bot's text, not in "before"
+    issue["body"] = f"{MARKER} gone"
+    issue["title"] = "pwned"
+    code, out, err, outputs = tick(w, issue, "tom", before=written, title={"from": TITLE})
+    assert outputs == NONE
+    assert (issue["body"], issue["title"]) == (written, TITLE)
+    assert w.writes()[-1] == ("PATCH", f"/repos/{TEMPLATE}/issues/{issue['number']}")
+    assert out.splitlines()[0] == "# dashboard edited by tom (no write permission): edit undone"
+
+
+def test_a_scheduled_run_records_its_day_and_the_summary_shows_it(w, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "schedule")
+    code, cap = dashboard(w)
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    [issue] = issues(w)
+    assert hidden.load(issue["body"])["scheduled"] == today
+    assert f"| Last scheduled run | {today} |" in issue["body"]
+    assert cap.out.splitlines()[-1] == f"Last scheduled run: {today}"
+    assert summary.read_text() == f"Last scheduled run: {today}\n"
+
+    writes = len(w.writes())
+    dashboard(w)                                          # the same day again: no edit
+    assert len(w.writes()) == writes
+
+
+def test_without_the_dashboard_the_summary_says_where_the_date_is_kept(w, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    w.config("labels: [x]\n")
+    dashboard(w)
+    assert summary.read_text() == ("Last scheduled run: unknown here (the dashboard keeps it: dashboard: true in "
+                                   ".github/executorch-pack-bot.yml)\n")
+
+
+STALE = """<!-- executorch-pack-bot:dashboard -->
+This issue is kept up to date by executorch-pack-bot; edits to it are overwritten.
+
+- [ ] Check now (tick to start a run; the bot unticks it)
+
+| | |
+|---|---|
+| Pinned ExecuTorch | `1.4.0` |
+| Newest release | unknown |
+| Bump pull request | none open |
+| Last run | none yet |
+| Last scheduled run | 2026-10-01, 61 days ago: the schedule may have been disabled (see below) |
+
+### Schedule
+
+SCHEDULE_HELP
+
+### Ignored versions
+
+None.
+
+<!-- executorch-pack-bot:state {"pinned":"1.4.0","pr":null,"scheduled":"2026-10-01"} -->
+"""
+
+
+def test_a_schedule_quiet_for_too_long_is_shown_with_what_to_do(w, monkeypatch, tmp_path):
+    w.pr["state"] = "closed"
+    api = Api(make_github(TOKEN), TEMPLATE)
+    now = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
+    w.fake.add_issue(TEMPLATE, title=TITLE, labels=[LABEL],
+                     body=render({"pinned": "1.4.0", "scheduled": "2026-10-01"}, datetime(2026, 10, 1, tzinfo=timezone.utc)))
+    issue = refresh(api, load_config(w.repo), pinned="1.4.0", newest=None, outcome=None, now=now)
+    assert issue["body"] == STALE.replace("SCHEDULE_HELP", SCHEDULE_HELP)
+    assert SCHEDULE_HELP.startswith("GitHub disables the scheduled workflows of a public repository after 60 days")
