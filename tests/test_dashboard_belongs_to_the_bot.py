@@ -175,3 +175,15 @@ def test_a_schedule_quiet_for_too_long_is_shown_with_what_to_do(w, monkeypatch, 
     issue = refresh(api, load_config(w.repo), pinned="1.4.0", newest=None, outcome=None, now=now)
     assert issue["body"] == STALE.replace("SCHEDULE_HELP", SCHEDULE_HELP)
     assert SCHEDULE_HELP.startswith("GitHub disables the scheduled workflows of a public repository after 60 days")
+
+
+@pytest.mark.parametrize("url, linked", [
+    ("https://github.com/acme/fw-template/actions/runs/123", True),
+    ("https://evil.example/x", False), ("https://github.com/acme/fw-template/actions/runs/1)[x](https://e.example",
+                                         False), ("javascript:alert(1)", False)])
+def test_the_last_run_links_only_to_a_workflow_run(url, linked):
+    body = render({"run": {"outcome": "up to date", "time": "2026-12-01 09:00 UTC", "url": url}},
+                  datetime(2026, 12, 1, tzinfo=timezone.utc))
+    row = next(x for x in body.splitlines() if x.startswith("| Last run |"))
+    assert row == (f"| Last run | [2026\\-12\\-01 09:00 UTC]({url}): up to date |" if linked
+                   else "| Last run | 2026\\-12\\-01 09:00 UTC: up to date |")

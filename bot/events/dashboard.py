@@ -59,6 +59,8 @@ MARKER = "<!-- executorch-pack-bot:dashboard -->"
 TITLE = "executorch-pack-bot dashboard"
 CHECK_NOW = "Check now"
 _TICKED = re.compile(r"^[ \t]*[-*] \[[xX]\] Check now\b", re.MULTILINE)   # [ \t]*: one line at most, linear
+_RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+",
+                      re.ASCII)   # the bot's own link: a workflow run's page, nothing else
 STALE_DAYS = 45
 """Days after the last scheduled run from which the dashboard warns (GitHub disables at 60 days)."""
 SCHEDULE_HELP = ("GitHub disables the scheduled workflows of a public repository after 60 days without activity in "
@@ -111,7 +113,7 @@ def render(st: dict, now: Optional[datetime] = None) -> str:
     run = st.get("run")
     if isinstance(run, dict) and run.get("outcome"):
         when = inert.markdown(run.get("time") or "")
-        link = f"[{when}]({run['url']})" if str(run.get("url") or "").startswith("https://") else when
+        link = f"[{when}]({run['url']})" if _RUN_URL.fullmatch(str(run.get("url") or "")) else when
         out.append(f"| Last run | {link}: {inert.markdown(run['outcome'], cap=300)} |")
     else:
         out.append("| Last run | none yet |")
