@@ -11,6 +11,7 @@ test using it is skipped with the command to install it when it is absent.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULE = ROOT / ".venv/actions-expressions/node_modules/@actions/expressions/dist/index.js"
+MODULE = Path(os.environ.get("EXECUTORCH_PACK_BOT_EXPRESSIONS")
+              or ROOT / ".venv/actions-expressions/node_modules/@actions/expressions/dist/index.js")
 
 _SCRIPT = r"""
 const { Lexer, Parser, Evaluator, data } = await import(process.argv[1]);
