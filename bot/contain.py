@@ -52,8 +52,9 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
-def descendants(pid: Optional[int] = None) -> list[int]:
-    """Every live process descending from ``pid`` (default: this one), read from ``/proc/*/stat``."""
+def descendants(pid: Optional[int] = None, spare: frozenset = frozenset()) -> list[int]:
+    """Every live process descending from ``pid`` (default: this one), read from ``/proc/*/stat``; the
+    processes in ``spare`` and their descendants are left out."""
     root = os.getpid() if pid is None else pid
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
@@ -70,17 +71,19 @@ def descendants(pid: Optional[int] = None) -> list[int]:
     out, todo = [], [root]
     while todo:
         for c in children.get(todo.pop(), ()):
-            out.append(c)
-            todo.append(c)
+            if c not in spare:
+                out.append(c)
+                todo.append(c)
     return out
 
 
-def kill_strays(rounds: int = 50) -> int:
-    """Kill every process descending from this one (repeated: a dying process may have forked) and reap the
-    zombies; returns how many were killed."""
+def kill_strays(rounds: int = 50, spare: frozenset = frozenset()) -> int:
+    """Kill every process descending from this one but those in ``spare`` (children the bot had before the
+    guest came, and theirs), repeated (a dying process may have forked), and reap the zombies; returns how
+    many were killed."""
     killed = 0
     for _ in range(rounds):
-        found = descendants()
+        found = descendants(spare=spare)
         if not found:
             break
         for pid in found:
@@ -117,16 +120,18 @@ def _sizes(env) -> dict[str, tuple[str, int]]:
 
 
 @contextmanager
-def guest(what: str, env=os.environ) -> Iterator[None]:
-    """Run upstream code (``what``, for the message) inside: on exit, every process it left is killed, and what
-    it wrote to the step's file-command files is cut off; raises :class:`CheckFailed` (exit 1) naming them."""
+def guest(what: str, env=os.environ) -> Iterator[frozenset]:
+    """Run upstream code (``what``, for the message) inside: on exit, every process it left is killed (the bot's
+    children from before are spared; the block gets their pids), and what it wrote to the step's file-command
+    files is cut off; raises :class:`CheckFailed` (exit 1) naming them."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_DUMPABLE, 0)
     before = _sizes(env)
+    spare = frozenset(descendants())
     try:
-        yield
+        yield spare
     finally:
-        kill_strays()
+        kill_strays(spare=spare)
         tampered = []
         for var, (path, size) in before.items():
             try:

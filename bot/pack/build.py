@@ -440,7 +440,7 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
     from bot.contain import guest, kill_strays
     from bot.scrubbed import scrubbed_env
     # upstream code: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py)
-    with guest(f"step {name!r}"):
+    with guest(f"step {name!r}") as spare:
         try:
             proc = subprocess.Popen(list(argv), cwd=cwd, env=scrubbed_env(env), stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -459,7 +459,7 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         rc = proc.wait()
-        kill_strays()
+        kill_strays(spare=spare)
         reader.join()
     return StepResult(name, tuple(argv), rc, time.monotonic() - start, tuple(tail))
 
