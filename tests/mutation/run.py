@@ -30,6 +30,9 @@ Steps:
    diff.  Mutants listed in ``tests/mutation/equivalent.txt`` (``NAME  reason``,
    one a line) are reported and left out of the score.
 
+``--sample N [--seed S]`` runs only N mutants drawn with that seed, when a
+full run does not fit: the score printed is the sample's.
+
 ``--recheck`` (with ``--keep DIR`` of an earlier run of the same, unchanged
 module) copies the current test files and other modules into DIR and re-runs only the
 survivors, each as mutmut runs it (its ``MUTANT_UNDER_TEST``): the figure
@@ -208,6 +211,10 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut --max-children")
     ap.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (default: a temporary folder)")
     ap.add_argument("--tests", nargs="*", help="test files to use instead of the coverage selection")
+    ap.add_argument("--sample", type=int, metavar="N",
+                    help="run only N mutants drawn with --seed (when a full run does not fit): the score is "
+                         "then of the sample, and says so")
+    ap.add_argument("--seed", type=int, default=1, help="the seed of --sample (default 1)")
     ap.add_argument("--recheck", action="store_true",
                     help="with --keep DIR of an earlier run of the same, unchanged module: re-run only its "
                          "survivors against the current --tests (new tests included)")
@@ -250,9 +257,20 @@ def main(argv=None) -> int:
              f"pytest_add_cli_args_test_selection = {tests!r}\n"
              "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
     pyproject.write_text(pyproject.read_text() + extra)
-    run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=work, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    names: list[str] = []
+    if args.sample:
+        # mutmut generates every mutant and times the tests, then runs only the names given
+        subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs), "no-such-mutant"],
+                       cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        every = sorted(_status(python, work))
+        import random
+        names = sorted(random.Random(args.seed).sample(every, min(args.sample, len(every))))
+        print(f"{module}: a sample of {len(names)} of {len(every)} mutants (seed {args.seed})", flush=True)
+    run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names], cwd=work,
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     status = _status(python, work)
+    if names:
+        status = {n: st for n, st in status.items() if n in set(names)}
     if run.returncode != 0 and not status:
         print(run.stderr[-3000:], file=sys.stderr)
         return 1
