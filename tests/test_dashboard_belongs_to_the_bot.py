@@ -187,3 +187,45 @@ def test_the_last_run_links_only_to_a_workflow_run(url, linked):
     row = next(x for x in body.splitlines() if x.startswith("| Last run |"))
     assert row == (f"| Last run | [2026\\-12\\-01 09:00 UTC]({url}): up to date |" if linked
                    else "| Last run | 2026\\-12\\-01 09:00 UTC: up to date |")
+
+
+def test_the_store_keeps_the_ignored_versions_in_the_bots_issue_only(w):
+    from bot.events.dashboard import DashboardStore
+    api = Api(make_github(TOKEN), TEMPLATE)
+    config = load_config(w.repo)
+    forged(w)                                                 # tom's look-alike: never read, never written
+    store = DashboardStore(api, config)
+    assert (store.read(), store.issue()) == ([], None)
+    store.write([{"version": "1.6.0", "pr": 1}, {"version": "v1.5.2"}], w.pr)
+    mine = [i for i in issues(w) if i["user"]["login"] == w.fake.bot_login]
+    assert len(mine) == 1 and store.issue() is not None and store.issue()["number"] == mine[0]["number"]
+    assert hidden.load(mine[0]["body"]) == {"ignored": [{"version": "1.5.2", "pr": None},
+                                                        {"version": "1.6.0", "pr": 1}]}
+    assert w.pr["state"] == "open"
+    again = DashboardStore(api, config)
+    assert again.read() == [{"version": "1.5.2", "pr": None}, {"version": "1.6.0", "pr": 1}]
+    again.write([{"version": "1.5.1", "pr": w.pr["number"]}], w.pr, close=True)
+    assert hidden.load(mine[0]["body"])["ignored"] == [{"version": "1.5.1", "pr": w.pr["number"]}]
+    assert len([i for i in issues(w) if i["user"]["login"] == w.fake.bot_login]) == 1
+    assert w.pr["state"] == "closed" and hidden.load(w.pr["body"]) == {"closed_by": "ignore"}
+
+
+@pytest.mark.parametrize("verdict, pack", [
+    ("**Failed** for version `1.5.1`: 2 of 9 checks failed.", "failed"),
+    ("Verification **failed**: the pack is missing.", "failed"),
+    ("**Passed** for version `1.5.1`: all checks.", "passed"),
+    ("Verification passed for the release asset.", "passed"),
+    ("No pack was verified in this run.", "not verified"),
+])
+def test_the_open_prs_summary_is_read_whole_from_its_body(verdict, pack):
+    from bot.events.dashboard import pr_summary
+    body = (f"Bumps.\n\n### Pack verification\n\n{verdict}\n\n"
+            "- [ ] **blocking** `range-pin` (`requirements.txt:3`): a range\n"
+            "- [x] **blocking** `yanked`: no location\n"
+            "- [ ] `mixed-mention` (`README.md:7`): names two versions\n"
+            "- [ ] `other-item` (`x`): not shown\n")
+    got = pr_summary({"number": 9, "html_url": "https://github.com/acme/fw-template/pull/9", "draft": True,
+                      "body": body})
+    assert got == {"number": 9, "url": "https://github.com/acme/fw-template/pull/9", "draft": True, "pack": pack,
+                   "blocking": [["range-pin", "requirements.txt:3"], ["yanked", ""]],
+                   "review": [["mixed-mention", "README.md:7"]]}
