@@ -326,3 +326,35 @@ def test_a_new_push_by_the_bot_turns_auto_merge_off_until_a_new_approval(tmp_pat
         assert read_outputs(tmp_path / "out")["action"] == "none"
     finally:
         fake.stop()
+
+
+def test_a_refusal_is_one_log_line_and_no_decision(w):
+    w.fake.protection.clear()
+    code, out, err, outputs = approve(w)
+    assert out == ("# auto-merge not enabled on #1: no status check is required on `main` (branch protection or a "
+                   "ruleset), so GitHub would merge at once whether the checks pass or not\n"
+                   "action=none\nversion=\npr=\n")
+
+
+def test_a_failed_disable_names_what_the_bot_tried(w):
+    """GitHub refuses to turn auto-merge off: the error says so (the push handler then exits non-zero)."""
+    from bot.errors import PlatformError
+    from bot.events.automerge import disable_after_push
+    from bot.github.client import make_github
+    from eventworld import TOKEN
+
+    def refuse(body):
+        w.fake.graphql.append(body)
+        return w.fake._json({"data": None, "errors": [{"message": "Resource not accessible by integration"}]})
+    w.fake._graphql = refuse
+    with pytest.raises(PlatformError) as exc:
+        disable_after_push(make_github(TOKEN), TEMPLATE, 1, {"auto_merge": {"merge_method": "squash"},
+                                                             "node_id": w.pr["node_id"]})
+    assert exc.value.message.startswith("GitHub refused to disable auto-merge on #1: ")
+    w.fake._graphql = lambda body: w.fake._json({"data": {"x": {"pullRequest": {"number": 1}}}})
+    w.fake.off_contract = True
+    w.fake.fail_paths[f"/repos/{TEMPLATE}/issues/1/comments"] = 403
+    with pytest.raises(PlatformError) as exc:
+        disable_after_push(make_github(TOKEN), TEMPLATE, 1, {"auto_merge": {"merge_method": "squash"},
+                                                             "node_id": w.pr["node_id"]})
+    assert exc.value.message.startswith("GitHub refused to comment on #1: ")
