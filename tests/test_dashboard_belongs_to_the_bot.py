@@ -229,3 +229,20 @@ def test_the_open_prs_summary_is_read_whole_from_its_body(verdict, pack):
     assert got == {"number": 9, "url": "https://github.com/acme/fw-template/pull/9", "draft": True, "pack": pack,
                    "blocking": [["range-pin", "requirements.txt:3"], ["yanked", ""]],
                    "review": [["mixed-mention", "README.md:7"]]}
+
+
+def test_the_store_keeps_the_rest_of_the_state_and_looks_the_issue_up_once(w):
+    from bot.events.dashboard import DashboardStore
+    dashboard(w, "up to date")
+    [issue] = issues(w)
+    before = hidden.load(issue["body"])
+    api = Api(make_github(TOKEN), TEMPLATE)
+    store = DashboardStore(api, load_config(w.repo))
+    seen = len(w.fake.requests)
+    assert store.issue()["number"] == store.issue()["number"] == issue["number"]
+    assert store.read() == []
+    listings = [s for s in w.fake.requests[seen:] if s.method == "GET" and s.path.endswith("/issues")]
+    assert len(listings) == 1
+    store.write([{"version": "1.6.0", "pr": 1}], w.pr)
+    assert hidden.load(issue["body"]) == {**before, "ignored": [{"version": "1.6.0", "pr": 1}]}
+    assert before["pinned"] == "1.4.0" and before["run"]["outcome"] == "up to date"
