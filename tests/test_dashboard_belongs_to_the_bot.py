@@ -246,3 +246,66 @@ def test_the_store_keeps_the_rest_of_the_state_and_looks_the_issue_up_once(w):
     store.write([{"version": "1.6.0", "pr": 1}], w.pr)
     assert hidden.load(issue["body"]) == {**before, "ignored": [{"version": "1.6.0", "pr": 1}]}
     assert before["pinned"] == "1.4.0" and before["run"]["outcome"] == "up to date"
+
+
+def test_the_oldest_of_the_bots_dashboards_is_the_one(w):
+    oldest_first = [w.fake.add_issue(TEMPLATE, title=TITLE, labels=[LABEL], body=f"{MARKER}\n{hidden.dump(st)}\n")
+                   for st in ({"pinned": "1.3.0"}, {"pinned": "1.2.0"}, {"pinned": "1.1.0"})]
+    api = Api(make_github(TOKEN), TEMPLATE)
+    from bot.events.dashboard import find_issue
+    assert find_issue(api)["number"] == oldest_first[0]["number"]
+    lists = [s.query for s in w.fake.requests if s.method == "GET" and s.path.endswith("/issues")]
+    assert lists == [{"labels": LABEL, "state": "all", "per_page": "100"}]
+    for i in oldest_first:
+        i["labels"] = []
+    assert find_issue(Api(make_github(TOKEN), TEMPLATE))["number"] == oldest_first[0]["number"]
+    lists = [s.query for s in w.fake.requests if s.method == "GET" and s.path.endswith("/issues")]
+    assert lists[1:] == [{"labels": LABEL, "state": "all", "per_page": "100"},
+                         {"creator": w.fake.bot_login, "state": "all", "per_page": "100"}]
+
+
+def test_a_run_with_the_same_outcome_later_changes_nothing(w):
+    api = Api(make_github(TOKEN), TEMPLATE)
+    config = load_config(w.repo)
+    first = refresh(api, config, pinned="1.4.0", newest="1.5.1", outcome="up to date",
+                    now=datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc))
+    body = first["body"]
+    writes = len(w.writes())
+    again = refresh(Api(make_github(TOKEN), TEMPLATE), config, pinned="1.4.0", newest="1.5.1", outcome="up to date",
+                    now=datetime(2026, 12, 1, 10, 30, tzinfo=timezone.utc))
+    assert again["body"] == body and len(w.writes()) == writes
+    assert hidden.load(body)["run"] == {"outcome": "up to date", "time": "2026-12-01 09:00 UTC", "url": ""}
+    refresh(Api(make_github(TOKEN), TEMPLATE), config, pinned="1.4.0", newest="1.5.1", outcome="failed: x",
+            now=datetime(2026, 12, 1, 11, 0, tzinfo=timezone.utc))
+    assert hidden.load(issues(w)[0]["body"])["run"] == {"outcome": "failed: x", "time": "2026-12-01 11:00 UTC",
+                                                       "url": ""}
+
+
+@pytest.mark.parametrize("method, path, what", [
+    ("GET", "/issues", "list the dashboard issue"),
+    ("POST", "/issues", "create the dashboard issue"),
+])
+def test_a_refused_request_names_what_the_bot_tried(w, method, path, what):
+    from bot.errors import PlatformError
+    w.fake.off_contract = True
+    real = w.fake._route
+
+    def refuse(req, body):
+        if req.method == method and req.path == f"/repos/{TEMPLATE}{path}":
+            return w.fake._json({"message": "Resource not accessible by integration"}, 403)
+        return real(req, body)
+    w.fake._route = refuse
+    with pytest.raises(PlatformError) as exc:
+        refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None, outcome="x")
+    assert exc.value.message.startswith(f"GitHub refused to {what}: ")
+
+
+def test_a_refused_edit_names_the_issue(w):
+    from bot.errors import PlatformError
+    dashboard(w)
+    [issue] = issues(w)
+    w.fake.off_contract = True
+    w.fake.fail_paths[f"/repos/{TEMPLATE}/issues/{issue['number']}"] = 403
+    with pytest.raises(PlatformError) as exc:
+        refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.3.0", newest=None, outcome="y")
+    assert exc.value.message.startswith(f"GitHub refused to update the dashboard issue #{issue['number']}: ")
