@@ -41,6 +41,8 @@ class FakeGitHubEvents(FakeGitHub):
         self.graphql: list[dict] = []
         self.issues: dict[str, dict[int, dict]] = {}
         self.viewer: str = ""   # GraphQL viewer.login ("" = bot_login)
+        self.protection_contexts = True   # False: branch protection lists its checks under checks only
+        self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
         self.rule_extra: dict[str, list[dict]] = {}   # branch -> more ruleset rules (pull_request, merge_queue)
         self.fail_paths: dict[str, int] = {}   # path -> HTTP status answered instead (a token that may not read it)
 
@@ -103,8 +105,11 @@ class FakeGitHubEvents(FakeGitHub):
                     "protection": {"enabled": False}}
             if checks is not None:
                 data["protection"] = {"enabled": True, "required_status_checks": {
-                    "enforcement_level": "non_admins", "contexts": list(checks),
+                    "enforcement_level": "non_admins", "contexts": list(checks) if self.protection_contexts else [],
                     "checks": [{"context": c, "app_id": None} for c in checks]}}
+                if mm.group(1) in self.protection_reviews:
+                    data["protection"]["required_pull_request_reviews"] = {
+                        "required_approving_review_count": self.protection_reviews[mm.group(1)]}
             return self._json(data)
         if m == "GET" and (mm := re.fullmatch(r"/rules/branches/([^/]+)", rest)):
             checks = self.rules.get(mm.group(1))

@@ -358,3 +358,27 @@ def test_a_failed_disable_names_what_the_bot_tried(w):
         disable_after_push(make_github(TOKEN), TEMPLATE, 1, {"auto_merge": {"merge_method": "squash"},
                                                              "node_id": w.pr["node_id"]})
     assert exc.value.message.startswith("GitHub refused to comment on #1: ")
+
+
+def test_checks_listed_only_under_checks_count(w):
+    """Branch protection may name its required checks with their app (``checks``) and no ``contexts``."""
+    w.fake.protection["main"] = ["ci/build", "ci/test"]
+    w.fake.protection_contexts = False
+    approve(w)
+    assert w.pr["auto_merge"] is not None
+    assert "when its 2 required checks pass." in w.comments(w.pr["number"])[0]
+
+
+def test_required_approvals_from_branch_protection_are_named(w):
+    w.fake.protection_reviews["main"] = 1
+    approve(w)
+    assert "when its 1 required check pass and it has the 1 required approving review. " in w.comments(
+        w.pr["number"])[0]
+
+
+def test_a_server_without_rulesets_reads_as_no_ruleset(w):
+    """GitHub Enterprise without rulesets answers 404 for the rules of a branch: branch protection alone decides."""
+    w.fake.off_contract = True
+    w.fake.fail_paths[f"/repos/{TEMPLATE}/rules/branches/main"] = 404
+    approve(w)
+    assert w.pr["auto_merge"] is not None
