@@ -109,6 +109,7 @@ class FakeGitHubEvents(FakeGitHub):
                     "checks": [{"context": c, "app_id": None} for c in checks]}}
                 if mm.group(1) in self.protection_reviews:
                     data["protection"]["required_pull_request_reviews"] = {
+                        "dismiss_stale_reviews": False, "require_code_owner_reviews": False,
                         "required_approving_review_count": self.protection_reviews[mm.group(1)]}
             return self._json(data)
         if m == "GET" and (mm := re.fullmatch(r"/rules/branches/([^/]+)", rest)):
