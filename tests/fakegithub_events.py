@@ -44,7 +44,8 @@ class FakeGitHubEvents(FakeGitHub):
         self.protection_contexts = True   # False: branch protection lists its checks under checks only
         self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
         self.rule_extra: dict[str, list[dict]] = {}   # branch -> more ruleset rules (pull_request, merge_queue)
-        self.fail_paths: dict[str, int] = {}   # path -> HTTP status answered instead (a token that may not read it)
+        self.fail_paths: dict[str, int] = {}
+        self.fail_messages: dict[str, str] = {}   # path -> the message of that answer   # path -> HTTP status answered instead (a token that may not read it)
 
     def _pull_json(self, r, n, *args):
         pr = super()._pull_json(r, n, *args)
@@ -78,7 +79,8 @@ class FakeGitHubEvents(FakeGitHub):
         if p == "/graphql" and m == "POST":
             return self._graphql(body or {})
         if p in self.fail_paths:
-            return self._json({"message": "Resource not accessible by integration"}, self.fail_paths[p])
+            return self._json({"message": self.fail_messages.get(p, "Resource not accessible by integration")},
+                              self.fail_paths[p])
         mm = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", p)
         if not mm or mm.group(1) not in self.repos:
             return super()._route(req, body)

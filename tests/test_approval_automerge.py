@@ -382,3 +382,27 @@ def test_a_server_without_rulesets_reads_as_no_ruleset(w):
     w.fake.fail_paths[f"/repos/{TEMPLATE}/rules/branches/main"] = 404
     approve(w)
     assert w.pr["auto_merge"] is not None
+
+
+def test_a_required_check_without_a_name_is_no_check(w):
+    """A ruleset entry without a ``context`` names no check: with nothing else required, the merge is refused."""
+    w.fake.protection.clear()
+    w.fake.off_contract = True
+    w.fake.rule_extra["main"] = [{"type": "required_status_checks", "parameters": {
+        "strict_required_status_checks_policy": False, "required_status_checks": [{"integration_id": 5}]}}]
+    approve(w)
+    assert w.pr["auto_merge"] is None
+    assert w.comments(w.pr["number"])[0].startswith("Auto-merge was not enabled: no status check is required on `main`")
+
+
+def test_unreadable_settings_leave_the_merge_to_people_with_githubs_words_capped(w):
+    w.fake.off_contract = True
+    path = f"/repos/{TEMPLATE}"
+    w.fake.fail_paths[path] = 403
+    w.fake.fail_messages[path] = "x" * 600
+    approve(w)
+    [reply] = w.comments(w.pr["number"])
+    words = reply.split("(", 1)[1].rsplit("), so it cannot tell", 1)[0]
+    assert words.startswith("GitHub refused to read the repository settings: HTTP 403")
+    assert len(words) == 201 and words.endswith("…")
+    assert w.fake.graphql == [] and w.pr["auto_merge"] is None
