@@ -309,3 +309,39 @@ def test_a_refused_edit_names_the_issue(w):
     with pytest.raises(PlatformError) as exc:
         refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.3.0", newest=None, outcome="y")
     assert exc.value.message.startswith(f"GitHub refused to update the dashboard issue #{issue['number']}: ")
+
+
+RICH = """<!-- executorch-pack-bot:dashboard -->
+This issue is kept up to date by executorch-pack-bot; edits to it are overwritten.
+
+- [ ] Check now (tick to start a run; the bot unticks it)
+
+| | |
+|---|---|
+| Pinned ExecuTorch | `1.4.0\\|x` |
+| Newest release | `1.5.1`, first seen 2026\\-10\\-01 06:17 UTC |
+| Bump pull request | #7: draft; pack verification: failed; 2 blocking items |
+| Last run | : OUTCOME |
+| Last scheduled run | 2026-10-01 |
+
+### Blocking items in #7
+
+- `range-pin` (`requirements.txt:3`)
+- `yanked`
+
+### Ignored versions
+
+- `1.5.0`: to propose it again, comment `/executorch-pack-bot unignore 1.5.0` on an executorch-pack-bot pull request
+- `1.5.2`: to propose it again, comment `/executorch-pack-bot unignore 1.5.2` on #7
+
+"""
+
+
+def test_a_rich_state_renders_whole():
+    st = {"pinned": "1.4.0|x", "newest": "1.5.1", "newest_seen": "2026-10-01 06:17 UTC", "scheduled": "2026-10-01",
+          "pr": {"number": 7, "draft": True, "pack": "failed", "blocking": [["range-pin", "requirements.txt:3"],
+                                                                             ["yanked", ""]], "review": []},
+          "run": {"outcome": "y" * 400, "url": ""},
+          "ignored": [{"version": "1.5.2", "pr": 7}, {"version": "1.5.0", "pr": None}]}
+    body = render(st, datetime(2026, 11, 1, tzinfo=timezone.utc))
+    assert body == RICH.replace("OUTCOME", "y" * 300 + "…") + hidden.dump(st) + "\n"
