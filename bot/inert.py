@@ -18,9 +18,16 @@ passes such text through exactly one of the three functions here:
 - :func:`markdown` for foreign text running inside a sentence the bot
   writes: one line, Markdown punctuation backslash-escaped, ``<``/``>``/``&``
   as entities, and a zero-width space (``&#8203;``) after ``@``, after ``#``
-  and ``GH-`` before a digit, and inside any run of 7 or more hex digits, so
-  none of GitHub's autolinked references ("Autolinked references and URLs"
-  in GitHub's docs) or mentions forms.
+  and ``GH-`` before a digit, inside any run of 7 or more hex digits, after
+  a URL scheme's ``:`` before ``//`` (``https:&#8203;//``), after ``www``
+  before a full stop (ASCII, ideographic or full-width) and before the
+  colon of ``mailto:``/``xmpp:``, so none of GitHub's autolinked references,
+  mentions or URLs forms ("Autolinked references and URLs" in GitHub's
+  docs; GFM spec, "Autolinks (extension)": a link starts with ``www.``,
+  ``http://``, ``https://``, ``mailto:`` or ``xmpp:``).  Escaping the dots
+  of a URL is not enough: GitHub autolinks ``https://evil%2Eexample/`` and
+  ``https://evil\u3002example/``, and a backslash escape is gone before
+  its autolinker runs.
 - :func:`line` for text printed to stdout/stderr: one line with control
   characters replaced, never starting with ``::`` (GitHub docs, "Workflow
   commands for GitHub Actions": a command is a line that starts with ``::``)
@@ -50,6 +57,9 @@ _NEWLINES = re.compile(r"\r\n|[\r\n\t]")
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{7,}")
 _REF = re.compile(r"(?i)(#|gh-)(?=\d)")
+# Where GitHub's autolinker starts a URL (GFM "Autolinks (extension)"): a scheme's "://", "www" before a
+# full stop (ASCII, ideographic U+3002, full-width U+FF0E, half-width U+FF61), "mailto:" and "xmpp:".
+_URL_START = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www(?=[.\u3002\uff0e\uff61])|(?<![a-z0-9])(?:mailto|xmpp)(?=:)")
 
 
 def _one_line(text: object, cap: int) -> str:
@@ -102,6 +112,7 @@ def markdown(text: object, *, cap: int = 500) -> str:
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _HEX_RUN.sub(_break_hex, s)
     s = _REF.sub(lambda m: m.group(1) + "\0", s)     # mark before escaping: '#' is also Markdown punctuation
+    s = _URL_START.sub(lambda m: m.group(0) + "\0", s)
     s = s.replace("@", "@\0")
     s = _MD_PUNCT.sub(r"\\\1", s)
     return s.replace("\0", ZWSP)

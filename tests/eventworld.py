@@ -18,6 +18,8 @@ from fakegithub import TEMPLATE
 from fakegithub_events import FakeGitHubEvents
 
 TOKEN = "ghs_EVENTSECRET0123456789abcdef"
+HEAD_SHA = "a1b2c3d4e5" * 4
+"""The head commit of the bot's PR in the world."""
 BOT_BRANCH = "executorch-pack-bot/executorch"
 PR_BODY = ("Bumps the template from ExecuTorch **1.4.0** to **1.5.1**.\n\n### Pack verification: `p.pack`\n\n"
            "**Passed** for version `1.5.1`: all checks.\n\n### Items for the reviewer\n\n"
@@ -42,6 +44,7 @@ class World:
         self.fake.repo(TEMPLATE)
         self.fake.roles.update({"alice": "write", "mia": "maintain", "ada": "admin", "rita": "read", "tom": "triage"})
         self.pr = self.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
+        self.pr["head"]["sha"] = HEAD_SHA
         self.other = self.fake.add_pull(TEMPLATE, head="feature/faster-kws", title="Faster KWS", body="mine",
                                         user="bob")
         self.repo = tmp / "template"

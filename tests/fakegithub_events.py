@@ -7,7 +7,10 @@ labels (create, list with ``labels=``, edit), the repository's
 ``POST /graphql`` for ``enablePullRequestAutoMerge`` /
 ``disablePullRequestAutoMerge`` (which set or clear the PR's
 ``auto_merge``, as "Get a pull request" shows it).  Pull requests carry a
-``node_id`` and ``auto_merge``.  No route merges a pull request.
+``node_id`` and ``auto_merge``; ``enablePullRequestAutoMerge`` refuses an
+``expectedHeadOid`` that is not the PR's head.  GraphQL ``{ viewer { login } }``
+answers ``viewer`` (default ``bot_login``), the token's own account.  Issues
+can be listed by ``creator``.  No route merges a pull request.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ class FakeGitHubEvents(FakeGitHub):
         self.rules: dict[str, list[str]] = {}
         self.graphql: list[dict] = []
         self.issues: dict[str, dict[int, dict]] = {}
+        self.viewer: str = ""   # GraphQL viewer.login ("" = bot_login)
+        self.protection_contexts = True   # False: branch protection lists its checks under checks only
+        self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
+        self.rule_extra: dict[str, list[dict]] = {}   # branch -> more ruleset rules (pull_request, merge_queue)
+        self.fail_paths: dict[str, int] = {}
+        self.fail_messages: dict[str, str] = {}   # path -> the message of that answer   # path -> HTTP status answered instead (a token that may not read it)
 
     def _pull_json(self, r, n, *args):
         pr = super()._pull_json(r, n, *args)
@@ -61,13 +70,17 @@ class FakeGitHubEvents(FakeGitHub):
         return issue
 
     def writes(self) -> list:
-        """Every request that is not a GET."""
-        return [s for s in self.requests if s.method != "GET"]
+        """Every request that is not a GET, nor a GraphQL query (a GraphQL read is a POST too)."""
+        return [s for s in self.requests if s.method != "GET" and not (
+            s.path == "/graphql" and not str((s.body or {}).get("query", "")).lstrip().startswith("mutation"))]
 
     def _route(self, req, body):  # noqa: C901 - a router
         p, m = req.path, req.method
         if p == "/graphql" and m == "POST":
             return self._graphql(body or {})
+        if p in self.fail_paths:
+            return self._json({"message": self.fail_messages.get(p, "Resource not accessible by integration")},
+                              self.fail_paths[p])
         mm = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", p)
         if not mm or mm.group(1) not in self.repos:
             return super()._route(req, body)
@@ -94,8 +107,12 @@ class FakeGitHubEvents(FakeGitHub):
                     "protection": {"enabled": False}}
             if checks is not None:
                 data["protection"] = {"enabled": True, "required_status_checks": {
-                    "enforcement_level": "non_admins", "contexts": list(checks),
+                    "enforcement_level": "non_admins", "contexts": list(checks) if self.protection_contexts else [],
                     "checks": [{"context": c, "app_id": None} for c in checks]}}
+                if mm.group(1) in self.protection_reviews:
+                    data["protection"]["required_pull_request_reviews"] = {
+                        "dismiss_stale_reviews": False, "require_code_owner_reviews": False,
+                        "required_approving_review_count": self.protection_reviews[mm.group(1)]}
             return self._json(data)
         if m == "GET" and (mm := re.fullmatch(r"/rules/branches/([^/]+)", rest)):
             checks = self.rules.get(mm.group(1))
@@ -103,12 +120,16 @@ class FakeGitHubEvents(FakeGitHub):
                                             "ruleset_source": full, "ruleset_id": 1, "parameters": {
                 "strict_required_status_checks_policy": False,
                 "required_status_checks": [{"context": c} for c in checks]}}]
+            base = {"ruleset_source_type": "Repository", "ruleset_source": full, "ruleset_id": 2}
+            rules += [{**r, **base} for r in self.rule_extra.get(mm.group(1), [])]
             return self._json(rules)
         issues = self.issues.setdefault(full, {})
         if rest == "/issues" and m == "GET":
             want = [x for x in (req.args.get("labels") or "").split(",") if x]
             state = req.args.get("state", "open")
+            creator = req.args.get("creator")
             found = [i for i in issues.values() if (state == "all" or i["state"] == state)
+                     and (creator is None or i["user"]["login"] == creator)
                      and all(w in [lab["name"] for lab in i["labels"]] for w in want)]
             return self._paginate(req, sorted(found, key=lambda i: -i["number"]))
         if rest == "/issues" and m == "POST":
@@ -126,12 +147,17 @@ class FakeGitHubEvents(FakeGitHub):
     def _graphql(self, body: dict):
         self.graphql.append(body)
         query, var = body.get("query", ""), body.get("variables") or {}
+        if re.search(r"\bviewer\s*\{\s*login\s*\}", query) and "mutation" not in query:
+            return self._json({"data": {"viewer": {"login": self.viewer or self.bot_login}}})
         pr = next((x for r in self.repos.values() for x in r.pulls.values() if x.get("node_id") == var.get("id")), None)
         if pr is None:
             return self._json({"data": None, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]})
         if "enablePullRequestAutoMerge" in query:
             if not self.settings.get("allow_auto_merge"):
                 return self._json({"data": None, "errors": [{"message": "Auto merge is not allowed for this repository"}]})
+            if "expectedHeadOid" in query and var.get("head") != pr["head"]["sha"]:
+                return self._json({"data": None, "errors": [{"type": "UNPROCESSABLE",
+                                                             "message": "Head sha didn't match expected head sha"}]})
             pr["auto_merge"] = {"merge_method": var["method"].lower(), "enabled_by": self._user(self.bot_login, "Bot"),
                                  "commit_title": pr.get("title", ""), "commit_message": ""}
         elif "disablePullRequestAutoMerge" in query:

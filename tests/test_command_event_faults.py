@@ -60,13 +60,32 @@ def test_look_alikes_and_odd_white_space_are_no_command(w, body):
 
 @pytest.mark.parametrize("body, verb, args", [
     ("/executorch-pack-bot recheck", "recheck", ()),
-    ("  /Executorch-Pack-Bot\tReCheck\t ", "recheck", ()),
+    ("/Executorch-Pack-Bot ReCheck\t ", "recheck", ()),
+    ("/executorch-pack-bot \trecheck", "recheck", ()),
+    ("/executorch-pack-bot", "", ()),
+    ("/executorch-pack-bot\nrecheck", "", ()),
     ("/executorch-pack-bot ignore  v1.5.1\r\nmore text", "ignore", ("v1.5.1",)),
     ("/executorch-pack-bot RE\u212aHECK", "RE\u212aHECK", ()),   # kept as written: unknown
 ])
 def test_parse_reads_ascii_words_split_on_spaces_and_tabs(body, verb, args):
     cmd = parse(body)
     assert (cmd.verb, cmd.args) == (verb, args)
+
+
+@pytest.mark.parametrize("body", [
+    "  /executorch-pack-bot recheck",         # leading blanks
+    "\t/executorch-pack-bot recheck",         # a tab
+    "\ufeff/executorch-pack-bot recheck",     # a byte-order mark
+    "    /executorch-pack-bot recheck",       # a four-space indented code block: code, not a command
+    "/executorch-pack-bot\trecheck",          # a tab right after the prefix
+    "> /executorch-pack-bot recheck",         # a quote
+])
+def test_anything_before_the_prefix_or_a_tab_after_it_is_no_command(w, body):
+    """The grammar the workflow's gate can state (docs/reviewers.md): the prefix at the first character, then a
+    space, a line break or nothing."""
+    assert parse(body) is None
+    code, out, err, outputs = say(w, body)
+    assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
 @pytest.mark.parametrize("body", ["/executorch-pack-bot RE\u212aHECK", "/executorch-pack-bot recheck\u200b"])

@@ -67,9 +67,31 @@ def test_a_user_without_write_permission_gets_one_short_reply(w, verb, login):
     n = w.pr["number"]
     assert (code, outputs) == (0, NONE)
     assert w.fake.reactions == {CID: ["-1"]}
-    assert w.comments(n) == [NOT_ALLOWED]
+    assert w.comments(n) == [f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed {login} -->"]
     assert w.writes() == reply_writes(w, n)
     assert w.pr["state"] == "open" and w.pr["body"].count("executorch-pack-bot:state") == 0
+
+
+def test_a_user_without_write_permission_gets_one_reply_per_pull_request(w):
+    """Three commands by rita, two by tom: three -1 reactions... and one reply per person."""
+    n = w.pr["number"]
+    for i, (login, verb) in enumerate([("rita", "recheck"), ("rita", "rebuild"), ("Rita", "help"), ("tom", "help"),
+                                       ("tom", "recheck")]):
+        say(w, f"/executorch-pack-bot {verb}", login=login, comment_id=CID + i)
+    assert w.fake.reactions == {CID + i: ["-1"] for i in range(5)}
+    assert w.comments(n) == [f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed rita -->",
+                             f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed tom -->"]
+
+
+def test_a_look_alike_reply_written_by_someone_else_does_not_silence_the_bot(w):
+    """A comment carrying the hidden line, but not by the bot's own account, is no earlier reply."""
+    n = w.pr["number"]
+    w.fake.repo(TEMPLATE).comments.setdefault(n, []).append(
+        {"id": 1, "node_id": "IC_1", "body": "<!-- executorch-pack-bot:not-allowed rita -->",
+         "user": w.fake._user("mallory"), "url": "", "html_url": "", "issue_url": "", "author_association": "NONE",
+         "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"})
+    say(w, "/executorch-pack-bot recheck", login="rita")
+    assert w.comments(n)[1:] == [f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed rita -->"]
 
 
 def test_the_permission_api_decides_not_author_association(w):

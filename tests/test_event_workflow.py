@@ -39,7 +39,9 @@ def test_event_jobs_check_out_only_the_default_branch_and_the_pinned_bot():
                 assert w["ref"] == "${{ github.event.repository.default_branch }}", job_id
         bots = [s for s in job["steps"] if s.get("uses") == "./.executorch-pack-bot"]
         assert [s["with"]["command"] for s in bots] == (["dashboard"] if job_id == "dashboard" else ["command"])
-    assert "pull_request_target" not in text and "workflow_run" not in text
+    assert "workflow_run" not in text
+    # pull_request_target (a push to the bot's PR turns auto-merge off) reaches the approval job only
+    assert [j for j, job in _jobs().items() if "pull_request_target" in yaml.safe_dump(job)] == ["approval"]
 
 
 def test_event_jobs_have_only_the_permissions_they_need():
@@ -53,9 +55,10 @@ def test_event_jobs_have_only_the_permissions_they_need():
 def test_event_jobs_run_only_for_their_events():
     jobs = _jobs()
     assert "github.event_name == 'issue_comment'" in jobs["command"]["if"]
-    assert "startsWith(github.event.comment.body, '/executorch-pack-bot')" in jobs["command"]["if"]
+    assert "startsWith(github.event.comment.body, '/executorch-pack-bot ')" in jobs["command"]["if"]
     assert "github.event_name == 'issues'" in jobs["command"]["if"]
     assert "github.event.review.state == 'approved'" in jobs["approval"]["if"]
+    assert "github.event_name == 'pull_request_target' && github.event.action == 'synchronize'" in jobs["approval"]["if"]
     assert "pull_request_review" not in jobs["command"]["if"]
 
 
@@ -89,9 +92,11 @@ def test_the_caller_example_wires_the_events():
     assert doc["on"]["issue_comment"] == {"types": ["created"]}
     assert doc["on"]["pull_request_review"] == {"types": ["submitted"]}
     assert doc["on"]["issues"] == {"types": ["edited"]}
+    assert doc["on"]["pull_request_target"] == {"types": ["synchronize"]}
     assert doc["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
-    line = next(ln for ln in CALLER.read_text().splitlines() if ln.strip().startswith("issue_comment:"))
-    assert "# zizmor: ignore[dangerous-triggers]" in line   # the reasoning is in the comment above it
+    for trigger in ("issue_comment:", "pull_request_target:"):
+        line = next(ln for ln in CALLER.read_text().splitlines() if ln.strip().startswith(trigger))
+        assert "# zizmor: ignore[dangerous-triggers]" in line   # the reasoning is in the comment above it
 
 
 def test_the_action_runs_command_and_dashboard():

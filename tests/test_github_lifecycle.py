@@ -294,7 +294,8 @@ def test_git_never_sees_the_token_in_arguments(world, monkeypatch):
     for argv, env in seen:
         assert not any(TOKEN in x for x in argv)
     argv, env = pushes[0]
-    assert env["GIT_CONFIG_KEY_1"] == "http.extraHeader" and env["GIT_CONFIG_VALUE_1"].startswith("AUTHORIZATION: basic ")
+    assert env["GIT_CONFIG_KEY_5"] == "http.https://github.com/.extraHeader"
+    assert env["GIT_CONFIG_VALUE_5"].startswith("AUTHORIZATION: basic ")
 
 
 def _commit_config(world, text: str) -> None:

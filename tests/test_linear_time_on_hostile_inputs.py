@@ -195,3 +195,30 @@ def test_many_git_commands_with_shas_in_a_script():
     doc = TextDocument("setup.sh", text)
     assert len(find_commit_pins(doc, "script", ExecutorchRefs(text))) == 20000
     assert_linear(lambda: find_commit_pins(doc, "script", ExecutorchRefs(text)), text, budget=40)
+
+
+def test_dashboard_body_of_newlines_and_blanks_for_the_ticked_box():
+    # '^\s*[-*] \[[xX]\] Check now' under re.M retried '\s*' across lines from every line start: 32k newlines, 3.2 s
+    from bot.events.dashboard import _TICKED
+    text = "\n" * 32_000 + " " * 32_000 + "- [ ] Check now\n"
+    assert _TICKED.search(text) is None
+    assert _TICKED.search("\n\n   - [x] Check now (tick)") is not None
+    assert_linear(lambda: _TICKED.search(text), text)
+
+
+def test_gitmodules_path_line_with_a_long_run_of_spaces(tmp_path):
+    # '^\s*path\s*=\s*(.+?)\s*$' under re.M: the lazy value and '\s*$' retried each other, 40k spaces 3.1 s
+    from bot.template.submodules import declared_paths
+    text = '[submodule "sdk"]\n\tpath = sdk' + " " * 40_000 + "x\n\tpath =" + " " * 40_000 + "\n  path = board/bsp  \n"
+    (tmp_path / ".gitmodules").write_text(text)
+    assert declared_paths(tmp_path) == frozenset({"sdk" + " " * 40_000 + "x", "board/bsp"})
+    assert_linear(lambda: declared_paths(tmp_path), text)
+
+
+def test_command_first_line_of_blanks_and_foreign_urls():
+    from bot import inert
+    from bot.events.verbs import parse
+    text = "/executorch-pack-bot " + " \t" * 20_000 + "x" + "https:" * 5_000 + "www" * 5_000 + "\r" * 10_000
+    assert parse(text).verb.startswith("xhttps:")
+    assert_linear(lambda: parse(text), text)
+    assert_linear(lambda: inert.markdown(text, cap=len(text)), text, budget=40)   # the neutraliser: several passes

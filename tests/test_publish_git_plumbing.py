@@ -26,6 +26,7 @@ def case(fake, tmp_path):
 # ----------------------------------------------------------------- Git
 def test_git_runs_as_the_bot_with_the_token_only_in_an_extra_header(tmp_path, monkeypatch):
     monkeypatch.setenv("KEEP_ME", "1")
+    monkeypatch.delenv("GITHUB_SERVER_URL", raising=False)
     env = Git(tmp_path, TOKEN, ("Pack Bot", "bot@example.invalid")).env({"GIT_INDEX_FILE": "/x"})
     basic = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
     mine = ("GIT_AUTHOR", "GIT_COMMITTER", "GIT_CONFIG", "GIT_TERMINAL", "GIT_INDEX", "LC_ALL", "KEEP_ME")
@@ -33,8 +34,14 @@ def test_git_runs_as_the_bot_with_the_token_only_in_an_extra_header(tmp_path, mo
         "GIT_AUTHOR_NAME": "Pack Bot", "GIT_AUTHOR_EMAIL": "bot@example.invalid",
         "GIT_COMMITTER_NAME": "Pack Bot", "GIT_COMMITTER_EMAIL": "bot@example.invalid",
         "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "KEEP_ME": "1",
-        "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": "",
-        "GIT_CONFIG_KEY_1": "http.extraHeader", "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}",
+        "GIT_CONFIG_COUNT": "6",
+        "GIT_CONFIG_KEY_0": "submodule.recurse", "GIT_CONFIG_VALUE_0": "false",
+        "GIT_CONFIG_KEY_1": "fetch.recurseSubmodules", "GIT_CONFIG_VALUE_1": "false",
+        "GIT_CONFIG_KEY_2": "push.recurseSubmodules", "GIT_CONFIG_VALUE_2": "no",
+        "GIT_CONFIG_KEY_3": "http.extraHeader", "GIT_CONFIG_VALUE_3": "",
+        "GIT_CONFIG_KEY_4": "http.https://github.com/.extraHeader", "GIT_CONFIG_VALUE_4": "",
+        "GIT_CONFIG_KEY_5": "http.https://github.com/.extraHeader",
+        "GIT_CONFIG_VALUE_5": f"AUTHORIZATION: basic {basic}",
         "GIT_INDEX_FILE": "/x"}
 
 
@@ -42,7 +49,8 @@ def test_git_without_a_token_sets_no_header(tmp_path, monkeypatch):
     for k in [k for k in os.environ if k.startswith("GIT_CONFIG")]:
         monkeypatch.delenv(k)
     env = Git(tmp_path, None, ("A", "a@example.invalid")).env()
-    assert not [k for k in env if k.startswith("GIT_CONFIG")]
+    assert [env[k] for k in sorted(env) if k.startswith("GIT_CONFIG_KEY")] == [
+        "submodule.recurse", "fetch.recurseSubmodules", "push.recurseSubmodules"]
     assert (env["GIT_AUTHOR_NAME"], env["GIT_COMMITTER_EMAIL"]) == ("A", "a@example.invalid")
 
 

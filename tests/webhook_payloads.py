@@ -73,11 +73,13 @@ def comment_event(full_name: str, number: int, body: str, *, login: str = "alice
 
 
 def review_event(full_name: str, pull: dict, *, state: str = "approved", login: str = "alice",
-                 kind: str = "User", action: str = "submitted") -> dict:
-    """A ``pull_request_review`` payload: ``login`` reviews ``pull`` (the fake's PR JSON) with ``state``."""
+                 kind: str = "User", action: str = "submitted", commit_id: str | None = None) -> dict:
+    """A ``pull_request_review`` payload: ``login`` reviews ``pull`` (the fake's PR JSON) with ``state``, of commit
+    ``commit_id`` (default: the PR's head)."""
     p = example("pull_request_review", action)
     _repository(p, full_name)
-    p["review"].update({"state": state, "user": _user(login, kind), "author_association": "OWNER"})
+    p["review"].update({"state": state, "user": _user(login, kind), "author_association": "OWNER",
+                        "commit_id": commit_id or pull["head"]["sha"]})
     p["pull_request"] = copy.deepcopy(pull)
     p["sender"] = _user(login, kind)
     return p
@@ -89,5 +91,18 @@ def issue_edited_event(full_name: str, issue: dict, before: str, *, login: str =
     _repository(p, full_name)
     p["issue"] = copy.deepcopy(issue)
     p["changes"] = {"body": {"from": before}}
+    p["sender"] = _user(login, kind)
+    return p
+
+
+def synchronize_event(full_name: str, pull: dict, *, before: str, login: str = "alice", kind: str = "User") -> dict:
+    """A ``pull_request_target`` ``synchronize`` payload: ``login`` pushed ``pull``'s head (the fake's PR JSON) from
+    ``before``.  ``pull_request_target`` carries the ``pull_request`` payload (GitHub docs, "Events that trigger
+    workflows"), so GitHub's ``pull_request`` example is the model."""
+    p = example("pull_request", "synchronize")
+    _repository(p, full_name)
+    p["pull_request"] = copy.deepcopy(pull)
+    p["number"] = pull["number"]
+    p["before"], p["after"] = before, pull["head"]["sha"]
     p["sender"] = _user(login, kind)
     return p

@@ -39,8 +39,11 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.repo)
     outcome = args.outcome if args.outcome is not None else os.environ.get("EXECUTORCH_PACK_BOT_OUTCOME", "")
+    scheduled = os.environ.get("GITHUB_EVENT_NAME") == "schedule"
     if not config.dashboard:
         print("dashboard: off (set dashboard: true in .github/executorch-pack-bot.yml)")
+        _summary(actions, "this run" if scheduled else
+                 "unknown here (the dashboard keeps it: dashboard: true in .github/executorch-pack-bot.yml)")
         return 0
     full = args.github_repo or os.environ.get("GITHUB_REPOSITORY") or ""
     if "/" not in full:
@@ -60,8 +63,21 @@ def run(args: argparse.Namespace) -> int:
     url = f"{server}/{os.environ.get('GITHUB_REPOSITORY', full)}/actions/runs/{run_id}" if run_id else ""
     api = Api(make_github(token), full)
     issue = refresh(api, config, pinned=pinned, newest=str(newest) if newest else None,
-                    outcome=outcome.strip() or None, run_url=url)
+                    outcome=outcome.strip() or None, run_url=url, scheduled=scheduled)
     changed = ("created" if any(x.startswith("POST ") for x in api.writes)
                else "updated" if api.writes else "unchanged")
     print(f"dashboard #{issue['number']}: {changed}" if issue else "dashboard: none")
+    from bot.events import state as hidden
+    from bot.events.dashboard import schedule_line
+    _summary(actions, schedule_line((hidden.load((issue or {}).get("body")) or {})))
     return 0
+
+
+def _summary(actions, when: str) -> None:
+    """Print and add to the job summary when the last scheduled run happened (GitHub disables the schedule of a
+    public repository after 60 days without activity; docs/reviewers.md says what to do)."""
+    from bot.events.dashboard import SCHEDULE_HELP
+
+    line = f"Last scheduled run: {when}"   # the bot's words and a date it parsed: nothing foreign
+    print(line)
+    actions.append_summary(f"{line}\n\n{SCHEDULE_HELP}\n" if "disabled" in when else f"{line}\n")

@@ -27,6 +27,14 @@ NOT_ALLOWED = ("Only people with write, maintain or admin permission on this rep
                "commands; nothing was done.")
 
 
+def not_allowed_marker(login: str) -> str:
+    """The hidden line of the bot's one "not allowed" reply to ``login`` on a PR (the login in lower case, as
+    GitHub logins are case-insensitive; only letters, digits, ``-``, ``[`` and ``]`` kept, so it cannot end the
+    HTML comment)."""
+    safe = "".join(c for c in login.lower() if c.isascii() and (c.isalnum() or c in "-[]"))
+    return f"<!-- executorch-pack-bot:not-allowed {safe} -->"
+
+
 @router.register("issue_comment", action="created")
 def comment_command(event, ctx) -> None:
     """A new comment whose first line is ``/executorch-pack-bot VERB [ARGS]``, on the bot's own pull request
@@ -34,7 +42,10 @@ def comment_command(event, ctx) -> None:
 
     It is obeyed only when its author has write, maintain or admin
     permission (asked from the API; ``author_association`` is never
-    trusted); anyone else gets ``-1`` and one short reply.  Comments by
+    trusted); anyone else gets ``-1`` and, once per person per pull request,
+    a short reply (a later command by the same person gets the reaction
+    only: the bot finds its earlier reply, written by its own account, by a
+    hidden line naming the person).  Comments by
     bots, comments on issues and on other pull requests, and comments
     without the prefix cost no write request.
     """
@@ -55,7 +66,9 @@ def comment_command(event, ctx) -> None:
         return
     if not ctx.is_writer(login):
         ctx.react(comment_id, "-1")
-        ctx.reply(number, NOT_ALLOWED)
+        mark = not_allowed_marker(login)
+        if not any(mark in body for body in ctx.bot_comments(number)):
+            ctx.reply(number, f"{NOT_ALLOWED}\n\n{mark}")
         ctx.say(f"{inert.line(login)} may not command the bot ({ctx.permission(login)} permission)")
         return
     _obey(ctx, cmd, pr, comment_id)

@@ -19,6 +19,11 @@ Facts (GitHub REST docs):
   (``POST /repos/{owner}/{repo}/issues/{number}/comments``) also comments on a PR.
 - "Get a pull request": ``head.ref``, ``head.repo.full_name`` (another
   repository for a fork), ``node_id`` (for GraphQL), ``auto_merge``.
+- GraphQL ``viewer { login }``: the account the token acts as (an App's
+  ``NAME[bot]``, ``github-actions[bot]`` for the workflow's ``GITHUB_TOKEN``):
+  the bot's identity, by which its dashboard and its replies are recognised.
+- "List issue comments" (``GET /repos/{o}/{r}/issues/{number}/comments``,
+  ``per_page`` at most 100).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class Api:
         self.gh = gh
         self.full_name = full_name
         self.writes: list[str] = []
+        self._viewer: Optional[str] = None
 
     def _req(self, method: str, path: str, what: str, *, params: Optional[dict] = None, body: Any = None):
         url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
@@ -68,10 +74,22 @@ class Api:
         return self._req("PATCH", path, what, body=body)
 
     def graphql(self, query: str, variables: dict, what: str) -> dict:
-        """POST a GraphQL document (GitHub GraphQL API; ``/graphql`` beside the REST base) and return ``data``."""
-        self.writes.append("POST /graphql")
+        """POST a GraphQL document (GitHub GraphQL API; ``/graphql`` beside the REST base) and return ``data``.
+
+        A mutation is recorded in :attr:`writes`; a query is a read."""
+        if query.lstrip().startswith("mutation"):
+            self.writes.append("POST /graphql")
         out = call(lambda: self.gh.requester.graphql_query(query, variables)[1], what)
         return (out or {}).get("data") or {}
+
+
+def viewer_login(api: Api) -> str:
+    """The login of the account ``api``'s token acts as (GraphQL ``{ viewer { login } }``), asked once per
+    :class:`Api`; ``""`` when GitHub names none."""
+    if api._viewer is None:
+        data = api.graphql("query { viewer { login } }", {}, "read the bot's own login")
+        api._viewer = str((data.get("viewer") or {}).get("login") or "")
+    return api._viewer
 
 
 @dataclass
@@ -133,6 +151,23 @@ class Context:
     def is_writer(self, login: str) -> bool:
         """True when ``login`` has write, maintain or admin permission (asked from the API, never the payload)."""
         return bool(login) and self.permission(login) in WRITERS
+
+    def bot_login(self) -> str:
+        """The login of the account the bot's token acts as (GraphQL ``viewer``); one request per event."""
+        return viewer_login(self.api)
+
+    def bot_comments(self, number: int, *, pages: int = 10) -> list[str]:
+        """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; at
+        most ``pages`` pages of 100)."""
+        me, out = self.bot_login(), []
+        for page in range(1, pages + 1):
+            batch = self.api.get(f"issues/{number}/comments", f"list the comments on #{number}",
+                                 per_page=100, page=page) or []
+            out += [str(c.get("body") or "") for c in batch
+                    if isinstance(c, dict) and me and (c.get("user") or {}).get("login") == me]
+            if len(batch) < 100:
+                break
+        return out
 
     # ---------------------------------------------------------------- pulls
     def bot_pull(self, number: int, *, data: Optional[dict] = None) -> Optional[BotPull]:

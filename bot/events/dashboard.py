@@ -2,11 +2,15 @@
 
 Rules:
 
-- The issue is found by the label ``executorch-pack-bot`` and the hidden
-  marker ``<!-- executorch-pack-bot:dashboard -->`` in its body (both: a
-  label alone can be put on any issue); it is created once, when none is
-  found, and edited in place only when the text the bot would write differs
-  from the body: a run that changes nothing sends no write request.
+- The dashboard is the oldest issue the bot's own account opened (its
+  author is the token's identity, GraphQL ``viewer``) that carries the
+  hidden marker ``<!-- executorch-pack-bot:dashboard -->``: never an issue
+  someone else wrote, whatever its label or text.  It is looked for by the
+  label ``executorch-pack-bot`` first and, when none of those is the bot's,
+  among every issue the bot opened (``creator``), so a removed label or an
+  edited title loses nothing.  It is created once, when none is found, and
+  edited in place only when the text the bot would write differs from the
+  body: a run that changes nothing sends no write request.
 - It shows the pinned ExecuTorch version, the newest release and when the
   bot first saw it, the open bump PR (link, state, pack verification result,
   blocking items), the for-review items of that PR, the ignored versions
@@ -18,12 +22,19 @@ Rules:
   body; the ignored versions live there too (:mod:`bot.events.ignored`).
 - A box ``- [ ] Check now``, ticked by someone with write permission
   (``issues`` ``edited`` event), starts a run (step output ``action=recheck``
-  with no version: the scheduled job's run); the bot unticks it.  An edit by
-  anyone without write permission is put back to what the bot last wrote.
+  with no version: the scheduled job's run); the bot unticks it.  Every edit
+  of the dashboard (body or title) by anyone without write permission is put
+  back (``changes.body.from``, ``changes.title.from``).
+- The last scheduled run's date is kept and shown (GitHub disables the
+  scheduled workflows of a public repository after 60 days without activity
+  in it, "Disabling and enabling a workflow"): from
+  :data:`STALE_DAYS` days on, the dashboard says the schedule may have been
+  disabled and how to turn it back on.  A scheduled run writes its date at
+  most once a day.
 
 Facts (GitHub REST docs): "List repository issues" (``GET
-/repos/{o}/{r}/issues?labels=L&state=all``) also returns pull requests
-(they carry a ``pull_request`` key); "Create an issue" takes ``labels``;
+/repos/{o}/{r}/issues?labels=L&state=all``, or ``creator=LOGIN``) also
+returns pull requests (they carry a ``pull_request`` key); "Create an issue" takes ``labels``;
 "Update an issue" (``PATCH``) takes ``body``.  The ``issues`` ``edited``
 payload has ``changes.body.from``, the body before the edit ("Webhook
 events and payloads").
@@ -47,7 +58,14 @@ LABEL = "executorch-pack-bot"
 MARKER = "<!-- executorch-pack-bot:dashboard -->"
 TITLE = "executorch-pack-bot dashboard"
 CHECK_NOW = "Check now"
-_TICKED = re.compile(r"^\s*[-*] \[[xX]\] Check now\b", re.MULTILINE)
+_TICKED = re.compile(r"^[ \t]*[-*] \[[xX]\] Check now\b", re.MULTILINE)   # [ \t]*: one line at most, linear
+_RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+",
+                      re.ASCII)   # the bot's own link: a workflow run's page, nothing else
+STALE_DAYS = 45
+"""Days after the last scheduled run from which the dashboard warns (GitHub disables at 60 days)."""
+SCHEDULE_HELP = ("GitHub disables the scheduled workflows of a public repository after 60 days without activity in "
+                 "it: if no scheduled run shows up, enable the workflow again in the Actions tab (select it, then "
+                 "*Enable workflow*) or run it with *Run workflow*.")
 _BLOCKING = re.compile(r"^- \[[ xX]\] \*\*blocking\*\* `([^`]+)`(?: \(`([^`]+)`\))?", re.MULTILINE)
 _REVIEW = re.compile(r"^- \[[ xX]\] `(mixed-mention)`(?: \(`([^`]+)`\))?", re.MULTILINE)
 
@@ -58,8 +76,23 @@ def now_text(now: Optional[datetime] = None) -> str:
 
 
 # ------------------------------------------------------------------ render
-def render(st: dict) -> str:
-    """The issue body for state ``st`` (the dashboard's hidden state), ending with that state's block."""
+def schedule_line(st: dict, now: Optional[datetime] = None) -> str:
+    """When the last scheduled run happened (``2026-11-30``, with a warning from :data:`STALE_DAYS` days on),
+    from state ``st``'s ``scheduled`` date."""
+    day = st.get("scheduled")
+    try:
+        when = datetime.strptime(str(day), "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return "none recorded yet"
+    age = ((now or datetime.now(timezone.utc)) - when).days
+    if age >= STALE_DAYS:
+        return f"{when:%Y-%m-%d}, {age} days ago: the schedule may have been disabled (see below)"
+    return f"{when:%Y-%m-%d}"
+
+
+def render(st: dict, now: Optional[datetime] = None) -> str:
+    """The issue body for state ``st`` (the dashboard's hidden state) at time ``now`` (the schedule warning
+    depends on it), ending with that state's block."""
     out = [MARKER,
            "This issue is kept up to date by executorch-pack-bot; edits to it are overwritten.", "",
            f"- [ ] {CHECK_NOW} (tick to start a run; the bot unticks it)", "",
@@ -80,10 +113,12 @@ def render(st: dict) -> str:
     run = st.get("run")
     if isinstance(run, dict) and run.get("outcome"):
         when = inert.markdown(run.get("time") or "")
-        link = f"[{when}]({run['url']})" if str(run.get("url") or "").startswith("https://") else when
+        link = f"[{when}]({run['url']})" if _RUN_URL.fullmatch(str(run.get("url") or "")) else when
         out.append(f"| Last run | {link}: {inert.markdown(run['outcome'], cap=300)} |")
     else:
         out.append("| Last run | none yet |")
+    sched = schedule_line(st, now)
+    out.append(f"| Last scheduled run | {sched} |")
     if isinstance(pr, dict) and pr.get("number"):
         for title, key in (("Blocking items", "blocking"), ("For review", "review")):
             rows = pr.get(key) or []
@@ -91,6 +126,8 @@ def render(st: dict) -> str:
                 out += ["", f"### {title} in #{int(pr['number'])}", ""]
                 out += [f"- {inert.code(r[0])}" + (f" ({inert.code(r[1])})" if len(r) > 1 and r[1] else "")
                         for r in rows if isinstance(r, list) and r]
+    if sched.endswith("(see below)"):
+        out += ["", "### Schedule", "", SCHEDULE_HELP]
     out += ["", "### Ignored versions", ""]
     entries = ign.clean(st.get("ignored"))
     if not entries:
@@ -103,18 +140,32 @@ def render(st: dict) -> str:
 
 # ------------------------------------------------------------------- issue
 def find_issue(api) -> Optional[dict]:
-    """The dashboard issue (label and marker; the oldest when there are several), or None.  One request."""
-    issues = api.get("issues", "list the dashboard issue", labels=LABEL, state="all", per_page=100)
-    found = [i for i in issues or () if "pull_request" not in i and MARKER in (i.get("body") or "")]
-    return min(found, key=lambda i: int(i["number"])) if found else None
+    """The dashboard issue: the oldest the bot's own account opened carrying :data:`MARKER`, or None.
+
+    Two or three requests: the bot's login, the issues with :data:`LABEL`, and
+    (only when none of those is the dashboard) the issues the bot opened.
+    """
+    from bot.events.context import viewer_login
+
+    me = viewer_login(api)
+    if not me:
+        return None
+
+    def mine(issues):
+        found = [i for i in issues or () if isinstance(i, dict) and "pull_request" not in i
+                 and (i.get("user") or {}).get("login") == me and MARKER in (i.get("body") or "")]
+        return min(found, key=lambda i: int(i["number"])) if found else None
+
+    return (mine(api.get("issues", "list the dashboard issue", labels=LABEL, state="all", per_page=100))
+            or mine(api.get("issues", "list the issues the bot opened", creator=me, state="all", per_page=100)))
 
 
-def save(api, issue: Optional[dict], st: dict) -> Optional[dict]:
+def save(api, issue: Optional[dict], st: dict, now: Optional[datetime] = None) -> Optional[dict]:
     """Create the issue (none yet) or edit it when its body differs from :func:`render` of ``st``.
 
     Returns the issue JSON (None only when nothing existed and nothing was made).
     """
-    body = render(st)
+    body = render(st, now)
     if issue is None:
         return api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the dashboard issue")
     if (issue.get("body") or "") != body:
@@ -168,12 +219,14 @@ def pr_summary(pr: dict) -> dict:
 
 
 def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcome: Optional[str],
-            run_url: str = "", now: Optional[datetime] = None) -> Optional[dict]:
+            run_url: str = "", now: Optional[datetime] = None, scheduled: bool = False) -> Optional[dict]:
     """Bring the dashboard up to date after a run; returns the issue JSON (None when ``dashboard`` is off).
 
-    Reads the dashboard and the bot's open PR (two requests), then writes
-    only when the rendered body differs.  ``outcome`` (the run's result in a
-    few words) replaces the last run only when it differs from the one shown.
+    Reads the dashboard and the bot's open PR, then writes only when the
+    rendered body differs.  ``outcome`` (the run's result in a few words)
+    replaces the last run only when it differs from the one shown;
+    ``scheduled`` (the run was started by the schedule) records today's date
+    as the last scheduled run.
     """
     if not config.dashboard:
         return None
@@ -190,7 +243,9 @@ def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcom
     run = st.get("run") if isinstance(st.get("run"), dict) else {}
     if outcome and outcome != run.get("outcome"):
         st["run"] = {"outcome": outcome, "time": when, "url": run_url}
-    return save(api, issue, st)
+    if scheduled:
+        st["scheduled"] = f"{(now or datetime.now(timezone.utc)).astimezone(timezone.utc):%Y-%m-%d}"
+    return save(api, issue, st, now)
 
 
 # ------------------------------------------------------------------ events
@@ -198,32 +253,39 @@ def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcom
 def check_now(event, ctx) -> None:
     """Ticking "Check now" on the dashboard, by someone with write permission, starts a run; the bot unticks it.
 
-    An edit by anyone else is undone (the body the bot last wrote is put
-    back, hidden state included); edits by bots and edits of other issues
-    are ignored without a request.
+    The dashboard is recognised by its author, the bot's own account, and
+    its marker (before or after the edit), never by its label.  Every edit
+    of it by anyone else (body or title) is undone; edits by bots and edits
+    of other issues are ignored; an issue not written by a bot costs no
+    request at all.
     """
     issue = event.obj("issue")
-    labels = issue.get("labels") or []
-    labels = [str(x.get("name")) for x in labels if isinstance(x, dict)] if isinstance(labels, list) else []
     body = event.text("issue", "body")
-    if not ctx.config.dashboard or LABEL not in labels or MARKER not in body or "pull_request" in issue:
+    before = event.obj("changes", "body").get("from")
+    before = before if isinstance(before, str) else None
+    author = event.obj("issue", "user")
+    if not ctx.config.dashboard or "pull_request" in issue or not is_bot(author) or is_bot(event.sender):
         return
-    if is_bot(event.sender):
+    if MARKER not in body and MARKER not in (before or "") or author.get("login") != ctx.bot_login():
         return
     login = event.text("sender", "login")
     number = event.number("issue", "number")
     if number is None:
         raise UsageError("the event payload has no issue.number", path=event.path or None)
-    before = event.obj("changes", "body").get("from")
-    before = before if isinstance(before, str) else None
     if not ctx.is_writer(login):
-        if before is not None and MARKER in before and before != body:
-            ctx.api.patch(f"issues/{number}", {"body": before}, "undo an edit of the dashboard")
+        undo = {}
+        if before is not None and before != body:
+            undo["body"] = before
+        title = event.obj("changes", "title").get("from")
+        if isinstance(title, str) and title != event.text("issue", "title"):
+            undo["title"] = title
+        if undo:
+            ctx.api.patch(f"issues/{number}", undo, "undo an edit of the dashboard")
             ctx.say(f"dashboard edited by {inert.line(login)} (no write permission): edit undone")
         return
     if not _TICKED.search(body):
         return
-    st = hidden.load(body) or hidden.load(before) or {}
+    st = (hidden.load(before) if before is not None else None) or hidden.load(body) or {}
     save(ctx.api, issue, st)
     ctx.decide("recheck")
     ctx.say(f"dashboard: Check now ticked by {inert.line(login)}: starting a run")

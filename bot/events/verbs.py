@@ -1,13 +1,19 @@
 """Reading a command comment: a first line ``/executorch-pack-bot VERB [ARGS]``, and the help reply.
 
-Only the first line of a comment is read (the rest is free text for people),
-the way Dependabot reads ``@dependabot VERB`` only at the start of a
-comment.  Leading spaces are allowed; the prefix and the verb are matched
-without regard to case, in ASCII only (so a look-alike such as the Kelvin
-sign U+212A for ``k``, which Python's case-insensitive matching would take
-for a ``k``, is no command); the words are separated by spaces and tabs
-only, and a version is ASCII digits (a regex digit class would take Arabic-Indic or
-full-width digits, which no tag has).
+The grammar (docs/reviewers.md, "Commands"): a comment is a command when its
+body starts, at its very first character, with ``/executorch-pack-bot`` (the
+letters in any case, ASCII only) followed by a space, a line break (LF or
+CR LF) or nothing more.  No leading blank, tab or byte-order mark: a comment that
+starts otherwise (an indented code block, a quote) is no command.  Only the
+first line is read (the rest is free text for people), the way Dependabot
+reads ``@dependabot VERB`` only at the start of a comment; after the prefix
+the words are separated by spaces and tabs only.  The workflow's ``command``
+job gates on exactly this with ``startsWith`` (GitHub's expression functions
+compare without regard to case, with JavaScript's ``toUpperCase``, which maps
+no other character onto the prefix's letters: the Kelvin sign U+212A stays
+itself), tested against each other with GitHub's evaluator.  A version is
+ASCII digits (a regex digit class would take Arabic-Indic or full-width
+digits, which no tag has).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ VERBS = ("recheck", "rebuild", "recreate", "ignore", "unignore", "help")
 VERSION = re.compile(r"^v?([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9})$")
 """``X.Y.Z`` or ``vX.Y.Z`` in ASCII digits, at most 9 digits a part (a longer number is no release, and
 would overflow what ``packaging`` and ``int()`` are asked to read)."""
-_LINE = re.compile(r"^[ \t]*/executorch-pack-bot(?:[ \t]+(.*))?$", re.IGNORECASE | re.ASCII)
+_LINE = re.compile(r"/executorch-pack-bot(?: ([^\n]*?))?(?:\r?\n|\Z)", re.IGNORECASE | re.ASCII)
 _BLANKS = re.compile(r"[ \t]+")
 TAKES = {"recheck": 0, "rebuild": 0, "recreate": 0, "ignore": 1, "unignore": 1}
 """How many arguments a verb takes at most (``help`` takes any: it only answers)."""
@@ -40,12 +46,12 @@ def parse(body: Optional[str]) -> Optional[Command]:
 
     ``/executorch-pack-bot`` alone is the verb ``""`` (unknown: answered with the help).
     A prefix run together with more letters (``/executorch-pack-botx``), or
-    followed by anything but a space or a tab (a vertical tab, a no-break
-    space, a zero-width space), is no command.  A verb with a letter outside
+    followed by anything but a space, a line break (LF, CR LF) or the end (a
+    tab, a lone CR, a no-break space, a zero-width space), is no command; so is
+    a body with anything before the prefix.  A verb with a letter outside
     ASCII is kept as written (and so unknown).
     """
-    first = (body or "").lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
-    m = _LINE.match(first)
+    m = _LINE.match(body or "")
     if not m:
         return None
     words = [w for w in _BLANKS.split(m.group(1) or "") if w]

@@ -45,7 +45,12 @@ docs/publishing.md):
   ``PublishResult.refusals`` and recorded in the PR body, run after run.
 
 The token reaches git only through ``GIT_CONFIG_*`` environment variables
-(an ``http.extraHeader``), never in a URL, an argument or a log line.
+(an ``http.<GitHub server URL>/.extraHeader``: git sends it to that server
+only, git-config docs, ``http.<url>.*``), never in a URL, an argument or a
+log line.  No git command of the bot recurses into submodules
+(``submodule.recurse``, ``fetch.recurseSubmodules``,
+``push.recurseSubmodules`` off): a submodule's remote, wherever it is, is
+never contacted.
 """
 
 from __future__ import annotations
@@ -126,17 +131,23 @@ class Git:
         self.calls: list[list[str]] = []   # argv of every call, for tests and debugging
 
     def env(self, extra: Optional[dict] = None) -> dict:
+        """git's environment: the bot as author and committer, no prompt, no submodule recursion, and with a
+        token its header for the GitHub server (``$GITHUB_SERVER_URL``, default ``https://github.com``) only."""
         e = dict(os.environ)
         e.update({"GIT_AUTHOR_NAME": self.author[0], "GIT_AUTHOR_EMAIL": self.author[1],
                   "GIT_COMMITTER_NAME": self.author[0], "GIT_COMMITTER_EMAIL": self.author[1],
                   "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+        config = [("submodule.recurse", "false"), ("fetch.recurseSubmodules", "false"),
+                  ("push.recurseSubmodules", "no")]
         if self.token:
             basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
-            # An empty value first resets any inherited http.extraHeader list (git-config docs).
-            e.update({"GIT_CONFIG_COUNT": "2",
-                      "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": "",
-                      "GIT_CONFIG_KEY_1": "http.extraHeader",
-                      "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}"})
+            server = (os.environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/") + "/"
+            # An empty value first resets any inherited list (git-config docs), unscoped and for the server.
+            config += [("http.extraHeader", ""), (f"http.{server}.extraHeader", ""),
+                       (f"http.{server}.extraHeader", f"AUTHORIZATION: basic {basic}")]
+        e["GIT_CONFIG_COUNT"] = str(len(config))
+        for i, (k, v) in enumerate(config):
+            e[f"GIT_CONFIG_KEY_{i}"], e[f"GIT_CONFIG_VALUE_{i}"] = k, v
         if extra:
             e.update(extra)
         return e

@@ -503,20 +503,32 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
     """
     start = time.monotonic()
     tail: deque[str] = deque(maxlen=tail_lines)
+    import threading
+
+    from bot.contain import guest, kill_strays
     from bot.scrubbed import scrubbed_env
-    try:
-        # upstream code: no token, no Actions file command (bot/scrubbed.py)
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=scrubbed_env(env), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    except OSError as exc:
-        raise PackError(f"cannot start step {name!r}: {argv[0]}: {exc.strerror}") from None
-    assert proc.stdout is not None
-    with proc.stdout:
-        for raw in proc.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            tail.append(line)
-            emit(line)
-    rc = proc.wait()
+    # upstream code: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py)
+    with guest(f"step {name!r}") as spare:
+        try:
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=scrubbed_env(env), stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            raise PackError(f"cannot start step {name!r}: {argv[0]}: {exc.strerror}") from None
+        assert proc.stdout is not None
+
+        def pump() -> None:
+            with proc.stdout:
+                for raw in proc.stdout:
+                    line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                    tail.append(line)
+                    emit(line)
+        # A process left behind may hold the output pipe open: the step ends when its own process does,
+        # then what is left is killed (closing the pipe) and the output read to its end.
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        rc = proc.wait()
+        kill_strays(spare=spare)
+        reader.join()
     return StepResult(name, tuple(argv), rc, time.monotonic() - start, tuple(tail))
 
 

@@ -38,12 +38,14 @@ def run_validator(executorch_root: Path, pack: Path, *, timeout: float = 300,
     """
     script = validator_script(executorch_root)
     cmd = [python or sys.executable, str(script), str(pack.resolve())]
+    from bot.contain import guest
+    from bot.scrubbed import scrubbed_env
     try:
-        from bot.scrubbed import scrubbed_env
-        # upstream's script: no token, no Actions file command (bot/scrubbed.py)
-        proc = subprocess.run(cmd, cwd=executorch_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout, text=True, errors="replace", env=scrubbed_env(),
-                              stdin=subprocess.DEVNULL)
+        # upstream's script: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py)
+        with guest(SCRIPT.name):
+            proc = subprocess.run(cmd, cwd=executorch_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=timeout, text=True, errors="replace", env=scrubbed_env(),
+                                  stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return CheckResult("upstream-validator", "fail", f"{SCRIPT} did not finish within {timeout:.0f} s")
     except OSError as exc:

@@ -12,15 +12,26 @@ Steps:
    contexts (``--context=test_function``: the tests whose functions ran a
    line of the module), not by import grep: the pack checks, for example, are
    reached only through ``verify_pack``.
-2. The project is copied (``git ls-files``, the working tree's bytes) into a
-   scratch folder whose ``pyproject.toml`` gets a ``[tool.mutmut]`` table that
-   mutates only that module and runs only those test files; then
-   ``mutmut run`` (mutmut 3.x) and ``mutmut results`` there.
-3. The score is printed as ``killed / (killed + survived)``, with timeouts
+2. The project is copied (``git ls-files``, the working tree's bytes: docs/,
+   .github/ and every other tracked folder, which tests read) into a scratch
+   folder whose ``pyproject.toml`` gets a ``[tool.mutmut]`` table that
+   mutates only that module, copies every top-level tracked entry into
+   mutmut's own copy, and runs only those test files.  The npm fixtures the
+   tests read from the project's ``.venv`` (GitHub's webhook examples, REST
+   description and expression evaluator) are passed by absolute path.
+3. The selected tests run once, unmutated, in the scratch copy: when one
+   fails, or one is skipped (a missing fixture makes tests skip in silence,
+   and a skipped test kills no mutant), the run stops without a score
+   (exit 1 for a failure, 2 for a skip, naming them).  Then ``mutmut run``
+   (mutmut 3.x) and ``mutmut results`` there.
+4. The score is printed as ``killed / (killed + survived)``, with timeouts
    counted as killed and "no tests" mutants counted as survivors, then
    each survivor's name; ``mutmut show NAME`` in the kept folder shows its
    diff.  Mutants listed in ``tests/mutation/equivalent.txt`` (``NAME  reason``,
    one a line) are reported and left out of the score.
+
+``--sample N [--seed S]`` runs only N mutants drawn with that seed, when a
+full run does not fit: the score printed is the sample's.
 
 ``--recheck`` (with ``--keep DIR`` of an earlier run of the same, unchanged
 module) copies the current test files and other modules into DIR and re-runs only the
@@ -44,6 +55,42 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).with_name("equivalent.txt")
+FIXTURES = {   # variable the tests read -> the fixture under the project's .venv (installed by .ci/run)
+    "OCTOKIT_WEBHOOKS_EXAMPLES": ".venv/webhooks-examples/node_modules/@octokit/webhooks-examples/api.github.com/"
+                                 "index.json",
+    "EXECUTORCH_PACK_BOT_OPENAPI_DIR": ".venv/octokit-openapi/node_modules/@octokit/openapi/generated",
+    "EXECUTORCH_PACK_BOT_EXPRESSIONS": ".venv/actions-expressions/node_modules/@actions/expressions/dist/index.js",
+}
+
+
+def fixture_env(root: Path = ROOT) -> dict[str, str]:
+    """The environment of every test run in a scratch copy: the npm fixtures by absolute path (the copy has no
+    ``.venv``); a variable already set is kept."""
+    env = dict(os.environ)
+    for var, rel in FIXTURES.items():
+        env.setdefault(var, str(root / rel))
+    return env
+
+
+def unmutated_refusal(python: str, cwd: Path, tests: list[str], env: dict) -> tuple[int, str]:
+    """Run ``tests`` once, unmutated, in ``cwd``: ``(0, "")`` when all pass, ``(1, why)`` when one fails,
+    ``(2, why)`` when one is skipped (a skipped test kills no mutant: its module must not be scored)."""
+    p = subprocess.run([python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-o", "addopts=", *tests],
+                       cwd=cwd, env=env, capture_output=True, text=True)
+    tail = "\n".join(p.stdout.strip().splitlines()[-15:])
+    if p.returncode not in (0,):
+        return 1, f"the unmutated tests fail in the scratch copy {cwd}:\n{tail}"
+    skipped = re.search(r"(\d+) skipped", p.stdout)
+    if skipped:
+        reasons = "\n".join(ln for ln in p.stdout.splitlines() if ln.startswith("SKIPPED"))[:3000]
+        return 2, (f"{skipped.group(1)} of the selected tests skipped in the scratch copy: refusing to score "
+                   f"(install what they need: bash .ci/run)\n{reasons}")
+    return 0, ""
+
+
+def top_level(files: list[str]) -> list[str]:
+    """The top-level entries of the tracked ``files`` (``bot``, ``docs``, ``pyproject.toml``, ...)."""
+    return sorted({rel.split("/", 1)[0] for rel in files if rel.split("/", 1)[0] not in ("mutants", ".venv")})
 
 
 def tests_executing(module: Path, python: str) -> list[str]:
@@ -77,7 +124,8 @@ def _dynamic_contexts(python: str, data: Path, module: Path) -> list[str]:
     return sorted(found)
 
 
-def copy_project(dest: Path) -> None:
+def copy_project(dest: Path) -> list[str]:
+    """Copy every tracked or new file of the project into ``dest``; returns the top-level entries copied."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.splitlines()
     for rel in files:
@@ -87,6 +135,7 @@ def copy_project(dest: Path) -> None:
         dst = dest / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
+    return top_level([rel for rel in files if (ROOT / rel).exists()])
 
 
 def equivalent() -> dict[str, str]:
@@ -139,7 +188,7 @@ def recheck(python: str, work: Path, module: Path, tests: list[str], status: dic
     cmd = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *tests]
 
     def fails(name: str) -> bool:
-        env = dict(os.environ, MUTANT_UNDER_TEST=name)
+        env = dict(fixture_env(), MUTANT_UNDER_TEST=name)
         try:
             return subprocess.run(cmd, cwd=work / "mutants", env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, timeout=timeout).returncode != 0
@@ -162,6 +211,10 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut --max-children")
     ap.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (default: a temporary folder)")
     ap.add_argument("--tests", nargs="*", help="test files to use instead of the coverage selection")
+    ap.add_argument("--sample", type=int, metavar="N",
+                    help="run only N mutants drawn with --seed (when a full run does not fit): the score is "
+                         "then of the sample, and says so")
+    ap.add_argument("--seed", type=int, default=1, help="the seed of --sample (default 1)")
     ap.add_argument("--recheck", action="store_true",
                     help="with --keep DIR of an earlier run of the same, unchanged module: re-run only its "
                          "survivors against the current --tests (new tests included)")
@@ -180,24 +233,44 @@ def main(argv=None) -> int:
         return 2
     print(f"{module}: {len(tests)} test files execute it: {' '.join(tests)}", flush=True)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mutation-"))
+    env = fixture_env()
     if args.recheck:
+        code, why = unmutated_refusal(python, work, tests, env)
+        if code:
+            print(f"run.py: {why}", file=sys.stderr)
+            return code
         status = _status(python, work)
         rc = recheck(python, work, module, tests, status)
         if rc:
             return rc
         return report(module, status, work, keep=True)
     work.mkdir(parents=True, exist_ok=True)
-    copy_project(work)
+    entries = copy_project(work)
+    code, why = unmutated_refusal(python, work, tests, env)
+    if code:
+        print(f"run.py: {why}", file=sys.stderr)
+        return code
     pyproject = work / "pyproject.toml"
     extra = ("\n[tool.mutmut]\n"
              f"paths_to_mutate = [\"{module.as_posix()}\"]\n"
-             "also_copy = [\"bot\", \"tests\", \"pyproject.toml\"]\n"
+             f"also_copy = {entries!r}\n"
              f"pytest_add_cli_args_test_selection = {tests!r}\n"
              "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
     pyproject.write_text(pyproject.read_text() + extra)
-    run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=work,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    names: list[str] = []
+    if args.sample:
+        # mutmut generates every mutant and times the tests, then runs only the names given
+        subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs), "no-such-mutant"],
+                       cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        every = sorted(_status(python, work))
+        import random
+        names = sorted(random.Random(args.seed).sample(every, min(args.sample, len(every))))
+        print(f"{module}: a sample of {len(names)} of {len(every)} mutants (seed {args.seed})", flush=True)
+    run = subprocess.run([python, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names], cwd=work,
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     status = _status(python, work)
+    if names:
+        status = {n: st for n, st in status.items() if n in set(names)}
     if run.returncode != 0 and not status:
         print(run.stderr[-3000:], file=sys.stderr)
         return 1
