@@ -46,6 +46,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("publish", "publish", "push the applied bump to the bot branch and open or update its pull request"),
     ("verify-pack", "verify_pack", "verify a PyTorch::ExecuTorch CMSIS pack (archive, manifest, headers, "
                                    "components, compile)"),
+    ("run-model", "run_model", "run a .pte on a pack's runtime in QEMU's simulated Cortex-M55 (mps3-an547) and "
+                               "compare with the host runtime"),
     ("run", "run", "check, update, verify the pack asset and publish (the scheduled job)"),
     ("command", "command", "answer a comment command, an approval or a dashboard tick from $GITHUB_EVENT_PATH "
                            "(GitHub Actions outputs)"),

@@ -73,7 +73,7 @@ def read_pte(pte: Path):
 def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | None = None,
               host_python: str | None = None, expected: Path | None = None, tolerance: float = 0.0,
               timeout: float = 60, work_dir: Path | None = None, cache_dir: Path | None = None,
-              flavour: str = "auto", jobs: int | None = None) -> ModelResult:
+              flavour: str = "auto", jobs: int | None = None, keep_host: Path | None = None) -> ModelResult:
     """Run ``pte`` on ``pack``'s runtime in QEMU and compare with the host runtime (or ``expected``).
 
     Args:
@@ -86,13 +86,14 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
         work_dir: keep the build here (default: a temporary folder, removed).
         cache_dir: ccache's folder.
         flavour: ``auto``, ``executorch`` or ``sample`` (the runner's ``main``).
+        keep_host: write the host runtime's outputs here (the file ``expected`` reads).
 
     Raises:
         UsageError: the pack or the ``.pte`` cannot be read.
     """
     from bot.modelrun import select as sel
     from bot.modelrun.compare import compare, matches
-    from bot.modelrun.host import host_outputs, read_expected
+    from bot.modelrun.host import dump, host_outputs, read_expected
     from bot.modelrun.image import Tools, build_image
     from bot.modelrun.qemu import run_image
 
@@ -128,6 +129,11 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
                 host = read_expected(expected)
             elif host_python:
                 host = host_outputs(Path(pte), list(program.inputs), host_python)
+                if keep_host is not None:
+                    try:
+                        Path(keep_host).write_text(dump(host), encoding="utf-8")
+                    except OSError as exc:
+                        raise UsageError(f"--write-expected: cannot write {keep_host}: {exc.strerror}") from None
             else:
                 raise StageError("compare", "no reference: give --host-python (a venv with the executorch wheel) "
                                             "or --expected")
