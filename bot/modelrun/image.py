@@ -73,10 +73,12 @@ class Image:
 
 
 def rte_defines(header_text: str) -> list[str]:
-    """``NAME`` / ``NAME=VALUE`` for each ``#define`` line of a generated ``RTE_Components.h``."""
+    """``NAME`` / ``NAME=VALUE`` for each ``#define`` line of a generated ``RTE_Components.h`` (comments dropped:
+    the v1.4.1 PDSC writes ``#define RTE_ML_EXECUTORCH_RUNTIME     /* ExecuTorch Runtime */``)."""
     out = []
-    for line in header_text.splitlines():
-        m = _DEFINE.fullmatch(line.strip())
+    text = re.sub(r"/\*.*?\*/", " ", header_text, flags=re.S)
+    for line in text.splitlines():
+        m = _DEFINE.fullmatch(line.split("//", 1)[0].strip())
         if m and m.group(1) != "RTE_COMPONENTS_H":
             out.append(m.group(1) + (f"={m.group(2).strip()}" if m.group(2) and m.group(2).strip() else ""))
     return out

@@ -101,13 +101,13 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
     result = ModelResult(model=name or Path(pte).stem, pack=label or Path(pack).name, status="fail",
                          operators=program.operator_names(), tolerance=tolerance)
     own = work_dir is None
-    work = Path(tempfile.mkdtemp(prefix="et-run-model-")) if own else Path(work_dir)
+    work = Path(tempfile.mkdtemp(prefix="et-run-model-")) if own else Path(work_dir).resolve()
     if not own:
         if work.exists():
             shutil.rmtree(work)
         work.mkdir(parents=True)
     try:
-        root = _unpack(Path(pack), work)
+        root = _unpack(Path(pack).resolve(), work)
         pdsc, pdsc_bytes = _pdsc(root)
         try:
             if program.delegates:
