@@ -4,7 +4,8 @@ Every source of the selected components is compiled with Debian's Arm GNU
 toolchain (``arm-none-eabi-gcc``/``g++`` 12, newlib) for
 ``-mcpu=cortex-m55 -mfloat-abi=hard``, with the pack's include folders, the
 generated ``RTE_Components.h`` folder, ``-include Pre_Include_Global.h`` and
-``-D`` for each ``<RTE_Components_h>`` define (as the compile check does).
+``-D`` for each ``<RTE_Components_h>`` define (as the compile check does),
+and ``-ffp-contract=off`` so that a multiply-add rounds twice, as on the host.
 Objects are linked directly, not through an archive: ExecuTorch's kernels
 register in static initialisers, which an archive member nobody references
 would drop.  Linked with ``--specs=rdimon.specs`` (newlib semihosting) and
@@ -34,7 +35,9 @@ from bot.modelrun import StageError, runner
 from bot.scrubbed import scrubbed_env
 
 ARCH = ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb")
-COMMON = ("-O2", "-g0", "-ffunction-sections", "-fdata-sections", "-fno-diagnostics-show-caret",
+#: -ffp-contract=off: GCC fuses a*b+c into one rounding (VFMA) by default, the host runtime's x86-64 build does
+#: not; without it a portable addmm differs from the host in the last bit.
+COMMON = ("-O2", "-g0", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", "-fno-diagnostics-show-caret",
           "-fdiagnostics-color=never", "-Wno-psabi")
 CXX_ONLY = ("-std=c++17", "-fno-exceptions", "-fno-rtti", "-fno-unwind-tables", "-fno-use-cxa-atexit")
 ERROR_LINES = 4

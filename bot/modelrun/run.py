@@ -120,7 +120,8 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
             if flavour == "auto":
                 flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
             image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",
-                                flavour=flavour, tools=Tools.find(), jobs=jobs, cache_dir=cache_dir)
+                                flavour=flavour, tools=Tools.find(), jobs=jobs,
+                                cache_dir=Path(cache_dir).resolve() if cache_dir is not None else None)
             result.build_seconds = round(image.seconds, 3)
             run = run_image(image.elf, timeout=timeout)
             result.qemu_seconds = round(run.seconds, 3)
