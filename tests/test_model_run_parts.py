@@ -84,3 +84,12 @@ def test_runner_lines_name_the_stage(lines, stage, message):
 def test_runner_lines_give_outputs_and_ticks():
     outputs, ticks, _ = parse_lines(["ET_BOOT", "ET_LOADED", "ET_TICKS 19", "ET_OUT 0 6 2,3 0000803f", "ET_DONE"])
     assert ticks == 19 and outputs[0].sizes == (2, 3) and outputs[0].data == b"\x00\x00\x80\x3f"
+
+
+def test_quantized_operator_maps_to_the_family_component_holding_it():
+    ops = (("Portable", "add"), ("Quantized", "quantize"), ("Quantized", "quantized_x"), ("Quantized", "dequantize"))
+    pdsc = parse_pdsc(pdsc_text(PackSpec(operators=ops)).encode(), "PyTorch.ExecuTorch.pdsc")
+    s = select(pdsc, ["quantized_decomposed::quantize_per_tensor", "quantized_decomposed::dequantize_per_channel"])
+    assert [c.csub for _, c in s.operators] == ["Quantized quantize", "Quantized dequantize"]
+    with pytest.raises(StageError, match="no operator component Quantized choose_qparams_tensor"):
+        select(pdsc, ["quantized_decomposed::choose_qparams_tensor"])

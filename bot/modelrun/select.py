@@ -8,7 +8,9 @@ operator of the ``.pte``.  An operator ``NS::NAME`` maps to the Csub
 ``KIND NAME`` (leading underscores dropped) where KIND is the library of its
 namespace (:data:`KINDS`: ``aten`` -> ``Portable``, ``quantized_decomposed``
 -> ``Quantized``, ``cortex_m`` -> ``Cortex-M``), or else to the component
-whose source file is ``op_NAME.cpp`` in that library's folder.
+whose source file is ``op_NAME.cpp`` in that library's folder; a quantized
+operator also maps to the family its name starts with (``quantize_per_tensor``
+-> ``Quantized quantize``, whose ``op_quantize.cpp`` holds the family).
 
 ``RTE_Components.h`` holds the ``<RTE_Components_h>`` text of each selected
 component, and ``Pre_Include_Global.h`` its ``<Pre_Include_Global_h>`` text
@@ -68,6 +70,17 @@ def operator_component(pdsc: Pdsc, op: str) -> Component | None:
     for c in ops:
         if any(f.category in ("sourceCpp", "sourceC") and f.name.endswith(tail) for f in c.files):
             return c
+    if kind == "Quantized":
+        # one source holds a family: op_quantize.cpp has quantize_per_tensor, quantize_per_channel, ...
+        # (ExecuTorch's kernels/quantized/cpu at v1.4.1): the longest Csub name that starts the operator's
+        # name at a '_' boundary.
+        best = None
+        for c in ops:
+            base = (c.csub or "")[len(kind) + 1:] if (c.csub or "").startswith(kind + " ") else None
+            if base and name.startswith(base + "_") and (best is None or len(base) > len(best[0])):
+                best = (base, c)
+        if best is not None:
+            return best[1]
     return None
 
 
