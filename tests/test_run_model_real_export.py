@@ -78,3 +78,19 @@ def test_exported_program_with_an_operator_the_pack_lacks_fails_at_select(export
     result = json.loads((tmp_path / "r.json").read_text())
     assert (code, result["stage"]) == (1, "select")
     assert "aten::relu (no operator component Portable relu)" in result["error"]
+
+
+def test_model_suite_is_exported_once_and_runs_on_the_pack(good_pack, tmp_path, capsys):
+    # the sample runtime has add and mul only: add_mul matches, linear_relu_add stops at select
+    code = main(["run-model", str(good_pack), "--suite", str(tmp_path / "suite"), "--host-python", HOST,
+                 "--results", str(tmp_path / "results")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert json.loads((tmp_path / "results/add_mul.json").read_text())["status"] == "match"
+    lin = json.loads((tmp_path / "results/linear_relu_add.json").read_text())
+    assert lin["stage"] == "select" and "aten::permute_copy" in lin["error"]
+    assert "run-model: add_mul on" in out
+    exported = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "suite").iterdir()}
+    assert sorted(exported) == ["add_mul.pte", "linear_relu_add.pte"]
+    main(["run-model", str(good_pack), "--suite", str(tmp_path / "suite"), "--host-python", HOST])
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "suite").iterdir()} == exported

@@ -27,7 +27,13 @@ ORDER = 45
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``run-model``."""
     parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file, or an unpacked pack folder")
-    parser.add_argument("--pte", type=Path, required=True, metavar="MODEL.pte", help="the ExecuTorch program to run")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pte", type=Path, metavar="MODEL.pte", help="the ExecuTorch program to run")
+    what.add_argument("--suite", type=Path, metavar="DIR",
+                      help="run the bot's model suite: export it into DIR with --host-python first unless DIR "
+                           "already holds it (so the old pack's run takes the very .pte files the new one did)")
+    parser.add_argument("--results", type=Path, metavar="DIR",
+                        help="with --suite: write one result per model to DIR/<model>.json")
     ref = parser.add_mutually_exclusive_group()
     ref.add_argument("--host-python", metavar="PYTHON",
                      help="python of a venv holding the executorch wheel of the pack's version: runs the same "
@@ -69,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--write-expected needs --host-python")
     if args.json and args.json.is_dir():
         raise UsageError(f"--json: cannot write {args.json}: a directory")
+    if args.suite is not None:
+        return _suite(args)
+    if args.results is not None:
+        raise UsageError("--results needs --suite (one model: --json FILE)")
     expected = args.expected
     if expected is not None and not expected.is_file():
         raise UsageError(f"--expected: {expected}: no such file")
@@ -79,6 +89,37 @@ def run(args: argparse.Namespace) -> int:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
     return 0 if result.status == "match" else 1
+
+
+def _suite(args: argparse.Namespace) -> int:
+    """``--suite``: export (when needed) and run every model of :mod:`bot.modelrun.suite`; 0 when all match."""
+    from bot.errors import UsageError
+    from bot.modelrun.result import write_result
+    from bot.modelrun.run import run_model
+    from bot.modelrun.suite import MODELS, export_suite
+
+    if args.json or args.expected or args.write_expected:
+        raise UsageError("--suite takes --results DIR, not --json, --expected or --write-expected")
+    if not args.host_python:
+        raise UsageError("--suite needs --host-python (the venv that exports the models and runs them on the host)")
+    paths = [args.suite / f"{m}.pte" for m in MODELS]
+    if not all(p.is_file() for p in paths):
+        paths = export_suite(args.host_python, args.suite)
+    if args.results is not None:
+        try:
+            args.results.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--results: cannot create {args.results}: {exc.strerror}") from None
+    code = 0
+    for pte in paths:
+        work = args.work_dir / pte.stem if args.work_dir else None
+        result = run_model(args.pack, pte, label=args.label, host_python=args.host_python, tolerance=args.tolerance,
+                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner)
+        if args.results is not None:
+            write_result(result, args.results / f"{pte.stem}.json")
+        sys.stdout.write(summary(result))
+        code = code or (0 if result.status == "match" else 1)
+    return code
 
 
 def summary(result) -> str:
