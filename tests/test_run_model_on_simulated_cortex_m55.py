@@ -137,3 +137,27 @@ def test_bad_input_exits_2_and_writes_nothing(packs, run, tmp_path, what):
     assert "Traceback" not in out
     assert {"not-a-pte": "not an ExecuTorch program: file identifier", "no-pack": "no such pack file",
             "negative-tolerance": "--tolerance: -1.0 is not a number >= 0"}[what] in out
+
+
+def test_second_build_in_a_new_temporary_folder_comes_from_ccache(packs, tmp_path, capsys):
+    import os
+    import shutil
+    import subprocess
+
+    if not shutil.which("ccache"):
+        pytest.skip("ccache is not installed")
+    cache = tmp_path / "ccache"
+    pte = tmp_path / "m.pte"
+    pte.write_bytes(ptekit.add_mul())
+    (tmp_path / "e.json").write_text(dump(expected_add_mul()))
+
+    def hits():
+        out = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True, check=True,
+                             env={**os.environ, "CCACHE_DIR": str(cache)}).stdout
+        return dict(line.split("\t") for line in out.splitlines() if "\t" in line)
+
+    for _ in range(2):   # each run unpacks the pack and builds in its own new temporary folder
+        assert main(["run-model", str(packs.good), "--pte", str(pte), "--expected", str(tmp_path / "e.json"),
+                     "--cache-dir", str(cache)]) == 0
+    stats = hits()
+    assert (int(stats["cache_miss"]), int(stats["direct_cache_hit"])) == (7, 7)

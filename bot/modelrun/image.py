@@ -12,8 +12,8 @@ would drop.  Linked with ``--specs=rdimon.specs`` (newlib semihosting) and
 our start-up code and linker script (:mod:`bot.modelrun.runner`).
 
 Compiles go through ``ccache`` when it is on PATH (``CCACHE_BASEDIR`` is
-the work folder, so a new temporary folder still hits), which makes a warm
-build a link step.  A failed compile raises :class:`StageError` at stage
+the folder holding both the unpacked pack and the build, so a new temporary
+folder still hits), which makes a warm build a link step.  A failed compile raises :class:`StageError` at stage
 ``compile`` naming the source and the compiler's first error lines (a
 missing header is named by the compiler: ``fatal error: X: No such file or
 directory``); a failed link at stage ``link``.
@@ -132,7 +132,8 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
     pre = ["-include", str(gen / "Pre_Include_Global.h")]
     env = scrubbed_env()
     if tools.ccache:
-        env["CCACHE_BASEDIR"] = str(work.resolve())
+        # the pack and the build folder both under the base: their paths hash as relative ones
+        env["CCACHE_BASEDIR"] = os.path.commonpath([str(pack_root.resolve()), str(work.resolve())])
         env["CCACHE_NOHASHDIR"] = "1"
         env["CCACHE_SLOPPINESS"] = "include_file_mtime,include_file_ctime,time_macros"
         if cache_dir is not None:
