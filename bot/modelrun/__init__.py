@@ -8,7 +8,8 @@ linker script and runner in :mod:`~bot.modelrun.runner`),
 :mod:`~bot.modelrun.qemu` runs it in ``qemu-system-arm -M mps3-an547``,
 :mod:`~bot.modelrun.host` runs the same program with the host runtime, and
 :mod:`~bot.modelrun.compare` compares the two.  :mod:`~bot.modelrun.result`
-is the JSON handed to the pull-request job.
+is the JSON handed to the pull-request job; :mod:`~bot.modelrun.run` chains
+the stages and :mod:`~bot.modelrun.suite` exports the bot's own models.
 
 Every failure is a :class:`StageError` naming its stage (one of
 :data:`STAGES`) and carrying the tool's or runtime's own error lines.
