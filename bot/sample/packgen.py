@@ -8,7 +8,9 @@ and Backend EthosU components plus operator components (``Portable add`` ->
 ``Documentation/overview.md``, ``include/flatbuffers/`` headers, the two
 flatc-style generated headers (twice: ``include/executorch/schema/`` and
 ``src/schema/``), Runtime sources that include them, and a
-``src/registration/RegisterAllKernels.cpp`` with ``#ifdef`` guards.
+``src/registration/RegisterAllKernels.cpp`` with ``#ifdef`` guards.  The Runtime and the
+Portable add/mul kernels are a small working runtime (:mod:`bot.sample.sample_runtime`)
+that ``run-model`` boots in QEMU.
 
 The tiny C++ really compiles against the generated headers (and fails
 without them, as a real pack built without the CMake cross-compile does).
@@ -27,6 +29,8 @@ import warnings
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from bot.sample import sample_runtime
 
 URL = "https://github.com/pytorch/executorch/releases/download/{tag}/"
 
@@ -127,7 +131,8 @@ RUNTIME_SOURCES = {
         "#ifndef RTE_ML_EXECUTORCH_RUNTIME\n#error \"RTE_ML_EXECUTORCH_RUNTIME is not defined\"\n#endif\n"
         "namespace executorch { namespace runtime {\n"
         "Error program_version(const executorch_flatbuffer::Program* p, uint32_t* out) {\n"
-        "  *out = p->version();\n  return Error::Ok;\n}\n}}  // namespace executorch::runtime\n",
+        "  *out = p->version();\n  return Error::Ok;\n}\n}}  // namespace executorch::runtime\n"
+        + sample_runtime.EXECUTOR_CPP,
     "src/runtime/core/scalar_type.cpp":
         "#include <executorch/schema/scalar_type_generated.h>\n#include <executorch/runtime/core/error.h>\n"
         "namespace executorch { namespace runtime {\n"
@@ -234,6 +239,8 @@ def files_of(spec: PackSpec) -> list[tuple[str, bytes]]:
     files.append(("include/executorch/runtime/core/error.h",
                   _guarded("error.h", "namespace executorch { namespace runtime { enum class Error { Ok = 0 }; }}\n")))
     files.append(("include/torch/library.h", _guarded("torch_library.h", "")))
+    files.append(("include/executorch/runtime/kernel/sample_kernel.h",
+                  _guarded("sample_kernel.h", sample_runtime.KERNEL_H)))
     for i in range(spec.filler_headers):
         files.append((f"include/c10/util/h{i}.h", _guarded(f"c10_h{i}", f"// c10 helper {i}\n")))
     if spec.flatbuffers:
@@ -250,7 +257,8 @@ def files_of(spec: PackSpec) -> list[tuple[str, bytes]]:
     files.append(("src/backends/arm/runtime/EthosUBackend.cpp", "// Ethos-U backend (invented sample)\n"))
     files.append(("src/registration/RegisterAllKernels.cpp", _registration(spec)))
     for kind, op in spec.operators:
-        files.append((_op_path(kind, op), f"// operator {op} (invented sample)\n"))
+        kernel = sample_runtime.KERNELS.get(op) if kind == "Portable" else None
+        files.append((_op_path(kind, op), kernel or f"// operator {op} (invented sample)\n"))
     if spec.leak_py:
         files.append(("src/tools/gen_registration.py", "print('left behind')\n"))
     drop = set(spec.drop_entries)

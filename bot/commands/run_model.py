@@ -1,0 +1,147 @@
+"""``run-model``: run a ``.pte`` on a pack's runtime in QEMU's simulated Cortex-M55 and compare with the host.
+
+Stages (:data:`bot.modelrun.STAGES`): select, compile, link, boot, load,
+execute, compare; a failure names its stage and shows the tool's or
+runtime's own error.  Exit 0: the outputs match; 1: a mismatch, a load
+failure, a crash or any other failed stage; 2: bad usage or unreadable input.
+Heavy imports happen inside :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "run-model"
+HELP = "run a .pte on a pack's runtime in QEMU's simulated Cortex-M55 (mps3-an547) and compare with the host runtime"
+DESCRIPTION = (
+    "Read the operators MODEL.pte needs, select exactly those operator components from the pack's PDSC, "
+    "build a bare-metal Cortex-M55 image from the pack's sources and the bot's runner with arm-none-eabi-gcc, "
+    "run it in qemu-system-arm -M mps3-an547 under a time limit, and compare its outputs with ExecuTorch's host "
+    "runtime (bit-exact unless --tolerance). Reports the instructions of one inference. "
+    "Exit 0: match; 1: mismatch, load failure, crash or another failed stage; 2: bad usage or unreadable input.")
+ORDER = 45
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``run-model``."""
+    parser.add_argument("pack", type=Path, metavar="PACK", help="the .pack file, or an unpacked pack folder")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pte", type=Path, metavar="MODEL.pte", help="the ExecuTorch program to run")
+    what.add_argument("--suite", type=Path, metavar="DIR",
+                      help="run the bot's model suite: export it into DIR with --host-python first unless DIR "
+                           "already holds it (so the old pack's run takes the very .pte files the new one did)")
+    parser.add_argument("--results", type=Path, metavar="DIR",
+                        help="with --suite: write one result per model to DIR/<model>.json")
+    ref = parser.add_mutually_exclusive_group()
+    ref.add_argument("--host-python", metavar="PYTHON",
+                     help="python of a venv holding the executorch wheel of the pack's version: runs the same "
+                          ".pte with the same fixed inputs as the reference")
+    ref.add_argument("--expected", type=Path, metavar="FILE",
+                     help="reference outputs recorded earlier (the JSON --write-expected writes)")
+    parser.add_argument("--write-expected", type=Path, metavar="FILE",
+                        help="with --host-python: also write the host runtime's outputs to FILE")
+    parser.add_argument("--tolerance", type=float, default=0.0, metavar="X",
+                        help="largest absolute difference accepted per element (default 0: bit-exact, as the "
+                             "portable kernels must be)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="QEMU time limit (default 60)")
+    parser.add_argument("--name", help="the model's name in the report (default: the .pte file name)")
+    parser.add_argument("--label", help="the pack's name in the report (default: the pack file name)")
+    parser.add_argument("--runner", choices=("auto", "executorch", "sample"), default="auto",
+                        help="the runner's main(): ExecuTorch's runtime API, or the sample packs' runtime "
+                             "(default: from the pack's Runtime sources)")
+    parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it (default: a temporary "
+                                                                     "folder, removed)")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="ccache's folder (default: ccache's own)")
+    parser.add_argument("--json", type=Path, metavar="FILE",
+                        help="write the result (outputs, differences, instruction count, stage and error) to FILE "
+                             "for the pull-request job")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the model; print a summary; write ``--json``; return 0, 1 or 2."""
+    import math
+
+    from bot.errors import UsageError
+    from bot.modelrun.result import write_result
+    from bot.modelrun.run import run_model
+
+    if not math.isfinite(args.tolerance) or args.tolerance < 0:
+        raise UsageError(f"--tolerance: {args.tolerance} is not a number >= 0")
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout: {args.timeout} is not a positive number of seconds")
+    if args.write_expected and not args.host_python:
+        raise UsageError("--write-expected needs --host-python")
+    if args.json and args.json.is_dir():
+        raise UsageError(f"--json: cannot write {args.json}: a directory")
+    if args.suite is not None:
+        return _suite(args)
+    if args.results is not None:
+        raise UsageError("--results needs --suite (one model: --json FILE)")
+    expected = args.expected
+    if expected is not None and not expected.is_file():
+        raise UsageError(f"--expected: {expected}: no such file")
+    result = run_model(args.pack, args.pte, name=args.name, label=args.label, host_python=args.host_python,
+                       expected=expected, tolerance=args.tolerance, timeout=args.timeout, work_dir=args.work_dir,
+                       cache_dir=args.cache_dir, flavour=args.runner, keep_host=args.write_expected)
+    if args.json:
+        write_result(result, args.json)
+    sys.stdout.write(summary(result))
+    return 0 if result.status == "match" else 1
+
+
+def _suite(args: argparse.Namespace) -> int:
+    """``--suite``: export (when needed) and run every model of :mod:`bot.modelrun.suite`; 0 when all match."""
+    from bot.errors import UsageError
+    from bot.modelrun.result import write_result
+    from bot.modelrun.run import run_model
+    from bot.modelrun.suite import MODELS, export_suite
+
+    if args.json or args.expected or args.write_expected:
+        raise UsageError("--suite takes --results DIR, not --json, --expected or --write-expected")
+    if not args.host_python:
+        raise UsageError("--suite needs --host-python (the venv that exports the models and runs them on the host)")
+    paths = [args.suite / f"{m}.pte" for m in MODELS]
+    if not all(p.is_file() for p in paths):
+        paths = export_suite(args.host_python, args.suite)
+    if args.results is not None:
+        try:
+            args.results.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--results: cannot create {args.results}: {exc.strerror}") from None
+    code = 0
+    for pte in paths:
+        work = args.work_dir / pte.stem if args.work_dir else None
+        result = run_model(args.pack, pte, label=args.label, host_python=args.host_python, tolerance=args.tolerance,
+                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner)
+        if args.results is not None:
+            write_result(result, args.results / f"{pte.stem}.json")
+        sys.stdout.write(summary(result))
+        code = code or (0 if result.status == "match" else 1)
+    return code
+
+
+def summary(result) -> str:
+    """The lines ``run-model`` prints for one :class:`~bot.modelrun.result.ModelResult`."""
+    head = f"{NAME}: {result.model} on {result.pack}: "
+    if result.status == "match":
+        how = "bit-exact" if all(o.get("exact") for o in result.outputs) else \
+            f"max difference {result.max_abs_diff:g} <= tolerance {result.tolerance:g}"
+        head += f"match ({how}, {len(result.outputs)} output(s))"
+    elif result.status == "mismatch":
+        head += f"MISMATCH at compare: {result.error}"
+    else:
+        head += f"FAILED at {result.stage or '?'}: {result.error}"
+    lines = [head]
+    if result.operators:
+        lines.append("  operators: " + ", ".join(result.operators))
+    if result.instructions is not None:
+        lines.append(f"  instructions per inference: {result.instructions} ({result.ticks} SysTick ticks at 32 MHz "
+                     "under -icount shift=0, 31.25 instructions each)")
+    if result.build_seconds is not None:
+        lines.append(f"  image build {result.build_seconds:.2f} s"
+                     + (f", QEMU run {result.qemu_seconds:.2f} s" if result.qemu_seconds is not None else ""))
+    for ln in result.error_lines if result.status == "fail" else []:
+        lines.append(f"  | {ln}")
+    return "\n".join(lines) + "\n"

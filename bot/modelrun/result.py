@@ -1,0 +1,107 @@
+"""The ``run-model`` result handed from the job that ran QEMU to the pull-request job: small, inert JSON.
+
+Shape (``schema`` 1)::
+
+    {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail",
+     "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
+     "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
+     "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
+     "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null}
+
+As with the compile result (:mod:`bot.pack.compile_result`), the job that
+writes it ran foreign code (the pack's sources, the model), so the reader
+trusts only its shape: every string is made one inert capped line again,
+numbers must be numbers, lists are capped, and anything odd reads as a
+``fail`` saying the result is unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bot import inert
+from bot.errors import UsageError
+
+SCHEMA = 1
+MAX_BYTES = 64 << 10
+TEXT_CAP = 400
+MAX_ITEMS = 64
+STATUSES = ("match", "mismatch", "fail")
+
+
+@dataclass
+class ModelResult:
+    """One model on one pack; see the module docstring for the fields."""
+
+    model: str
+    pack: str
+    status: str
+    stage: str | None = None
+    error: str = ""
+    error_lines: list = field(default_factory=list)
+    operators: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    tolerance: float = 0.0
+    instructions: int | None = None
+    ticks: int | None = None
+    build_seconds: float | None = None
+    qemu_seconds: float | None = None
+
+    @property
+    def max_abs_diff(self) -> float | None:
+        """The largest difference over the outputs (None when none was comparable)."""
+        diffs = [o.get("max_abs_diff") for o in self.outputs if isinstance(o.get("max_abs_diff"), (int, float))]
+        return max(diffs) if diffs else None
+
+    def to_json(self) -> dict:
+        return {"schema": SCHEMA, **asdict(self)}
+
+
+def write_result(result: ModelResult, path: Path) -> None:
+    """Write ``result`` as JSON; raises :class:`UsageError` naming the file when it cannot be written."""
+    try:
+        Path(path).write_text(json.dumps(result.to_json(), allow_nan=False, default=str) + "\n", encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--json: cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _text(v) -> str:
+    return inert.line(v, cap=TEXT_CAP) if isinstance(v, str) else ""
+
+
+def _num(v, integer=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return int(v) if integer else float(v)
+
+
+def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult:
+    """The :class:`ModelResult` in ``path``, rebuilt field by field; a missing or odd file is a ``fail``."""
+    try:
+        raw = Path(path).read_bytes()[:MAX_BYTES + 1]
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = getattr(exc, "strerror", None) or "unreadable"
+        return ModelResult(model, pack, "fail", None, f"no run-model result ({reason})")
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("status") not in STATUSES:
+        return ModelResult(model, pack, "fail", None, "the run-model result is unreadable")
+    outputs = []
+    for o in (data.get("outputs") if isinstance(data.get("outputs"), list) else [])[:MAX_ITEMS]:
+        if isinstance(o, dict):
+            outputs.append({"index": _num(o.get("index"), True), "exact": o.get("exact") is True,
+                            "max_abs_diff": _num(o.get("max_abs_diff")), "problem": _text(o.get("problem")) or None})
+    stage = data.get("stage")
+    from bot.modelrun import STAGES
+    return ModelResult(
+        model=_text(data.get("model")) or model, pack=_text(data.get("pack")) or pack, status=data["status"],
+        stage=stage if stage in STAGES else None, error=_text(data.get("error")),
+        error_lines=[_text(x) for x in (data.get("error_lines") if isinstance(data.get("error_lines"), list)
+                                         else [])[:8]],
+        operators=[_text(x) for x in (data.get("operators") if isinstance(data.get("operators"), list)
+                                       else [])[:MAX_ITEMS]],
+        outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
+        instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
+        build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")))

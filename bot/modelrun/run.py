@@ -1,0 +1,157 @@
+"""One ``run-model`` run: select, build, boot in QEMU, compare; returns a :class:`~bot.modelrun.result.ModelResult`.
+
+Bad input (a pack or ``.pte`` that cannot be read) raises
+:class:`~bot.errors.UsageError` (exit 2) before anything runs; every later
+failure is a result with ``status: fail`` and the stage it stopped at.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from bot.errors import PackError, UsageError
+from bot.modelrun import StageError
+from bot.modelrun.result import ModelResult
+
+#: A selected source whose presence says the pack holds ExecuTorch's own runtime (runtime/executor/method.cpp).
+EXECUTORCH_MARKER = "runtime/executor/method.cpp"
+
+
+def _unpack(pack: Path, dest: Path) -> Path:
+    """The pack root: ``pack`` itself when it is a folder, else the ``.pack`` unpacked safely under ``dest``."""
+    from bot.pack.archive import Limits, UnsafeArchive, extract_safely, open_zip, scan_archive
+
+    if pack.is_dir():
+        return pack
+    if not pack.is_file():
+        raise UsageError(f"{pack}: no such pack file or folder")
+    try:
+        with open_zip(pack) as zf:
+            scan = scan_archive(zf, Limits())
+            if scan.problems:
+                raise UsageError(f"{pack}: unsafe archive: {scan.problems[0]}")
+            root = dest / "pack"
+            root.mkdir(parents=True)
+            extract_safely(zf, root, Limits())
+    except (UnsafeArchive, PackError) as exc:
+        raise UsageError(f"{pack}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{pack}: cannot read: {exc.strerror or exc}") from None
+    return root
+
+
+def _pdsc(root: Path):
+    from bot.pack.pdsc import PdscError, parse_pdsc
+
+    found = sorted(p for p in root.glob("*.pdsc"))
+    if len(found) != 1:
+        raise UsageError(f"{root}: expected one .pdsc at the pack root, found {len(found)}")
+    data = found[0].read_bytes()
+    try:
+        return parse_pdsc(data, found[0].name), data
+    except PdscError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def read_pte(pte: Path):
+    """The :class:`~bot.modelrun.pte.Program` of ``pte``; raises :class:`UsageError` naming the file."""
+    from bot.modelrun.pte import PteError, read_program
+
+    try:
+        data = Path(pte).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{pte}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return read_program(data)
+    except PteError as exc:
+        raise UsageError(f"{pte}: not an ExecuTorch program: {exc}") from None
+
+
+def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | None = None,
+              host_python: str | None = None, expected: Path | None = None, tolerance: float = 0.0,
+              timeout: float = 60, work_dir: Path | None = None, cache_dir: Path | None = None,
+              flavour: str = "auto", jobs: int | None = None, keep_host: Path | None = None) -> ModelResult:
+    """Run ``pte`` on ``pack``'s runtime in QEMU and compare with the host runtime (or ``expected``).
+
+    Args:
+        pack: a ``.pack`` file or an unpacked pack folder.
+        name / label: the model's and the pack's names in the result (default: file names).
+        host_python: interpreter of a venv with the ``executorch`` wheel (:mod:`bot.modelrun.host`).
+        expected: recorded host outputs instead of ``host_python``; neither: no comparison (a fail at compare).
+        tolerance: largest absolute difference accepted (0: bit-exact).
+        timeout: seconds QEMU may run.
+        work_dir: keep the build here (default: a temporary folder, removed).
+        cache_dir: ccache's folder.
+        flavour: ``auto``, ``executorch`` or ``sample`` (the runner's ``main``).
+        keep_host: write the host runtime's outputs here (the file ``expected`` reads).
+
+    Raises:
+        UsageError: the pack or the ``.pte`` cannot be read.
+    """
+    from bot.modelrun import select as sel
+    from bot.modelrun.compare import compare, matches
+    from bot.modelrun.host import dump, host_outputs, read_expected
+    from bot.modelrun.image import Tools, build_image
+    from bot.modelrun.qemu import run_image
+
+    program = read_pte(pte)
+    result = ModelResult(model=name or Path(pte).stem, pack=label or Path(pack).name, status="fail",
+                         operators=program.operator_names(), tolerance=tolerance)
+    own = work_dir is None
+    work = Path(tempfile.mkdtemp(prefix="et-run-model-")) if own else Path(work_dir).resolve()
+    if not own:
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+    try:
+        root = _unpack(Path(pack).resolve(), work)
+        pdsc, pdsc_bytes = _pdsc(root)
+        try:
+            if program.delegates:
+                raise StageError("select", "not runnable in QEMU: the program is delegated to "
+                                 + ", ".join(sorted(set(program.delegates)))
+                                 + " (run it on an Arm FVP with the NPU instead)")
+            selection = sel.select(pdsc, program.operator_names())
+            headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
+            sources = sel.sources(selection)
+            if flavour == "auto":
+                flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
+            image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",
+                                flavour=flavour, tools=Tools.find(), jobs=jobs,
+                                cache_dir=Path(cache_dir).resolve() if cache_dir is not None else None)
+            result.build_seconds = round(image.seconds, 3)
+            run = run_image(image.elf, timeout=timeout)
+            result.qemu_seconds = round(run.seconds, 3)
+            result.ticks, result.instructions = run.ticks, run.instructions
+            if expected is not None:
+                host = read_expected(expected)
+            elif host_python:
+                host = host_outputs(Path(pte), list(program.inputs), host_python)
+                if keep_host is not None:
+                    try:
+                        Path(keep_host).write_text(dump(host), encoding="utf-8")
+                    except OSError as exc:
+                        raise UsageError(f"--write-expected: cannot write {keep_host}: {exc.strerror}") from None
+            else:
+                raise StageError("compare", "no reference: give --host-python (a venv with the executorch wheel) "
+                                            "or --expected")
+            diffs = compare(list(run.outputs), host)
+            result.outputs = [{"index": d.index, "exact": d.exact, "max_abs_diff": d.max_abs_diff,
+                               "problem": d.problem} for d in diffs]
+            if matches(diffs, tolerance):
+                result.status = "match"
+            else:
+                result.status, result.stage = "mismatch", "compare"
+                bad = next((d for d in diffs if not d.exact), diffs[0] if diffs else None)
+                result.error = ("no outputs" if bad is None else
+                                f"output {bad.index}: {bad.problem or f'max difference {bad.max_abs_diff:g}'} "
+                                f"(tolerance {tolerance:g})")
+        except StageError as exc:
+            result.status, result.stage, result.error, result.error_lines = "fail", exc.stage, exc.message, exc.lines
+        return result
+    finally:
+        if own:
+            shutil.rmtree(work, ignore_errors=True)

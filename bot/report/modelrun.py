@@ -1,0 +1,106 @@
+"""The ``### Runs on a simulated Cortex-M55`` section of the PR body, from ``run-model`` results.
+
+Input: the new pack's results (one :class:`~bot.modelrun.result.ModelResult`
+per model, read with :func:`~bot.modelrun.result.read_result`, which
+already made every string one inert line) and optionally the same models'
+``.pte`` files run on the *old* pack's runtime (the baseline pack): the
+cross check that tells a reviewer whether models must be re-exported.
+
+Per model: match or not, the largest difference, the instructions of one
+inference on the old and the new pack, and the cross check ("loads and
+matches", "refused at load: ERROR", "loads but differs", or another failed
+stage).  :func:`blocking_items` lists what must block the pull request: a
+new runtime that cannot load its own exporter's ``.pte``, or a mismatch.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from bot.inert import code
+
+TITLE = "### Runs on a simulated Cortex-M55"
+MAX_MODELS = 20
+
+
+def _diff(r) -> str:
+    d = r.max_abs_diff
+    if d is None:
+        return "–"
+    return "0 (bit-exact)" if d == 0 and all(o.get("exact") for o in r.outputs) else f"{d:g}"
+
+
+def _status(r) -> str:
+    if r.status == "match":
+        return "✅ match"
+    if r.status == "mismatch":
+        return "❌ outputs differ"
+    return f"❌ failed at {r.stage or 'an unknown stage'}: {code(r.error, cap=160, in_table=True)}"
+
+
+def _instructions(old, new) -> str:
+    n = new.instructions
+    o = old.instructions if old is not None else None
+    if n is None and o is None:
+        return "–"
+    if o is None:
+        return f"{n:,} (new)"
+    if n is None:
+        return f"{o:,} (old) → –"
+    change = f" ({(n - o) / o:+.1%})" if o else ""
+    return f"{o:,} → {n:,}{change}"
+
+
+def cross_check(old) -> str:
+    """The cross-check cell for the new ``.pte`` on the old pack's runtime (``old``: its result or None)."""
+    if old is None:
+        return "not run"
+    if old.status == "match":
+        return "loads and matches"
+    if old.status == "mismatch":
+        return f"loads but differs (max difference {_diff(old)})"
+    if old.stage == "load":
+        return f"refused at load: {code(old.error, cap=160, in_table=True)}"
+    return f"fails at {old.stage or '?'}: {code(old.error, cap=160, in_table=True)}"
+
+
+def blocking_items(new: list) -> list[str]:
+    """Blocking items: each model whose new-pack run did not match (a load failure, a crash, a mismatch)."""
+    out = []
+    for r in new:
+        if r.status == "mismatch":
+            out.append(f"{r.model}: the new pack's runtime gives different outputs from the host runtime "
+                       f"(max difference {_diff(r)})")
+        elif r.status != "match":
+            what = "cannot load its own exporter's .pte" if r.stage == "load" else f"fails at {r.stage}"
+            out.append(f"{r.model}: the new pack's runtime {what}: {r.error}")
+    return out
+
+
+def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
+    """The Markdown section: a table per model, then each failure's own error lines in a code block.
+
+    ``new``/``old``: ModelResult lists (old matched to new by model name).
+    ``note``: shown instead of the table when no model ran (why not).
+    """
+    if not new:
+        return "\n".join([TITLE, "", note or "No model was run in QEMU in this run."]) + "\n"
+    olds = {r.model: r for r in (old or [])}
+    ok = sum(r.status == "match" for r in new)
+    out = [TITLE, "",
+           f"{ok} of {len(new)} model(s) exported by the new ExecuTorch run on the new pack's runtime in QEMU "
+           "(`mps3-an547`, Cortex-M55) with outputs matching the host runtime.", "",
+           "| Model | New pack | Max difference | Instructions per inference (old → new pack) | "
+           "New `.pte` on the old pack |",
+           "| --- | --- | --- | --- | --- |"]
+    for r in new[:MAX_MODELS]:
+        o = olds.get(r.model)
+        out.append(f"| {code(r.model, cap=60, in_table=True)} | {_status(r)} | {_diff(r)} | "
+                   f"{_instructions(o, r)} | {cross_check(o) if old is not None else 'not run'} |")
+    if len(new) > MAX_MODELS:
+        out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
+    failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
+    for r in failed:
+        out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
+                "", "```text", *[ln.replace("```", "'''") for ln in r.error_lines[:8]], "```", "", "</details>"]
+    return "\n".join(out) + "\n"
