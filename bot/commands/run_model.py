@@ -21,7 +21,7 @@ DESCRIPTION = (
     "run it in qemu-system-arm -M mps3-an547 under a time limit, and compare its outputs with ExecuTorch's host "
     "runtime (bit-exact unless --tolerance). Reports the instructions of one inference. "
     "Exit 0: match; 1: mismatch, load failure, crash or another failed stage; 2: bad usage or unreadable input.")
-ORDER = 45
+ORDER = 16
 
 
 def register(parser: argparse.ArgumentParser) -> None:
