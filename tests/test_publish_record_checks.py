@@ -58,3 +58,25 @@ def test_a_record_part_of_the_wrong_shape_is_bad_input_naming_the_file(world, ca
     (code, out), plan_file = edited_record(world, capsys, edit)
     assert code == 2 and out.out == ""
     assert f"{plan_file}: not a plan written by `update --plan-file` (missing or malformed {malformed})" in out.err
+
+
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_a_listed_file_through_a_symbolic_link_is_never_read(world, capsys, kind):
+    outside = world.tmp / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("SECRET\n")
+
+    def edit(record):
+        co = world.tmp / f"co{world.runs}"
+        if kind == "file":
+            (co / "notes.txt").symlink_to(outside / "secret.txt")
+            record["files"].append("notes.txt")
+        else:
+            (co / "docs").symlink_to(outside)
+            record["files"].append("docs/secret.txt")
+    (code, out), plan_file = edited_record(world, capsys, edit)
+    link = "notes.txt" if kind == "file" else "docs"
+    assert code == 2 and out.out == "" and "SECRET" not in out.err
+    assert (f"{plan_file}: the plan lists {'notes.txt' if kind == 'file' else 'docs/secret.txt'}, but {link} is a "
+            "symbolic link in the checkout: publish reads and commits no file through a link (its target may be "
+            "outside the checkout)") in out.err

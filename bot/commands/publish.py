@@ -184,12 +184,13 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     :class:`~bot.plan.Plan` it describes, edits and their kinds included (contents read from the checkout).
 
     Raises :class:`UsageError` naming the plan file for unreadable or
-    malformed JSON, and for a plan whose ``written`` key (set by ``update``)
+    malformed JSON, a listed file that is (or lies under) a symbolic link, and for a plan whose ``written`` key (set by ``update``)
     is false although it changes files: ``update`` ran with ``--dry-run`` or
     was blocked, so the checkout does not carry the bump.  Edits of files
     under an ``exempt`` path (``--include``) are not compared with the checkout.
     """
     import json
+    from pathlib import PurePosixPath
 
     from bot.errors import UsageError
     from bot.report.record import SCHEMAS, plan_from_record, read_parts
@@ -218,6 +219,13 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
         contents = {}
         for rel in data.get("files", []):
             p = repo / _checkout_path(rel, plan_file)
+            parts = PurePosixPath(rel).parts
+            link = next((repo.joinpath(*parts[:i + 1]) for i in range(len(parts))
+                         if repo.joinpath(*parts[:i + 1]).is_symlink()), None)
+            if link is not None:
+                raise UsageError(f"the plan lists {rel}, but {link.relative_to(repo).as_posix()} is a symbolic link in "
+                                 "the checkout: publish reads and commits no file through a link (its target may be "
+                                 "outside the checkout)", path=str(plan_file))
             if not p.is_file():
                 raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
             contents[rel] = p.read_bytes()
