@@ -306,6 +306,23 @@ def _check_pins(repo: Path, data: dict, plan_file: Path) -> None:
                              "on this checkout before publishing", path=str(plan_file))
 
 
+def _check_refusal(rec: dict, plan, path: Path) -> None:
+    """The refusal record is about this bump's release asset: its ``tag`` is the bump's tag, its ``asset`` the pack
+    asset name of the bump's pack version (:func:`bot.github.assets.pack_asset_name`) and its ``version`` that
+    version.  Raises :class:`UsageError` naming the file otherwise: the PR body would state that another
+    release's asset was refused."""
+    from bot.errors import UsageError
+    from bot.github.assets import pack_asset_name
+
+    want = {"tag": plan.bump.new_tag, "asset": pack_asset_name(plan.bump.new_pack)}
+    for key in ("tag", "asset", "version"):
+        ok = (_same_version(rec[key], plan.bump.new_pack) or _same_version(rec[key], plan.bump.new_executorch)
+              if key == "version" else rec[key] == want[key])
+        if not ok:
+            raise UsageError(f"--asset-refusal: the refusal record is about {key} {rec[key]!r}, not the release asset "
+                             f"of this bump ({want['tag']}, {want['asset']})", path=str(path))
+
+
 def _check_applied(plan, edits, plan_file: Path) -> None:
     """Every edit's new text is on its line in the checkout: the files are the ones `update` wrote for this plan.
 
@@ -401,6 +418,7 @@ def run(args: argparse.Namespace) -> int:
                              "pack of this pull request (give the pack built from the tag with --pack-built)")
         from bot.report.refusal import read_refusal
         refusal = read_refusal(args.asset_refusal)
+        _check_refusal(refusal, plan, args.asset_refusal)
     if args.pack:
         pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
         report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
