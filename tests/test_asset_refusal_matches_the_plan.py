@@ -45,3 +45,15 @@ def test_the_refusal_of_this_release_is_accepted(world, capsys):
                     "--pack-built", "--asset-refusal", str(path), "--pack-index-url", "off", "--dry-run")
     assert code == 0, out.err
     assert "### The release asset was refused" in out.out
+
+
+def test_a_refusal_file_that_cannot_be_written_leaves_no_pack_and_no_partial_record(world, capsys, monkeypatch):
+    from test_refused_release_asset import _release, _trap, fetch
+    _release(world, _trap(world).read_bytes())
+    dest = world.tmp / "pack"
+    blocked = world.tmp / "blocked"
+    blocked.write_text("a file where the record's folder would be\n")
+    code, out = fetch(capsys, dest, "--refusal-file", str(blocked / "asset-refusal.json"))
+    assert code == 2 and f"--refusal-file {blocked / 'asset-refusal.json'}: cannot write" in out.err
+    assert sorted(p.name for p in dest.iterdir()) == []          # the refused pack is not handed on
+    assert blocked.read_text() == "a file where the record's folder would be\n"
