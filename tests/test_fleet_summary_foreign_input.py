@@ -84,3 +84,27 @@ def test_request_counts_that_are_not_numbers_are_zero(tmp_path, capsys):
     code, got = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"))
     assert "; 0 API requests for 1 templates (0 answered 304 Not Modified)." in got.out and "<img" not in got.out
     assert text
+
+
+def test_a_plan_file_with_thousands_of_long_flags_still_records_a_result_the_summary_reads(tmp_path, capsys):
+    plan_file = tmp_path / "update-plan.json"
+    plan_file.write_text(json.dumps({"flags": [{"code": f"c{i}", "message": "m" * 1000, "blocking": False}
+                                               for i in range(2000)]}))
+    code, out = cli(capsys, "fleet-summary", "--record", str(tmp_path / "results" / "r.json"), "--key", "acme-a",
+                    "--status", "success", "--action", "created", "--plan-file", str(plan_file))
+    assert code == 0
+    rec = json.loads((tmp_path / "results" / "r.json").read_text())
+    assert len(rec["flags"]) == 51 and rec["flags"][0] == "c0: " + "m" * 596
+    assert rec["flags"][-1] == "... and 1950 more"
+    (tmp_path / "plan.json").write_text(json.dumps(PLAN))
+    code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
+                    str(tmp_path / "results"))
+    row = out.out.split(HEAD, 1)[1]
+    assert row.startswith("| acme/a | 1\\.4\\.0 | 1\\.5\\.1 | proposed |") and "c9: " in row and "c10: " not in row
+
+
+def test_only_the_end_of_a_huge_error_file_is_read(tmp_path):
+    from bot.fleet.summary import last_error
+    path = tmp_path / "errors"
+    path.write_text("update: old\n" * 500_000 + "publish: the push was refused\n")
+    assert last_error(path) == "publish: the push was refused"

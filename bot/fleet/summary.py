@@ -34,6 +34,7 @@ _RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A
 RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
 PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state")
 MAX_FLAGS = 50
+MAX_FLAG_CHARS = 600
 
 
 def flagged_items(plan_file: Optional[Path]) -> list[str]:
@@ -44,17 +45,27 @@ def flagged_items(plan_file: Optional[Path]) -> list[str]:
     try:
         data = json.loads(Path(plan_file).read_text(encoding="utf-8"))
         flags = data.get("flags") or []
-        return [f"{'blocking ' if f.get('blocking') else ''}{f.get('code')}: {f.get('message')}" for f in flags]
+        items = [f"{'blocking ' if f.get('blocking') else ''}{f.get('code')}: {f.get('message')}" for f in flags]
+    except RecursionError:
+        raise UsageError("not the plan file of update --plan-file (JSON nested too deeply)", path=str(plan_file)) from None
     except (OSError, ValueError, AttributeError, TypeError):
         raise UsageError("not the plan file of update --plan-file", path=str(plan_file)) from None
+    # the result file stays small (load_results skips one over MAX_RESULT_BYTES): the first flags, each cut
+    return [i[:MAX_FLAG_CHARS] for i in items[:MAX_FLAGS]] + (
+        [f"... and {len(items) - MAX_FLAGS} more"] if len(items) > MAX_FLAGS else [])
 
 
 def last_error(path: Optional[Path]) -> str:
     """The last line of ``$EXECUTORCH_PACK_BOT_ERROR_FILE`` (``COMMAND: message``, :func:`bot.cli._keep_error`), or
-    "" when the file is absent or empty."""
+    "" when the file is absent or empty.  Only the file's last 64 KiB are read (it is appended to by every
+    command of a job)."""
     try:
-        lines = [ln for ln in Path(path).read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
-    except (OSError, TypeError):
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 65536))
+            tail = fh.read().decode("utf-8", errors="replace")
+        lines = [ln for ln in tail.splitlines() if ln.strip()]
+    except (OSError, TypeError, ValueError):
         return ""
     return lines[-1][:2000] if lines else ""
 
@@ -92,7 +103,7 @@ def _result_fields(d: dict) -> dict:
     flags a list of at most :data:`MAX_FLAGS` texts (a result file is foreign input: any job could write one)."""
     out = {k: d[k] if isinstance(d.get(k), str) else "" for k in RESULT_TEXT}
     flags = d.get("flags")
-    out["flags"] = [f for f in flags if isinstance(f, str)][:MAX_FLAGS] if isinstance(flags, list) else []
+    out["flags"] = [f for f in flags if isinstance(f, str)][:MAX_FLAGS + 1] if isinstance(flags, list) else []
     return out
 
 
