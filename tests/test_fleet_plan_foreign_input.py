@@ -147,3 +147,25 @@ def test_a_list_that_is_a_folder_is_named(fake, tmp_path, capsys):
     code, out = cli(capsys, "fleet-plan", "--list", str(tmp_path), "--upstream", f"github:{UPSTREAM}")
     assert code == 2 and f"{tmp_path}: cannot read the fleet list: not a regular file" in out.err
     assert fake.requests == []
+
+
+def test_a_pin_file_that_is_a_symbolic_link_is_a_template_error(fake, tmp_path, capsys, monkeypatch):
+    lst = one(fake, tmp_path)
+    real = fake._route.__func__
+
+    def route(self, req, body):
+        resp = real(self, req, body)
+        if "/git/trees/" in req.path:
+            tree = json.loads(resp.get_data())
+            for e in tree["tree"]:
+                if e["path"] == "requirements.txt":
+                    e["mode"] = "120000"
+            return self._json(tree)
+        return resp
+    monkeypatch.setattr(fake, "_route", route.__get__(fake))
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert rows(p) == [("acme/a", "template error", "", "", "requirements.txt: a symbolic link in acme/a; the bot "
+                        "reads no pin file through a link (its target may be outside the repository): run `check` "
+                        "in that repository")]
+    assert not any("/contents/" in s.path for s in fake.requests)

@@ -31,6 +31,7 @@ from bot.fleet.remote import MISSING, Remote
 
 CONFIG_FILES = (".github/executorch-pack-bot.yml", ".github/executorch-pack-bot.yaml")
 MAX_PIN_FILES = 200
+LINK = "link:"   # a pin file's kept sha when the tree lists it as a symbolic link (GitHub REST docs, "Get a tree": mode)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def pins_value_ok(value) -> bool:
 def pin_files(tree: dict) -> dict:
     """``{"truncated": bool, "files": {path: blob sha}}`` of a "Get a tree" answer: the files the pin
     managers read, and the config file, out of folders the scan never enters.  An entry whose path is
-    not a plain relative path (:func:`plain_path`) is left out."""
+    not a plain relative path (:func:`plain_path`) is left out; a symbolic link's sha is kept as
+    ``link:SHA`` (:func:`read_pins` refuses it)."""
     from bot.template import scan
 
     if not isinstance(tree, dict):
@@ -104,7 +106,8 @@ def pin_files(tree: dict) -> dict:
         if any(scan._skip_dir(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts[:-1])):
             continue
         if path in CONFIG_FILES or any(m.matches(path) for m in pins):
-            files[path] = e["sha"] if isinstance(e.get("sha"), str) else ""
+            sha = e["sha"] if isinstance(e.get("sha"), str) else ""
+            files[path] = LINK + sha if e.get("mode") == "120000" else sha   # mode 120000: a symbolic link
     return {"truncated": bool(tree.get("truncated")), "files": files}
 
 
@@ -127,6 +130,10 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
         return Pins(error=f"{where}: GitHub listed a truncated tree (too many files); run the bot in that "
                           "repository instead")
     files = tree["files"]
+    link = next((path for path, sha in sorted(files.items()) if sha.startswith(LINK)), None)
+    if link is not None:
+        return Pins(error=f"{link}: a symbolic link in {where}; the bot reads no pin file through a link (its "
+                          "target may be outside the repository): run `check` in that repository")
     if len(files) > MAX_PIN_FILES:
         return Pins(error=f"{where}: {len(files)} pin files, more than the fleet reads ({MAX_PIN_FILES})")
     digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
