@@ -169,3 +169,14 @@ def test_a_pin_file_that_is_a_symbolic_link_is_a_template_error(fake, tmp_path, 
                         "reads no pin file through a link (its target may be outside the repository): run `check` "
                         "in that repository")]
     assert not any("/contents/" in s.path for s in fake.requests)
+
+
+@pytest.mark.parametrize("where", ["folder", "missing"])
+def test_an_out_file_that_cannot_be_written_is_refused_before_any_request(fake, tmp_path, capsys, where):
+    lst = one(fake, tmp_path)
+    out = tmp_path if where == "folder" else tmp_path / "nope" / "plan.json"
+    code, got = cli(capsys, "fleet-plan", "--list", str(lst), "--upstream", f"github:{UPSTREAM}", "--out", str(out),
+                    "--cache", str(tmp_path / "cache.json"))
+    why = "is a directory" if where == "folder" else f"the folder {tmp_path / 'nope'} does not exist"
+    assert code == 2 and f"{out}: cannot write the plan: {why}" in got.err
+    assert fake.requests == [] and not (tmp_path / "cache.json").exists()
