@@ -180,3 +180,14 @@ def test_an_out_file_that_cannot_be_written_is_refused_before_any_request(fake, 
     why = "is a directory" if where == "folder" else f"the folder {tmp_path / 'nope'} does not exist"
     assert code == 2 and f"{out}: cannot write the plan: {why}" in got.err
     assert fake.requests == [] and not (tmp_path / "cache.json").exists()
+
+
+def test_a_branch_name_with_a_hash_is_read_at_that_branch_not_a_shorter_one(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.5.1"), branch="a")          # up to date: must not be read
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"), branch="a#b")
+    lst = tmp_path / "fleet.yml"
+    lst.write_text('templates:\n  - repository: acme/a\n    branch: "a#b"\n')
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"], r["current"]) for r in p["rows"]] == [("acme/a@a#b", "behind", "1.4.0")]

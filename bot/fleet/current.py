@@ -119,7 +119,9 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
     when GitHub keeps failing (the caller resumes later) and
     :class:`~bot.errors.PlatformError` for another refusal.
     """
-    ref = branch or "HEAD"
+    from urllib.parse import quote
+
+    ref = quote(branch, safe="/") if branch else "HEAD"   # a '#' or '%' in a branch name is part of it, not of the URL
     where = f"{repository}@{branch}" if branch else repository
     tree = remote.get(f"/repos/{repository}/git/trees/{ref}", {"recursive": "1"},
                       what=f"list the files of {where}", keep=pin_files, check=tree_value_ok)
@@ -158,7 +160,9 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
 def _read_file(remote: Remote, repository: str, branch: Optional[str], path: str, where: str) -> str:
     """The text of one file through the contents API (base64, GitHub REST docs "Get repository content");
     undecodable bytes are kept as surrogate escapes, so the engine refuses them as it would in a checkout."""
-    got = remote.get(f"/repos/{repository}/contents/{path}", {"ref": branch} if branch else None,
+    from urllib.parse import quote
+
+    got = remote.get(f"/repos/{repository}/contents/{quote(path, safe='/')}", {"ref": branch} if branch else None,
                      what=f"read {path} of {where}", remember=False,
                      keep=lambda d: {"encoding": d.get("encoding"), "content": d.get("content")}
                      if isinstance(d, dict) else {})
