@@ -184,7 +184,8 @@ def test_an_out_file_that_cannot_be_written_is_refused_before_any_request(fake, 
 
 def test_a_branch_name_with_a_hash_is_read_at_that_branch_not_a_shorter_one(fake, tmp_path, capsys):
     fw.add_upstream(fake)
-    fw.add_template(fake, "acme/a", fw.pin_files("1.5.1"), branch="a")          # up to date: must not be read
+    # branch "a" holds other files: a tree of "a" with the contents of "a#b" would not be read as "a#b"
+    fw.add_template(fake, "acme/a", {f"other/{k}": v for k, v in fw.pin_files("1.5.1").items()}, branch="a")
     fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"), branch="a#b")
     lst = tmp_path / "fleet.yml"
     lst.write_text('templates:\n  - repository: acme/a\n    branch: "a#b"\n')
