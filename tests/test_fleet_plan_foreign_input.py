@@ -192,3 +192,17 @@ def test_a_branch_name_with_a_hash_is_read_at_that_branch_not_a_shorter_one(fake
     code, p, _ = plan(capsys, tmp_path, lst)
     assert code == 0
     assert [(r["template"], r["state"], r["current"]) for r in p["rows"]] == [("acme/a@a#b", "behind", "1.4.0")]
+
+
+def test_a_cached_pin_file_whose_text_is_not_its_blob_is_read_again(fake, tmp_path, capsys):
+    lst = one(fake, tmp_path)
+    plan(capsys, tmp_path, lst)
+    cache = tmp_path / "cache" / "fleet.json"
+    data = json.loads(cache.read_text())
+    data["pins"] = {}    # the pins are worked out again from the files
+    data["blobs"] = {sha: text.replace("1.4.0", "1.5.1") for sha, text in data["blobs"].items()}
+    cache.write_text(json.dumps(data))
+    first = len(fake.requests)
+    code, p, _ = plan(capsys, tmp_path, lst, name="again.json")
+    assert code == 0 and rows(p) == BEHIND
+    assert sum("/contents/" in s.path for s in fake.requests[first:]) == 3
