@@ -515,7 +515,7 @@ class FakeGitHub:
             ref = "main" if ref == "HEAD" else ref   # GitHub resolves HEAD to the default branch
             if not any(k[0] == ref for k in r.files):
                 return self._not_found()
-            tree = [{"path": path, "mode": "100644", "type": "blob", "sha": hashlib.sha1(data).hexdigest(),
+            tree = [{"path": path, "mode": "100644", "type": "blob", "sha": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
                      "size": len(data), "url": f"{self.url}/repos/{full}/git/blobs/x"}
                     for (ref_, path), data in sorted(r.files.items()) if ref_ == ref]
             return self._json_etag(req, {"sha": hashlib.sha1(ref.encode()).hexdigest(), "url": f"{self.url}{p}",

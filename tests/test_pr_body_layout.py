@@ -172,9 +172,16 @@ def test_why_this_version_names_the_newer_tags_skipped(tmp_path):
                            ("v1.6.0", "flagged as a prerelease on GitHub")])
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=ev)
     assert ("Why `v1.5.1`: the newest stable release the bot may propose. Newer tags skipped: `v1.6.0-rc1` (a release "
-            "candidate (prerelease)); `v1.6.0` (flagged as a prerelease on GitHub).") in body
+            "candidate \\(prerelease\\)); `v1.6.0` (flagged as a prerelease on GitHub).") in body
     assert "Why `v1.5.1`: it is the newest stable release tag upstream." in pr_body(plan(tmp_path), upstream=UPSTREAM,
                                                                                    evidence=Evidence())
+
+
+def test_a_skipped_tag_s_reason_from_the_record_is_inert(tmp_path):
+    ev = Evidence(skipped=[("v1.6.0", "@octocat <img src=x> [l](https://evil.example) #1")])
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=ev)
+    assert ("Newer tags skipped: `v1.6.0` (@&#8203;octocat &lt;img src=x&gt; \\[l\\]\\(https://evil\\.example\\) "
+            "\\#&#8203;1).") in body
 
 
 def test_a_requires_python_change_is_answered_from_the_pythons_the_template_states(tmp_path):

@@ -89,8 +89,8 @@ def _decide(args, asset, tag: str, version: str, path: Path, report) -> int:
         actions.set_outputs({"asset-refused": False})
         return 0
     record = refusal_record(asset, tag, version, path, report)
+    Path(path).unlink(missing_ok=True)   # never handed on as the PR's pack, even when the record cannot be written
     write_refusal(args.refusal_file, record)
-    Path(path).unlink(missing_ok=True)   # never handed on as the PR's pack
     for text in refusal_lines(record):
         print(inert.line(text, cap=1000))
     actions.warning(inert.line(f"the release asset {record['asset']} of {tag} failed verification and is refused: "

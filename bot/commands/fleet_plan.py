@@ -56,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-jobs {args.max_jobs}: expected 1 to 256")
     if args.pause < 0:
         raise UsageError(f"--pause {args.pause:g}: expected a number of seconds, 0 or more")
+    if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
+        raise UsageError("cannot write the plan: " + ("is a directory" if args.out.is_dir()
+                                                      else f"the folder {args.out.parent} does not exist"),
+                         path=str(args.out))
     fleet = load_fleet_list(args.list)
     cache_path = args.cache
     if cache_path is None and os.environ.get("EXECUTORCH_PACK_BOT_CACHE"):

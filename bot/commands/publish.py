@@ -184,15 +184,16 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     :class:`~bot.plan.Plan` it describes, edits and their kinds included (contents read from the checkout).
 
     Raises :class:`UsageError` naming the plan file for unreadable or
-    malformed JSON, and for a plan whose ``written`` key (set by ``update``)
+    malformed JSON, a listed file that is (or lies under) a symbolic link, and for a plan whose ``written`` key (set by ``update``)
     is false although it changes files: ``update`` ran with ``--dry-run`` or
     was blocked, so the checkout does not carry the bump.  Edits of files
     under an ``exempt`` path (``--include``) are not compared with the checkout.
     """
     import json
+    from pathlib import PurePosixPath
 
     from bot.errors import UsageError
-    from bot.report.record import SCHEMAS, plan_from_record
+    from bot.report.record import SCHEMAS, plan_from_record, read_parts
 
     if plan_file.exists() and not plan_file.is_file():   # a FIFO would block the read for ever
         raise UsageError("not a regular file (expected the plan `update --plan-file` wrote)", path=str(plan_file))
@@ -218,11 +219,20 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
         contents = {}
         for rel in data.get("files", []):
             p = repo / _checkout_path(rel, plan_file)
+            parts = PurePosixPath(rel).parts
+            link = next((repo.joinpath(*parts[:i + 1]) for i in range(len(parts))
+                         if repo.joinpath(*parts[:i + 1]).is_symlink()), None)
+            if link is not None:
+                raise UsageError(f"the plan lists {rel}, but {link.relative_to(repo).as_posix()} is a symbolic link in "
+                                 "the checkout: publish reads and commits no file through a link (its target may be "
+                                 "outside the checkout)", path=str(plan_file))
             if not p.is_file():
                 raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
             contents[rel] = p.read_bytes()
         plan = plan_from_record(data, repo, contents)
         _check_applied(plan, [e for e in data.get("edits", []) if not _under(e["path"], exempt)], plan_file)
+        read_parts(data)
+        _check_pins(repo, data, plan_file)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise UsageError(f"not a plan written by `update --plan-file` (missing or malformed {exc})",
                          path=str(plan_file)) from None
@@ -250,6 +260,67 @@ def _checkout_path(rel, plan_file: Path) -> str:
         raise UsageError(f"the plan lists {rel!r}, which is not a path inside the template checkout",
                          path=str(plan_file))
     return rel
+
+
+def _same_version(a, b) -> bool:
+    """True when version texts ``a`` and ``b`` name the same version (PEP 440), or are the same text."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(str(a)) == Version(str(b))
+    except InvalidVersion:
+        return str(a) == str(b)
+
+
+def _check_pins(repo: Path, data: dict, plan_file: Path) -> None:
+    """The checkout pins what the record claims: each pin row's new value (and the target's ExecuTorch and pack
+    version) is among the exact pins the checkout holds for that name, when it holds any.
+
+    The PR's title, branch, pin table and verdict are rendered from the record, the commit from the checkout: a
+    record edited, or written for another checkout or version, would otherwise propose a commit its body does not
+    describe.  Raises :class:`UsageError` naming the plan file (exit 2).
+    """
+    from bot import engine
+    from bot.engine.current import PACK_KINDS, template_values
+    from bot.errors import BotError, UsageError
+
+    target = data.get("target")
+    if not target:
+        return
+    try:
+        tpl = engine.read_template(repo)
+    except BotError as exc:
+        raise UsageError(f"the checkout cannot be read to compare its pins with the plan: {exc}",
+                         path=str(plan_file)) from None
+    packs = {f.version for f in tpl.findings if f.kind in PACK_KINDS and f.exact and f.version
+             and f.name == "PyTorch::ExecuTorch"}
+    claims = [("PyTorch::ExecuTorch", target["pack"]), ("executorch", target["executorch"])]
+    claims += [(r["name"], r["new"]) for r in data.get("pins", []) if r.get("new")]
+    for name, new in claims:
+        if not isinstance(name, str) or not isinstance(new, str):
+            raise TypeError(f"pins: {name!r} -> {new!r}")
+        held = packs if name == "PyTorch::ExecuTorch" else template_values(tpl, name)
+        if held and not any(_same_version(new, h) for h in held):
+            raise UsageError(f"the plan says {name} {new}, but the checkout pins {', '.join(sorted(held))}: the plan "
+                             "was written for another checkout or version, or edited; run `update --plan-file` again "
+                             "on this checkout before publishing", path=str(plan_file))
+
+
+def _check_refusal(rec: dict, plan, path: Path) -> None:
+    """The refusal record is about this bump's release asset: its ``tag`` is the bump's tag, its ``asset`` the pack
+    asset name of the bump's pack version (:func:`bot.github.assets.pack_asset_name`) and its ``version`` that
+    version.  Raises :class:`UsageError` naming the file otherwise: the PR body would state that another
+    release's asset was refused."""
+    from bot.errors import UsageError
+    from bot.github.assets import pack_asset_name
+
+    want = {"tag": plan.bump.new_tag, "asset": pack_asset_name(plan.bump.new_pack)}
+    for key in ("tag", "asset", "version"):
+        ok = (_same_version(rec[key], plan.bump.new_pack) or _same_version(rec[key], plan.bump.new_executorch)
+              if key == "version" else rec[key] == want[key])
+        if not ok:
+            raise UsageError(f"--asset-refusal: the refusal record is about {key} {rec[key]!r}, not the release asset "
+                             f"of this bump ({want['tag']}, {want['asset']})", path=str(path))
 
 
 def _check_applied(plan, edits, plan_file: Path) -> None:
@@ -351,6 +422,7 @@ def run(args: argparse.Namespace) -> int:
                              "pack of this pull request (give the pack built from the tag with --pack-built)")
         from bot.report.refusal import read_refusal
         refusal = read_refusal(args.asset_refusal)
+        _check_refusal(refusal, plan, args.asset_refusal)
     if args.pack:
         pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
         report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
@@ -370,8 +442,12 @@ def run(args: argparse.Namespace) -> int:
     report_pack_index(answer)
     pack_note = None if report else "No pack was given to `publish --pack`."
     add_pack(record, prov, report, refusal, note=pack_note)
-    rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
-                             branch=branch, included=sorted(included))
+    try:
+        rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
+                                 branch=branch, included=sorted(included))
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:   # a field load_record does not type-check
+        raise UsageError(f"not a plan written by `update --plan-file` (missing or malformed {exc})",
+                         path=str(args.plan_file)) from None
     body = rendered.body
     if not args.dry_run:
         actions.append_summary(publish_summary(plan, rendered, refusal, bool(args.pack_built)))

@@ -9,7 +9,8 @@ API": conditional requests).  Entries:
 * ``etags``: ``{request key: {"etag": str, "value": JSON}}``, ``value`` being
   what the plan kept of the answer (a tree's pin files, a pull-request
   listing's few fields), never the whole body;
-* ``blobs``: ``{git blob sha: text}`` of pin files (a blob is immutable);
+* ``blobs``: ``{git blob sha: text}`` of pin files (a blob is immutable; a text is used only when its
+  git blob sha is its key, so an edited cache cannot change what a pin file says);
 * ``pins``: ``{digest of a template's pin files: {"current", "label", "branch", "error"}}``.
 
 A missing, unreadable or malformed file is an empty cache (it only costs
@@ -26,6 +27,15 @@ from typing import Optional
 
 FORMAT = 1
 MAX_BLOB_CHARS = 1_000_000   # a pin file bigger than this is read again rather than kept
+
+
+def blob_sha(text: str) -> str:
+    """The git blob sha of a file whose bytes are ``text`` encoded as UTF-8 (undecodable bytes kept as surrogate
+    escapes): sha1 of ``blob LENGTH\0`` and the bytes (git docs, "Git Internals - Git Objects")."""
+    import hashlib
+
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 class FleetCache:
@@ -64,8 +74,10 @@ class FleetCache:
         self._used["etags"].add(key)
 
     def blob(self, sha: str) -> Optional[str]:
+        """The cached text of git blob ``sha``, or None; a text whose git blob sha is not ``sha`` (an edited or
+        damaged cache file) is not returned: a blob's name is the hash of its content (git docs, "Git Objects")."""
         got = self.blobs.get(sha)
-        if isinstance(got, str):
+        if isinstance(got, str) and blob_sha(got) == sha:
             self._used["blobs"].add(sha)
             return got
         return None
@@ -75,7 +87,8 @@ class FleetCache:
         self._used["blobs"].update(sha for sha in shas if sha in self.blobs)
 
     def put_blob(self, sha: str, text: str) -> None:
-        if len(text) <= MAX_BLOB_CHARS:
+        """Keep ``text`` as blob ``sha`` when it is that blob (the file may have moved on since the tree was read)."""
+        if len(text) <= MAX_BLOB_CHARS and blob_sha(text) == sha:
             self.blobs[sha] = text
             self._used["blobs"].add(sha)
 

@@ -31,6 +31,7 @@ from bot.fleet.remote import MISSING, Remote
 
 CONFIG_FILES = (".github/executorch-pack-bot.yml", ".github/executorch-pack-bot.yaml")
 MAX_PIN_FILES = 200
+LINK = "link:"   # a pin file's kept sha when the tree lists it as a symbolic link (GitHub REST docs, "Get a tree": mode)
 
 
 @dataclass(frozen=True)
@@ -48,22 +49,65 @@ class Pins:
     missing: bool = False
 
 
+def plain_path(path) -> bool:
+    """True when ``path`` is a plain repository-relative POSIX path: text, not absolute, no empty, ``.`` or
+    ``..`` component, no NUL.  A tree entry's path is GitHub's answer, foreign input: only such a path is
+    written into the scratch folder (``../x`` or ``/x`` would land outside it)."""
+    return (isinstance(path, str) and 0 < len(path) <= 4096 and "\0" not in path
+            and all(part not in ("", ".", "..") for part in path.split("/")))
+
+
+def tree_value_ok(value) -> bool:
+    """True when ``value`` has the shape :func:`pin_files` gives (a cached value is checked before use)."""
+    return (isinstance(value, dict) and isinstance(value.get("truncated"), bool)
+            and isinstance(value.get("files"), dict)
+            and all(plain_path(k) and isinstance(v, str) for k, v in value["files"].items()))
+
+
+def pins_value_ok(value) -> bool:
+    """True when a cached pin answer has the fields :class:`Pins` takes with their types, and its version
+    (when it has no error) is a version and its bot branch a valid branch name."""
+    from packaging.version import InvalidVersion, Version
+
+    from bot.config import valid_branch_name
+
+    if not isinstance(value, dict):
+        return False
+    if not all(isinstance(value.get(k), str) for k in ("current", "bot_branch", "error")):
+        return False
+    if not all(value.get(k) is None or isinstance(value.get(k), str) for k in ("label", "base")):
+        return False
+    if value["error"]:
+        return True
+    try:
+        Version(value["current"])
+    except InvalidVersion:
+        return False
+    return valid_branch_name(value["bot_branch"].replace("{version}", "0.0.0"))
+
+
 def pin_files(tree: dict) -> dict:
     """``{"truncated": bool, "files": {path: blob sha}}`` of a "Get a tree" answer: the files the pin
-    managers read, and the config file, out of folders the scan never enters."""
+    managers read, and the config file, out of folders the scan never enters.  An entry whose path is
+    not a plain relative path (:func:`plain_path`) is left out; a symbolic link's sha is kept as
+    ``link:SHA`` (:func:`read_pins` refuses it)."""
     from bot.template import scan
 
+    if not isinstance(tree, dict):
+        return {"truncated": False, "files": {}}
     pins = [m for m in scan.managers() if m.name in scan.PIN_MANAGERS]
     files = {}
-    for e in tree.get("tree") or ():
-        if not isinstance(e, dict) or e.get("type") != "blob" or not isinstance(e.get("path"), str):
+    entries = tree.get("tree")
+    for e in entries if isinstance(entries, list) else ():
+        if not isinstance(e, dict) or e.get("type") != "blob" or not plain_path(e.get("path")):
             continue
         path = e["path"]
         parts = path.split("/")
         if any(scan._skip_dir(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts[:-1])):
             continue
         if path in CONFIG_FILES or any(m.matches(path) for m in pins):
-            files[path] = str(e.get("sha", ""))
+            sha = e["sha"] if isinstance(e.get("sha"), str) else ""
+            files[path] = LINK + sha if e.get("mode") == "120000" else sha   # mode 120000: a symbolic link
     return {"truncated": bool(tree.get("truncated")), "files": files}
 
 
@@ -75,10 +119,12 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
     when GitHub keeps failing (the caller resumes later) and
     :class:`~bot.errors.PlatformError` for another refusal.
     """
-    ref = branch or "HEAD"
+    from urllib.parse import quote
+
+    ref = quote(branch, safe="/") if branch else "HEAD"   # a '#' or '%' in a branch name is part of it, not of the URL
     where = f"{repository}@{branch}" if branch else repository
     tree = remote.get(f"/repos/{repository}/git/trees/{ref}", {"recursive": "1"},
-                      what=f"list the files of {where}", keep=pin_files)
+                      what=f"list the files of {where}", keep=pin_files, check=tree_value_ok)
     if tree is MISSING:
         return Pins(error=(f"GitHub answers 404 for {where}: the App is not installed on the repository, it does "
                            "not exist, or the branch does not exist"), missing=True)
@@ -86,11 +132,15 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
         return Pins(error=f"{where}: GitHub listed a truncated tree (too many files); run the bot in that "
                           "repository instead")
     files = tree["files"]
+    link = next((path for path, sha in sorted(files.items()) if sha.startswith(LINK)), None)
+    if link is not None:
+        return Pins(error=f"{link}: a symbolic link in {where}; the bot reads no pin file through a link (its "
+                          "target may be outside the repository): run `check` in that repository")
     if len(files) > MAX_PIN_FILES:
         return Pins(error=f"{where}: {len(files)} pin files, more than the fleet reads ({MAX_PIN_FILES})")
     digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
     known = remote.cache.pin_result(digest)
-    if known is not None:
+    if known is not None and pins_value_ok(known):
         remote.cache.keep_blobs(files.values())   # one changed file later re-reads only that file
         return Pins(**{k: known.get(k) for k in ("current", "label", "bot_branch", "base", "error")})
     texts = {}
@@ -110,7 +160,9 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
 def _read_file(remote: Remote, repository: str, branch: Optional[str], path: str, where: str) -> str:
     """The text of one file through the contents API (base64, GitHub REST docs "Get repository content");
     undecodable bytes are kept as surrogate escapes, so the engine refuses them as it would in a checkout."""
-    got = remote.get(f"/repos/{repository}/contents/{path}", {"ref": branch} if branch else None,
+    from urllib.parse import quote
+
+    got = remote.get(f"/repos/{repository}/contents/{quote(path, safe='/')}", {"ref": branch} if branch else None,
                      what=f"read {path} of {where}", remember=False,
                      keep=lambda d: {"encoding": d.get("encoding"), "content": d.get("content")}
                      if isinstance(d, dict) else {})
@@ -131,6 +183,8 @@ def _pins_of(texts: dict) -> Pins:
     with tempfile.TemporaryDirectory(prefix="epb-fleet-") as tmp:
         root = Path(tmp)
         for path, text in texts.items():
+            if not plain_path(path):     # pin_files keeps none such; never write outside the scratch folder
+                return Pins(error=f"{path!r}: not a plain path inside the repository")
             dest = root / path
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(text.encode("utf-8", "surrogateescape"))

@@ -37,6 +37,7 @@ _TOPIC = re.compile(r"^[a-z0-9][a-z0-9-]{0,49}$")   # GitHub topics: lowercase l
 TEMPLATE_KEYS = ("repository", "branches", "branch", "track")
 DISCOVER_KEYS = ("organization", "topic", "track")
 MAX_ENTRIES = 5000
+MAX_BYTES = 4_000_000      # 5000 entries of a few lines each fit many times over
 
 
 @dataclass(frozen=True)
@@ -115,32 +116,43 @@ def repository_problem(text: str) -> Optional[str]:
     owner, sep, name = text.partition("/")
     if not sep or "/" in name:
         return f"{text!r} is not OWNER/NAME"
-    if not _OWNER.match(owner) or owner.endswith("-") or "--" in owner:
+    if not _OWNER.fullmatch(owner) or owner.endswith("-") or "--" in owner:
         return f"{owner!r} is not a GitHub owner name (letters, digits, single hyphens)"
-    if not _NAME.match(name) or name in (".", ".."):
+    if not _NAME.fullmatch(name) or name in (".", ".."):
         return f"{name!r} is not a GitHub repository name (letters, digits, '.', '-', '_')"
     return None
 
 
 def track_problem(text: str) -> Optional[str]:
     """Why ``text`` is not a track (``X`` or ``X.Y``), or None."""
-    return None if _TRACK.match(text) else f"track {text!r} is not X or X.Y (a release series such as 1.4)"
+    return None if _TRACK.fullmatch(text) else f"track {text!r} is not X or X.Y (a release series such as 1.4)"
 
 
 def load_fleet_list(path: Path) -> FleetList:
     """Read the fleet list at ``path``.
 
     Raises :class:`UsageError` (``FILE:LINE``) when the file cannot be read, is
-    not YAML, is not a mapping, has an unknown top-level key, or ``templates:``
+    not a regular file, is larger than :data:`MAX_BYTES`, is not UTF-8 (the
+    line of the first bad byte), is not YAML, is not a mapping, has an unknown top-level key, or ``templates:``
     / ``discover:`` is not a list; a bad *entry* is a :class:`Refused` row instead.
     """
     import yaml
 
     name = str(path)
+    if Path(path).exists() and not Path(path).is_file():   # a FIFO would block the read for ever
+        raise UsageError("cannot read the fleet list: not a regular file", path=name)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the fleet list: {getattr(exc, 'strerror', None) or exc}", path=name) from None
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read the fleet list: {exc.strerror or exc}", path=name) from None
+    if len(raw) > MAX_BYTES:
+        raise UsageError(f"more than {MAX_BYTES} bytes: not a fleet list ({MAX_ENTRIES} entries at most)", path=name)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=name,
+                         line=raw.count(b"\n", 0, exc.start) + 1) from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -249,7 +261,8 @@ def _template_entry(fleet: FleetList, node) -> None:
         names = [_text(i) for i in items]
         from bot.config import valid_branch_name
         if not names or any(n is None or not valid_branch_name(n) for n in names):
-            bad_name = next((i.value for i, n in zip(items, names) if n is None or not valid_branch_name(n)), "")
+            bad_name = next((i.value if isinstance(i, yaml.ScalarNode) else "a list or mapping"
+                             for i, n in zip(items, names) if n is None or not valid_branch_name(n)), "")
             why = f"branches: {bad_name!r} is not a valid branch name" if names else "branches: empty list"
         else:
             branches = list(dict.fromkeys(names))
@@ -265,9 +278,9 @@ def _discover_entry(fleet: FleetList, node) -> None:
     fields, why = _fields(node, DISCOVER_KEYS)
     org = _text(fields.get("organization")) if not why else None
     topic = _text(fields.get("topic")) if not why else None
-    if not why and (org is None or not _OWNER.match(org)):
+    if not why and (org is None or not _OWNER.fullmatch(org)):
         why = "organization: expected a GitHub organization name"
-    if not why and (topic is None or not _TOPIC.match(topic)):
+    if not why and (topic is None or not _TOPIC.fullmatch(topic)):
         why = "topic: expected a GitHub topic (lowercase letters, digits, hyphens; at most 50)"
     track, bad = _track(fields) if not why else (None, None)
     why = why or bad

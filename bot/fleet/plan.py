@@ -33,7 +33,7 @@ from packaging.version import Version
 
 from bot.errors import PlatformError, TransientError
 from bot.fleet.current import Pins, read_pins
-from bot.fleet.listfile import Entry, FleetList, Refused
+from bot.fleet.listfile import Entry, FleetList, Refused, repository_problem
 from bot.fleet.remote import MISSING, Remote
 
 #: GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run" (docs, "Using a matrix").
@@ -113,7 +113,7 @@ def upstream_releases(remote: Remote, upstream: str) -> list:
                 for d in items if isinstance(d, dict)]
 
     got = remote.get_pages(f"/repos/{upstream}/releases", {"per_page": 100}, what=f"list the releases of {upstream}",
-                           keep=keep)
+                           keep=keep, check=lambda v: isinstance(v, list) and all(isinstance(d, dict) for d in v))
     if got is MISSING:
         raise PlatformError(f"cannot list the releases of {upstream}: GitHub answers 404")
     return [Release.from_json(d) for d in got]
@@ -268,14 +268,15 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
     owner = entry.repository.split("/")[0]
 
     def keep(items):
-        return [{"number": p.get("number"), "state": p.get("state"), "merged": p.get("merged_at") is not None,
-                 "url": p.get("html_url"), "title": p.get("title") or "", "ours": parse_fingerprint(p.get("body"))
-                 is not None and ((p.get("head") or {}).get("repo") or {}).get("full_name", "").lower()
-                 == entry.repository.lower()} for p in items if isinstance(p, dict)]
+        return [{"number": p["number"], "state": _str(p.get("state")), "merged": p.get("merged_at") is not None,
+                 "url": _str(p.get("html_url")), "title": _str(p.get("title")),
+                 "ours": parse_fingerprint(_str(p.get("body"))) is not None and _head_repo(p) == entry.repository.lower()}
+                for p in items if isinstance(p, dict) and _whole(p.get("number"))]
 
     pulls = remote.get_pages(f"/repos/{entry.repository}/pulls",
                              {"state": "all", "head": f"{owner}:{bot_branch}", "per_page": 100},
-                             what=f"list the pull requests of {entry.repository}", keep=keep)
+                             what=f"list the pull requests of {entry.repository}", keep=keep,
+                             check=lambda v: _typed(v, PULL_FIELDS))
     if pulls is MISSING:
         row.state, row.reason = NOT_VISIBLE, f"GitHub answers 404 for the pull requests of {entry.repository}"
         return
@@ -306,17 +307,45 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
     row.state, row.job, row.reason = BEHIND, True, f"open a pull request for {target}"
 
 
+PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "title": str, "ours": bool}
+
+
+def _str(v) -> str:
+    """A JSON string field of an answer, or "" when it is missing or of another type."""
+    return v if isinstance(v, str) else ""
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _head_repo(p: dict) -> str:
+    """The lower-cased ``head.repo.full_name`` of a pull request, "" when the answer lacks it."""
+    head = p.get("head") if isinstance(p.get("head"), dict) else {}
+    repo = head.get("repo") if isinstance(head.get("repo"), dict) else {}
+    return _str(repo.get("full_name")).lower()
+
+
+def _typed(value, fields: dict) -> bool:
+    """True when ``value`` is a list of objects each holding ``fields`` (``{name: type}``) with those types: the
+    shape a ``keep`` function gives, checked again on a value read from the cache file."""
+    return isinstance(value, list) and all(
+        isinstance(item, dict) and all(isinstance(item.get(k), t) and not (t is int and isinstance(item.get(k), bool))
+                                       for k, t in fields.items()) for item in value)
+
+
 def _closed_by_person(remote: Remote, repository: str, number: int) -> bool:
     """:func:`bot.github.lifecycle.closed_by_branch_deletion`'s rule on the issue events (one conditional request):
     False when the head branch's deletion closed it (the pins are proposed again)."""
     events = remote.get_pages(f"/repos/{repository}/issues/{number}/events", {"per_page": 100},
                               what=f"list the events of #{number} in {repository}",
-                              keep=lambda items: [{"event": e.get("event"), "at": e.get("created_at")}
-                                                  for e in items if isinstance(e, dict)])
+                              keep=lambda items: [{"event": _str(e.get("event")), "at": _str(e.get("created_at"))}
+                                                  for e in items if isinstance(e, dict)],
+                              check=lambda v: _typed(v, {"event": str, "at": str}))
     if events is MISSING:
         return True
-    deleted = next((e["at"] for e in events if e["event"] == "head_ref_deleted"), None)
-    closed = next((e["at"] for e in events if e["event"] == "closed"), None)
+    deleted = next((e["at"] for e in events if e["event"] == "head_ref_deleted" and e["at"]), None)
+    closed = next((e["at"] for e in events if e["event"] == "closed" and e["at"]), None)
     return not (deleted is not None and (closed is None or deleted <= closed))
 
 
@@ -364,11 +393,17 @@ def discover(remote: Remote, fleet: FleetList) -> list[Entry]:
     found: list[Entry] = []
     for rule in fleet.discover:
         def keep(items):
-            return [{"full_name": r.get("full_name"), "topics": r.get("topics") or [], "archived": r.get("archived")}
-                    for r in items if isinstance(r, dict)]
+            # a name GitHub would not give (no OWNER/NAME, a '..') is left out: it would become a request path
+            return [{"full_name": r["full_name"], "archived": bool(r.get("archived")),
+                     "topics": [t for t in r.get("topics") if isinstance(t, str)] if isinstance(r.get("topics"), list)
+                     else []}
+                    for r in items if isinstance(r, dict) and isinstance(r.get("full_name"), str)
+                    and repository_problem(r["full_name"]) is None]
         try:
             repos = remote.get_pages(f"/orgs/{rule.organization}/repos", {"per_page": 100, "type": "all"},
-                                     what=f"list the repositories of {rule.organization}", keep=keep)
+                                     what=f"list the repositories of {rule.organization}", keep=keep,
+                                     check=lambda v: _typed(v, {"full_name": str, "topics": list, "archived": bool})
+                                     and all(repository_problem(r["full_name"]) is None for r in v))
         except PlatformError as exc:
             fleet.refused.append(Refused(f"organization: {rule.organization}", str(exc), rule.line))
             continue

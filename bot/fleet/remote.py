@@ -71,17 +71,22 @@ class Remote:
         return status, {k.lower(): v for k, v in hdrs.items()}, data
 
     def get(self, path: str, params: Optional[dict] = None, *, what: str,
-            keep: Callable[[object], object] = lambda data: data, remember: bool = True):
+            keep: Callable[[object], object] = lambda data: data, remember: bool = True,
+            check: Callable[[object], bool] = lambda value: True):
         """``keep(JSON answer)`` of ``GET path?params``, or :data:`MISSING` for a 404.
 
         With an ETag cached for this request, it is sent as ``If-None-Match`` and a
         304 returns the kept value of the earlier answer; ``remember=False`` keeps
-        no ETag (a file's content, cached by its blob sha instead).  Raises
+        no ETag (a file's content, cached by its blob sha instead).  A cached value that
+        ``check`` refuses (a damaged or edited cache file) is not used: the request is sent
+        without ``If-None-Match``.  Raises
         :class:`~bot.errors.PlatformError` for another refusal and
         :class:`~bot.errors.TransientError` when the retries are used up.
         """
         key = path + ("?" + urlencode(sorted(params.items())) if params else "")
         cached = self.cache.etag(key)
+        if cached is not None and not check(cached["value"]):
+            cached = None
         status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
         if status == 304 and cached is not None:
             return cached["value"]
@@ -94,18 +99,22 @@ class Remote:
             self.cache.put_etag(key, hdrs["etag"], value)
         return value
 
-    def get_pages(self, path: str, params: dict, *, what: str, keep: Callable[[list], list]):
+    def get_pages(self, path: str, params: dict, *, what: str, keep: Callable[[list], list],
+                  check: Callable[[object], bool] = lambda value: isinstance(value, list)):
         """Every page of a list answer (``Link: rel="next"``), each page's items through ``keep``.
 
         The first page is conditional; an answer that fitted in one page is kept
         with its ETag, so a 304 returns it (a listing of several pages is asked
-        again whole: page 1 unchanged says nothing of page 2).  Returns
+        again whole: page 1 unchanged says nothing of page 2).  A cached value that ``check``
+        refuses is not used, as in :meth:`get`.  Returns
         :data:`MISSING` for a 404.
         """
         from bot.github.releases import _next_link
 
         key = path + "?" + urlencode(sorted(params.items())) + "#pages"
         cached = self.cache.etag(key)
+        if cached is not None and not check(cached["value"]):
+            cached = None
         status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
         if status == 304 and cached is not None:
             return cached["value"]

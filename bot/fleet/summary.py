@@ -14,6 +14,7 @@ Every text that came from a template or from GitHub is made inert
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -25,6 +26,15 @@ MAX_RESULT_BYTES = 1_000_000
 MARKER = "<!-- executorch-pack-bot:fleet-dashboard -->"
 LABEL = "executorch-pack-bot-fleet"
 TITLE = "executorch-pack-bot fleet dashboard"
+#: A pull request's page and a workflow run's page on a GitHub host: the only links a row carries (GitHub docs,
+#: "About pull requests", "Viewing workflow run history"); any other text of a result is shown inert, unlinked.
+_PR_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/pull/([0-9]{1,9})")
+_RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/actions/runs/[0-9]{1,20}"
+                      r"(?:/attempts/[0-9]{1,5})?")
+RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
+PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state")
+MAX_FLAGS = 50
+MAX_FLAG_CHARS = 600
 
 
 def flagged_items(plan_file: Optional[Path]) -> list[str]:
@@ -35,17 +45,27 @@ def flagged_items(plan_file: Optional[Path]) -> list[str]:
     try:
         data = json.loads(Path(plan_file).read_text(encoding="utf-8"))
         flags = data.get("flags") or []
-        return [f"{'blocking ' if f.get('blocking') else ''}{f.get('code')}: {f.get('message')}" for f in flags]
+        items = [f"{'blocking ' if f.get('blocking') else ''}{f.get('code')}: {f.get('message')}" for f in flags]
+    except RecursionError:
+        raise UsageError("not the plan file of update --plan-file (JSON nested too deeply)", path=str(plan_file)) from None
     except (OSError, ValueError, AttributeError, TypeError):
         raise UsageError("not the plan file of update --plan-file", path=str(plan_file)) from None
+    # the result file stays small (load_results skips one over MAX_RESULT_BYTES): the first flags, each cut
+    return [i[:MAX_FLAG_CHARS] for i in items[:MAX_FLAGS]] + (
+        [f"... and {len(items) - MAX_FLAGS} more"] if len(items) > MAX_FLAGS else [])
 
 
 def last_error(path: Optional[Path]) -> str:
     """The last line of ``$EXECUTORCH_PACK_BOT_ERROR_FILE`` (``COMMAND: message``, :func:`bot.cli._keep_error`), or
-    "" when the file is absent or empty."""
+    "" when the file is absent or empty.  Only the file's last 64 KiB are read (it is appended to by every
+    command of a job)."""
     try:
-        lines = [ln for ln in Path(path).read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
-    except (OSError, TypeError):
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 65536))
+            tail = fh.read().decode("utf-8", errors="replace")
+        lines = [ln for ln in tail.splitlines() if ln.strip()]
+    except (OSError, TypeError, ValueError):
         return ""
     return lines[-1][:2000] if lines else ""
 
@@ -74,8 +94,17 @@ def load_results(folder: Optional[Path]) -> dict[str, dict]:
         except (OSError, ValueError):
             continue
         if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and isinstance(d.get("key"), str):
-            found[d["key"]] = d
+            found[d["key"]] = _result_fields(d)
     return found
+
+
+def _result_fields(d: dict) -> dict:
+    """A recorded result with each field of the expected type: text fields that are not text are "" and the
+    flags a list of at most :data:`MAX_FLAGS` texts (a result file is foreign input: any job could write one)."""
+    out = {k: d[k] if isinstance(d.get(k), str) else "" for k in RESULT_TEXT}
+    flags = d.get("flags")
+    out["flags"] = [f for f in flags if isinstance(f, str)][:MAX_FLAGS + 1] if isinstance(flags, list) else []
+    return out
 
 
 def load_plan(path: Path) -> dict:
@@ -86,19 +115,32 @@ def load_plan(path: Path) -> dict:
         raise UsageError(f"cannot read the fleet plan: {getattr(exc, 'strerror', None) or exc}", path=str(path)) from None
     if not isinstance(d, dict) or d.get("format") != 1 or not isinstance(d.get("rows"), list):
         raise UsageError("not a fleet plan (fleet-plan --out)", path=str(path))
+    for i, r in enumerate(d["rows"]):
+        bad = ("is not an object" if not isinstance(r, dict) else
+               next((f"{k} is not text" for k in PLAN_TEXT if r.get(k) is not None and not isinstance(r[k], str)),
+                    None))
+        if bad:
+            raise UsageError(f"not a fleet plan (fleet-plan --out): rows[{i}] {bad}", path=str(path))
+    packs = d.get("packs")
+    if packs is not None and not (isinstance(packs, list) and all(
+            isinstance(p, dict) and isinstance(p.get("pack-version"), str) for p in packs)):
+        raise UsageError("not a fleet plan (fleet-plan --out): packs is not a list of packs", path=str(path))
+    if d.get("requests") is not None and not isinstance(d["requests"], dict):
+        raise UsageError("not a fleet plan (fleet-plan --out): requests is not an object", path=str(path))
     return d
 
 
 def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str = "") -> list[dict]:
     """One row per template: ``template``, ``current``, ``target``, ``pr`` (link and state), ``flagged``,
-    ``last_run``, ``note``; the plan's row completed by its job's result."""
+    ``last_run``, ``note``; the plan's row completed by its job's result.  ``pr`` and ``last_run`` are Markdown
+    already (a link only to a pull request's or a run's page, every text inert); the others are plain text."""
     from bot.fleet.plan import job_key
 
     out = []
     for r in plan["rows"]:
         res = results.get(job_key(r.get("repository", ""), r.get("branch") or None)) if r.get("job") else None
         pr, note, flagged = _pr_text(r.get("pr_url"), r.get("pr_state")), r.get("reason", ""), []
-        last = f"[planned]({run_url}) {when}".strip() if run_url else f"planned {when}".strip()
+        last = f"{_link('planned', run_url)} {inert.markdown(when, cap=40)}".strip()
         state = r.get("state", "")
         if r.get("job"):
             if res is None:
@@ -111,18 +153,27 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
                     "created", "updated", "unchanged") else ("failed" if res.get("status") != "success"
                                                            else res.get("action") or "not published")
                 note = _action_note(res)
-                link = res.get("run_url") or run_url
-                last = f"[{res.get('status')}]({link}) {res.get('when', '')}".strip() if link else res.get("status", "")
+                last = f"{_link(res['status'] or '?', res['run_url'] or run_url)} {inert.markdown(res['when'], cap=40)}"
+                last = last.strip()
         out.append({"template": r.get("template", ""), "current": r.get("current", ""), "target": r.get("target", ""),
                     "state": state, "pr": pr, "flagged": flagged, "last_run": last, "note": note})
     return out
 
 
+def _link(text: str, url: str) -> str:
+    """``[text](url)`` (text inert) when ``url`` is a workflow run's page, else the inert text alone."""
+    label = inert.markdown(text, cap=40)
+    return f"[{label}]({url})" if isinstance(url, str) and _RUN_URL.fullmatch(url) else label
+
+
 def _pr_text(url: Optional[str], state: Optional[str]) -> str:
+    """``[#N](url) state`` (Markdown, state inert) for a pull request's page; any other ``url`` is shown as inert
+    text without a link."""
     if not url:
         return ""
-    number = url.rstrip("/").rsplit("/", 1)[-1]
-    return f"[#{number}]({url}) {state or ''}".strip()
+    m = _PR_URL.fullmatch(url) if isinstance(url, str) else None
+    shown = f"[#{m.group(1)}]({url})" if m else inert.markdown(url, cap=100)
+    return f"{shown} {inert.markdown(state or '', cap=40)}".strip()
 
 
 def _action_note(res: dict) -> str:
@@ -138,6 +189,12 @@ def _action_note(res: dict) -> str:
 def _source(value) -> str:
     """A pack's source as the plan names it (``build`` or ``release-asset``); anything else is ``?``."""
     return value if value in ("build", "release-asset") else "?"
+
+
+def _count(req: dict, key: str) -> int:
+    """A request count of the plan, 0 when it is not a whole number."""
+    v = req.get(key, 0)
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
 def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
@@ -157,15 +214,14 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
             f"Upstream {inert.code(plan.get('upstream', ''))}; {len(plan.get('packs') or [])} pack(s): "
             + (", ".join(f"{inert.code(p['pack-version'])} ({_source(p.get('source'))})" for p in plan.get("packs") or [])
                or "none")
-            + (f"; {req.get('sent', 0)} API requests for {req.get('templates', 0)} templates "
-               f"({req.get('not-modified', 0)} answered 304 Not Modified)." if requests else "."), "",
+            + (f"; {_count(req, 'sent')} API requests for {_count(req, 'templates')} templates "
+               f"({_count(req, 'not-modified')} answered 304 Not Modified)." if requests else "."), "",
             "| Template | Current | Target | State | Pull request | Flagged | Last run | Note |",
             "|---|---|---|---|---|---|---|---|"]
     for r in table:
         flagged = "<br>".join(cell(f) for f in r["flagged"][:10]) + (" ..." if len(r["flagged"]) > 10 else "")
-        pr = r["pr"]
-        pr_cell = cell(pr) if not pr.startswith("[#") else pr.replace("|", "\\|")
-        last = r["last_run"].replace("|", "\\|")
+        pr_cell = r["pr"]          # Markdown made by rows(): a checked link, inert text
+        last = r["last_run"]
         head.append(f"| {cell(r['template'])} | {cell(r['current'])} | {cell(r['target'])} | {cell(r['state'])} | "
                     f"{pr_cell} | {flagged} | {last} | {cell(r['note'])} |")
     return "\n".join(head) + "\n"

@@ -124,14 +124,16 @@ def add_pack(record: dict, prov, report=None, refusal: Optional[dict] = None, no
                       "verification": report.to_json() if hasattr(report, "checks") else None,
                       "report_markdown": None if report is None or hasattr(report, "checks") else report.to_markdown(),
                       "refusal": refusal, "note": note}
-    proofs = record.setdefault("proofs", {})
+    # the pack stage is the only one that proves anything: what the record said before it is not evidence
+    record["proofs"] = proofs = {"verify-pack": "not-run", "compile": "not-run", "model-run": "not-run"}
     if report is not None:
         from bot.report.pack import verdict
         failed = verdict(report)[1] if hasattr(report, "checks") else bool(getattr(report, "failed", False))
         proofs["verify-pack"] = "fail" if failed else "pass"
         comp = report.check("compile") if hasattr(report, "check") else None
         proofs["compile"] = comp.status if comp is not None else "not-run"
-    record.setdefault("stages", {"update": True, "publish": False})["publish"] = True
+    stages = record.get("stages") if isinstance(record.get("stages"), dict) else {"update": True}
+    record["stages"] = {**stages, "publish": True}
     return record
 
 
@@ -186,17 +188,35 @@ def evidence_from_record(record: dict, *, repo: Path, base: Optional[str], branc
     (the renderer says "not run")."""
     import os
 
-    from bot.report.evidence import DEFAULT_TOKEN_ENV, Evidence, PackProvenance, run_url
+    from bot.report.evidence import DEFAULT_TOKEN_ENV, Evidence, run_url
     from bot.template import ci as ci_mod
-    from bot.template.hardware import Board, Measurement
 
     env = os.environ if env is None else env
     ev = Evidence(upstream=upstream, run_url=run_url(env))
+    read_parts(record, ev)
+    if default_token is None:
+        default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))
+    ev.ci = ci_mod.template_ci(Path(repo), base=base, branch=branch, default_token=default_token)
+    return ev
+
+
+def read_parts(record: dict, ev=None):
+    """Fill ``ev`` (an :class:`~bot.report.evidence.Evidence`; a fresh one when None) with the record's upstream,
+    template and pack parts and its proofs, and return it.  Raises KeyError, TypeError, ValueError or
+    AttributeError for a part of the wrong shape (``publish`` calls it on the file before anything else and
+    names the file)."""
+    from bot.report.evidence import Evidence, PackProvenance
+    from bot.template.hardware import Board, Measurement
+
+    ev = Evidence(upstream="") if ev is None else ev
+    for part in ("upstream", "template", "pack", "proofs"):
+        if record.get(part) is not None and not isinstance(record[part], dict):
+            raise TypeError(f"{part}: not an object")
     up = record.get("upstream")
     if up:
         ev.changes = _changes_from(up.get("changes"))
         ev.version_txt = up.get("version_txt")
-        ev.pin_lines = {k: tuple(v) for k, v in (up.get("pin_lines") or {}).items()}
+        ev.pin_lines = {k: _pin_line(k, v) for k, v in (up.get("pin_lines") or {}).items()}
         ev.skipped = [tuple(x) for x in up.get("skipped") or []]
         rp = up.get("requires_python")
         ev.requires_python = tuple(rp) if rp is not None else None
@@ -217,10 +237,21 @@ def evidence_from_record(record: dict, *, repo: Path, base: Optional[str], branc
                                  index_why=pk.get("index_why"))
         ev.refusal = pk.get("refusal")
     ev.proofs = dict(record.get("proofs") or {})
-    if default_token is None:
-        default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))
-    ev.ci = ci_mod.template_ci(Path(repo), base=base, branch=branch, default_token=default_token)
     return ev
+
+
+def _pin_line(name: str, value) -> tuple:
+    """``(upstream path, line)`` of ``upstream.pin_lines``; ValueError unless the path is a plain relative path
+    (it becomes a link into upstream's repository at the tag) and the line a positive whole number."""
+    from pathlib import PurePosixPath
+
+    ok = (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int)
+          and not isinstance(value[1], bool) and value[1] > 0 and value[0] and not value[0].startswith("/")
+          and ":" not in value[0] and all(p not in ("", ".", "..") for p in value[0].split("/"))
+          and PurePosixPath(value[0]).as_posix() == value[0])
+    if not ok:
+        raise ValueError(f"upstream.pin_lines.{name}: expected [upstream path, line]")
+    return tuple(value)
 
 
 def pack_report_from(record: dict):

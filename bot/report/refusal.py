@@ -90,12 +90,22 @@ def refusal_record(asset, tag: str, version: str, pack: Path, report) -> dict:
 
 
 def write_refusal(path: Path, record: dict) -> None:
-    """Write ``record`` as JSON to ``path`` (its folder is created); UsageError naming the file when it cannot."""
+    """Write ``record`` as JSON to ``path`` (its folder is created), whole or not at all (a temporary file in the
+    same folder, then renamed); UsageError naming the file when it cannot."""
+    import os
+    import tempfile
+
     from bot.errors import UsageError
+    tmp = None
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=".refusal-", dir=Path(path).parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, indent=2) + "\n")
+        os.replace(tmp, path)
     except OSError as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise UsageError(f"--refusal-file {path}: cannot write: {exc.strerror or exc}") from None
 
 

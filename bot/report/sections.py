@@ -72,7 +72,8 @@ def why_this_version(plan: Plan, evidence=None) -> str:
     skipped = list(getattr(evidence, "skipped", None) or [])
     if not skipped:
         return f"Why {code(b.new_tag)}: it is the newest stable release tag upstream."
-    shown = "; ".join(f"{code(t, cap=60)} ({why})" for t, why in skipped[:8])   # the reasons are the bot's own
+    # the reasons are the bot's words, but they come through the bump record another job wrote: inert all the same
+    shown = "; ".join(f"{code(t, cap=60)} ({markdown(why, cap=200)})" for t, why in skipped[:8])
     more = f"; and {len(skipped) - 8} more" if len(skipped) > 8 else ""
     return (f"Why {code(b.new_tag)}: the newest stable release the bot may propose. Newer tags skipped: "
             f"{shown}{more}.")
