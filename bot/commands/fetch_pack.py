@@ -16,6 +16,13 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dest", required=True, type=Path, help="folder to write the pack into")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="the GitHub repository whose release carries the pack asset (default: %(default)s)")
+    p.add_argument("--refusal-file", type=Path, metavar="FILE",
+                   help="when the asset downloads but fails verification (a check of the pack fails; warnings, "
+                        "such as upstream's <url> form, still accept it): write the refusal record (JSON: asset, "
+                        "URL, sha256, size, tag, failing checks, missing entries, warnings) to FILE, remove the "
+                        "refused pack from --dest, print the reasons, set the step output asset-refused=true and "
+                        "exit 0 (the workflow then builds the pack from the tag); when accepted: asset-refused=false "
+                        "and no FILE")
     add_github_arguments(p)
 
 
@@ -47,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--upstream: fetch-pack needs github:OWNER/NAME"
                          + (f"; use --upstream {hint}" if hint else ""))
     v = parse_user_version(args.pack_version, what="--version")
+    if args.refusal_file is not None and args.refusal_file.is_dir():
+        raise UsageError(f"--refusal-file {args.refusal_file}: is a directory")
     token = token_from(args.token)
     actions.add_mask(token)
     src = GitHubSource.from_spec(args.upstream, token=token)
@@ -61,6 +70,31 @@ def run(args: argparse.Namespace) -> int:
     path, report = flow.verify_asset(asset, to_semver(v), tag, args.dest, progress=progress, token=token)
     if progress:
         sys.stderr.write("\n")
+    if args.refusal_file is not None:
+        return _decide(args, asset, tag, to_semver(v), path, report)
     print(f"{path}")
     print(report.to_markdown())
     return 1 if report.failed else 0
+
+
+def _decide(args, asset, tag: str, version: str, path: Path, report) -> int:
+    """``--refusal-file``: refuse the asset (record, reasons, ``asset-refused=true``) or accept it; exit 0 both ways."""
+    from bot import actions, inert
+    from bot.report.refusal import refusal_lines, refusal_record, refused, write_refusal
+
+    print(report.to_markdown())
+    if not refused(report):
+        print(f"{path}")
+        actions.set_outputs({"asset-refused": False})
+        return 0
+    record = refusal_record(asset, tag, version, path, report)
+    write_refusal(args.refusal_file, record)
+    Path(path).unlink(missing_ok=True)   # never handed on as the PR's pack
+    for text in refusal_lines(record):
+        print(inert.line(text, cap=1000))
+    actions.warning(inert.line(f"the release asset {record['asset']} of {tag} failed verification and is refused: "
+                               + "; ".join(c["name"] for c in record["failing_checks"])
+                               + "; the workflow builds the pack from the tag", cap=1000))
+    print(f"refusal record: {args.refusal_file}")
+    actions.set_outputs({"asset-refused": True})
+    return 0

@@ -41,6 +41,10 @@ def register(p: argparse.ArgumentParser) -> None:
                              "$GITHUB_RUN_ID) and the sha256 of --pack")
     origin.add_argument("--pack-url", metavar="URL",
                         help="the release asset URL the pack was downloaded from (fetch-pack), for the PR body")
+    p.add_argument("--asset-refusal", type=Path, metavar="FILE",
+                   help="the refusal record `fetch-pack --refusal-file` wrote: the release asset failed verification "
+                        "and --pack was built from the tag (--pack-built); the PR body and the job summary say why "
+                        "the asset was refused and carry an upstream report")
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -316,6 +320,13 @@ def run(args: argparse.Namespace) -> int:
     included = read_includes(args.repo, includes)
     if (args.compile_result or args.baseline) and not args.pack:
         raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
+    refusal = None
+    if args.asset_refusal is not None:
+        if args.pack_url:
+            raise UsageError("--asset-refusal: the release asset was refused, so --pack-url cannot name it as the "
+                             "pack of this pull request (give the pack built from the tag with --pack-built)")
+        from bot.report.refusal import read_refusal
+        refusal = read_refusal(args.asset_refusal)
     if args.pack:
         pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack, before any check
         report = verify_here(args.pack, plan.bump.new_pack, template=args.repo,
@@ -330,6 +341,7 @@ def run(args: argparse.Namespace) -> int:
     if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
         evidence.rebuild_run_url = evidence.run_url
     pack_provenance(args, plan, evidence, report)
+    evidence.refusal = refusal
     from bot.commands.check import report_pack_index
     from bot.pack.public_index import check_pack_index
     answer = check_pack_index(plan.bump.new_pack, url=index_url)
@@ -344,6 +356,9 @@ def run(args: argparse.Namespace) -> int:
                                            outcome="publishing the pull request", plan=plan, upstream=upstream,
                                            pack_report=report, pack_note=pack_note, evidence=evidence,
                                            included=sorted(included)))
+    if refusal is not None and not args.dry_run and not rendered.cut:   # the job summary says it too (a cut body put the whole report there)
+        from bot.report.refusal import refusal_section
+        actions.append_summary(refusal_section(refusal, built=bool(args.pack_built)) + "\n")
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
     if args.dry_run:

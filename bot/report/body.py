@@ -26,6 +26,7 @@ from bot.plan import Plan
 from bot.report import sections as s
 from bot.report.pack import pack_section, used_and_gone
 from bot.report.procedure import procedure_section
+from bot.report.refusal import refusal_section
 from bot.report.review import ci_notice, ci_section, reproduce_section, test_plan_section
 from bot.report.upstream import schema_blocking, upstream_section
 
@@ -90,8 +91,11 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
         if gone:
             extra.append(f"- [ ] `operator-gone`: the new pack has no {', '.join(s.code(x) for x in gone[:10])}, "
                          "which the template selects: choose a replacement before merging.")
+    refusal = getattr(evidence, "refusal", None)
+    built = getattr(getattr(evidence, "pack", None), "how", None) == "built"
     head = [("intro", s.intro(plan, upstream, evidence)),
             ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
+            ("refusal", refusal_section(refusal, built=built) if refusal else ""),
             ("blocking", s.blocking_section(plan, extra))]
     rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40)),
             ("procedure", procedure_section(plan, evidence, pack_report, pack_note, tuple(included or ())))

@@ -70,6 +70,7 @@ class Evidence:
     command: Optional[str] = None           # the `update` command that reproduces the plan
     upstream: str = "pytorch/executorch"
     old_vela: Optional[str] = None
+    refusal: Optional[dict] = None          # the refused release asset (bot.report.refusal), when the pack was built
 
 
 #: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.
