@@ -168,14 +168,22 @@ class ActWorld:
         self.add_sample_release = add_sample_release
 
     # ------------------------------------------------------------- the world
-    def release(self, asset: str | None = "good") -> None:
-        """Upstream v1.5.1: with the good pack, the trap pack, or no pack asset; and its git repository to clone."""
+    def release(self, asset: str | None = "good", *, schema_change: bool = False) -> None:
+        """Upstream v1.5.1: with the good pack, the trap pack, or no pack asset; and its git repository to clone.
+
+        ``schema_change``: v1.5.1's schema/program.fbs adds a field (the sample only rewords comments).
+        """
         from bot.sample import UPSTREAM_DIR, build_upstream_repo
         from packgen import write_demo_packs
         packs = write_demo_packs(self.tmp / "packs", "1.5.1")
         assets = {} if asset is None else {"PyTorch.ExecuTorch.1.5.1.pack": (packs.good if asset == "good"
                                                                               else packs.trap).read_bytes()}
         self.add_sample_release(self.fake, "v1.5.1", created_at="2026-09-01T00:00:00Z", assets=assets)
+        if schema_change:
+            fbs = (UPSTREAM_DIR / "v1.5.1/schema/program.fbs").read_text()
+            self.fake.add_file(UPSTREAM, "v1.5.1", "schema/program.fbs",
+                               fbs.replace("  execution_plan: [string];\n",
+                                           "  execution_plan: [string];\n  constant_segment: [ubyte];\n").encode())
         # The upstream tree the build-pack job clones: the sample upstream, whose build_pack.sh (a placeholder
         # there) packs what the build left, plus the toolchain file and the flatbuffers submodule marker.
         tree = self.tmp / "upstream-tree"
@@ -205,6 +213,16 @@ class ActWorld:
         _git(work, "commit", "-q", "-m", message)
         _git(work, "push", "-q", "origin", "main")
         shutil.rmtree(work)
+
+    def newer_release(self, tag: str) -> None:
+        """A newer release ``tag`` (the sample v1.5.1 tree) on upstream and the package index."""
+        from fakegithub import pypi_json
+        self.add_sample_release(self.fake, tag, source_tag="v1.5.1", created_at="2026-10-01T00:00:00Z")
+        v = tag.lstrip("v")
+        self.fake.pypi[("executorch", v)] = pypi_json("executorch", v, requires_dist=["torch>=2.14.0a0"])
+
+    def ls_tree(self, ref: str, path: str) -> str:
+        return _git(self.tmp, "--git-dir", str(self.remote), "ls-tree", ref, path)
 
     def branches(self) -> list[str]:
         out = _git(self.tmp, "--git-dir", str(self.remote), "for-each-ref", "--format=%(refname:short)", "refs/heads")
