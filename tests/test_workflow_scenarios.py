@@ -262,6 +262,6 @@ def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
 def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
     aw.release("good")
     run = aw.run("schedule", secrets={})
-    assert run.jobs.get("pull-request") == "failure", run.jobs
+    assert run.jobs.get("watch") == "failure", run.jobs
     assert len([e for e in run.errors if "app-private-key" in e]) == 1, run.errors
     assert aw.pulls() == [] and aw.branches() == ["main"]
