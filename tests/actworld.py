@@ -131,7 +131,7 @@ def empty_wheel(dest: Path, name: str, version: str) -> None:
         zf.writestr(f"{dist}.dist-info/RECORD", "")
 
 
-@dataclass
+@dataclass(repr=False)
 class ActRun:
     """One act run: ``code`` (act's exit code), ``jobs`` (job id -> success/failure/skipped), ``log`` (text)."""
 
@@ -141,6 +141,18 @@ class ActRun:
     summaries: str
     seconds: float
     errors: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        """The job results, the errors and the last lines of each failed job (for assertion messages)."""
+        failed = [j for j, r in self.jobs.items() if r == "failure"]
+        tail = []
+        for j in failed:
+            tail += [ln for ln in self.log.splitlines() if ln.startswith(f"[{j}]") and "set-output" not in ln
+                     and "LocalRepositoryCache" not in ln][-40:]
+        return "\n".join([f"act exit {self.code}; jobs {self.jobs}", *self.errors, *tail,
+                          *self.log.splitlines()[-5:]])
+
+    __repr__ = __str__
 
     def ran(self, job: str) -> bool:
         return self.jobs.get(job) in ("success", "failure")
@@ -195,6 +207,9 @@ class ActWorld:
         (v / "third-party/flatbuffers/include/flatbuffers/flatbuffers.h").write_text("// flatbuffers\n")
         (v / "CMakeLists.txt").write_text("project(executorch)\n")
         shutil.copyfile(packs.good, v / "backends/arm/cmsis_pack/scripts/PyTorch.ExecuTorch.1.5.1.pack")
+        validator = v / "backends/arm/cmsis_pack/test/validate_pack.py"
+        validator.parent.mkdir(parents=True)
+        validator.write_text("import sys\nprint('validate_pack (stand-in): ok', sys.argv[1:])\n")
         script = v / "backends/arm/cmsis_pack/scripts/build_pack.sh"
         script.write_text(BUILD_PACK_SH)
         script.chmod(0o755)
@@ -324,7 +339,9 @@ class ActWorld:
         start = time.monotonic()
         p = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=600)
         seconds = time.monotonic() - start
-        return self._parse(p.returncode, p.stdout + p.stderr, seconds)
+        run = self._parse(p.returncode, p.stdout + p.stderr, seconds)
+        (run_dir / "act.log").write_text(run.log, encoding="utf-8")   # kept with the test's temporary folder
+        return run
 
     @staticmethod
     def _parse(code: int, out: str, seconds: float) -> ActRun:
