@@ -12,6 +12,7 @@ import pytest
 
 from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
 from bot.events.dashboard import LABEL
+from eventworld import PR_BODY
 from webhook_payloads import comment_event, issue_edited_event, review_event
 
 pytestmark = pytest.mark.workflow
@@ -167,20 +168,20 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
 
 
 def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
-    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body="the bot's PR")
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
                                                 login="rita", comment_id=7002))
     assert run.code == 0, run
     assert run.jobs == {"command": "success"}        # watch, the pack jobs, pull-request and dashboard skipped
     assert aw.fake.reactions[7002] == ["-1"]
-    assert aw.branches() == ["main"] and only(aw.pulls())["body"] == "the bot's PR"
+    assert aw.branches() == ["main"] and only(aw.pulls())["body"] == PR_BODY
     assert not any(r.path.endswith("/releases") for r in aw.fake.requests)
 
 
 def test_a_writers_approval_enables_auto_merge(aw):
     aw.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     aw.fake.protection["main"] = ["ci/build"]
-    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body="the bot's PR")
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("pull_request_review", review_event(TEMPLATE, pr, login="alice"))
     assert run.code == 0, run
     assert run.jobs == {"approval": "success"}, run
