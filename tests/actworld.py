@@ -284,14 +284,13 @@ class ActWorld:
         run_dir.mkdir()
         _git(self.tmp, "clone", "-q", str(self.remote), str(work))
         caller = self.caller(run_dir / "caller.yml")
-        if bot_ref is not None or with_inputs:
-            import yaml
-            doc = yaml.safe_load(caller.read_text())
-            w = doc["jobs"]["bump"]["with"]
+        if bot_ref is not None or with_inputs:   # edited as text: a YAML round trip would turn `on:` into true
+            text = caller.read_text()
             if bot_ref is not None:
-                w["bot-ref"] = bot_ref
-            w.update(with_inputs or {})
-            caller.write_text(yaml.safe_dump(doc, sort_keys=False))
+                text = text.replace(f"      bot-ref: {self.bot_sha}\n", f"      bot-ref: {bot_ref}\n")
+            extra = "".join(f"      {k}: {json.dumps(v)}\n" for k, v in (with_inputs or {}).items())
+            text = text.replace("    secrets:\n", extra + "    secrets:\n", 1)
+            caller.write_text(text)
         event = run_dir / "event.json"
         event.write_text(json.dumps(self.event(event_name, payload, **inputs)), encoding="utf-8")
         repos = run_dir / "repos.json"
@@ -357,8 +356,8 @@ class ActWorld:
             lines.append(f"[{job}] {msg}")
             if "jobResult" in rec:
                 jobs[job.split("/")[-1]] = rec["jobResult"]
-            if "::error" in msg or msg.startswith("::error"):
-                errors.append(msg)
+            if "::error" in msg:   # act shows a workflow command as the line it read ("  ❗  ::error ...::text")
+                errors.append(msg[msg.index("::error"):].strip())
         return ActRun(code, jobs, "\n".join(lines), "", seconds, errors)
 
 

@@ -236,33 +236,28 @@ def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
 # ---------------------------------------------------------------- bad input at the workflow level
 
 def assert_failed_cleanly(aw, run, job: str, message: str):
-    assert run.code != 0
-    assert run.jobs[job] == "failure", run.jobs
-    assert [e for e in run.errors if "executorch-pack-bot" in e or "::error" in e] and \
-        len([e for e in run.errors if job in e or True]) >= 1
-    assert any(message in e for e in run.errors), run.errors
+    """``job`` failed with one ``::error`` annotation (the run's only one) saying ``message``; no PR, no branch."""
+    assert run.jobs.get(job) == "failure", run
+    assert run.code != 0 and "pull-request" not in run.jobs, run
+    error = only(run.errors)
+    assert error.startswith("::error") and message in error, error
     assert aw.pulls() == [] and aw.branches() == ["main"]
 
 
 def test_a_bot_ref_that_is_not_a_sha_fails_with_one_error_and_no_pr(aw):
     aw.release("good")
     run = aw.run("schedule", bot_ref="main")
-    assert run.jobs.get("watch") == "failure", run.jobs
-    assert only([e for e in run.errors if "bot-ref" in e]).endswith("bot-ref must be a full 40-hex commit SHA")
-    assert "pull-request" not in run.jobs and aw.pulls() == [] and aw.branches() == ["main"]
+    assert_failed_cleanly(aw, run, "watch", "bot-ref must be a full 40-hex commit SHA")
 
 
 def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
     aw.release("good")
     run = aw.run("workflow_dispatch", version="1.5")
-    assert run.jobs.get("watch") == "failure", run.jobs
-    assert len([e for e in run.errors if "1.5" in e]) == 1, run.errors
-    assert "pull-request" not in run.jobs and aw.pulls() == [] and aw.branches() == ["main"]
+    assert_failed_cleanly(aw, run, "watch", "--to: '1.5' is not a release version")
 
 
 def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
     aw.release("good")
     run = aw.run("schedule", secrets={})
-    assert run.jobs.get("watch") == "failure", run.jobs
-    assert len([e for e in run.errors if "app-private-key" in e]) == 1, run.errors
-    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert_failed_cleanly(aw, run, "watch", "app-id is set but the app-private-key secret is empty")
+    assert not aw.fake.requests       # stopped before the first request

@@ -155,6 +155,19 @@ class Git:
         return p.stdout.decode("utf-8", "replace").strip()
 
 
+def _worktree_mode(path: Path, default: str) -> str:
+    """``100755`` or ``100644`` for the regular file ``path`` by its owner-execute bit (git's rule with
+    ``core.fileMode``); ``default`` when it is missing or not a regular file."""
+    import stat
+    try:
+        st = path.lstat()
+    except OSError:
+        return default
+    if not stat.S_ISREG(st.st_mode):
+        return default
+    return "100755" if st.st_mode & stat.S_IXUSR else "100644"
+
+
 class Publisher:
     """Branch, commit, push and pull-request operations for one template repository.
 
@@ -349,7 +362,9 @@ class Publisher:
         ``.gitattributes`` ``text``/``eol``/filters and ``core.autocrlf``
         apply), so a file whose working tree has CRLF where the repository
         stores LF differs from the base only on the lines the bot edited.
-        The mode is the base's (``100644`` for a new file).  Uses a
+        The mode is the base's; a new file's is the checkout's, as ``git add`` takes it (``100755`` when
+        the owner may execute it, else ``100644``: a script the ai-layer job made executable stays so;
+        ``100644`` when the checkout has no such regular file).  Uses a
         temporary index: the checkout's index and files are not touched.
         """
         changed: dict[str, tuple[str, str]] = {}
@@ -360,6 +375,8 @@ class Publisher:
                 sha = self.git("hash-object", "-w", f"--path={path}", "--stdin", input=files[path])
                 ls = self.git("ls-tree", base_sha, "--", path)
                 mode, old = (ls.split()[0], ls.split()[2]) if ls else ("100644", None)
+                if not ls:   # a new file: executable or not as in the checkout (git add's rule)
+                    mode = _worktree_mode(self.git.repo / path, mode)
                 if mode == "160000":
                     raise PlatformError(f"{path} is a submodule in the base; the bot never commits into a submodule")
                 if sha == old:
