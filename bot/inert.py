@@ -83,8 +83,10 @@ def code(text: object, *, cap: int = 200, in_table: bool = False) -> str:
 
 
 def _break_hex(m: re.Match) -> str:
+    # the NUL marker becomes ZWSP after the escaping (an entity inserted here would itself be escaped:
+    # "6077516 bytes" rendered as "607751&#8203;6 bytes")
     run = m.group(0)
-    return ZWSP.join(run[i:i + 6] for i in range(0, len(run), 6))
+    return "\0".join(run[i:i + 6] for i in range(0, len(run), 6))
 
 
 def markdown(text: object, *, cap: int = 500) -> str:

@@ -26,14 +26,15 @@ def test_docs_example_pr_is_the_body_for_the_sample_bump():
 def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
     body = example_body()
     heads = [line for line in body.splitlines() if line.startswith("### ")]
-    assert heads == ["### For the reviewer (4)", "### Maintenance procedure", "### Upstream changes that matter",
+    assert heads == ["### Verdict", "### For the reviewer (4)", "### Maintenance procedure", "### Upstream changes that matter",
                      "### Pins", "### Files changed", "### Pack verification: `PyTorch.ExecuTorch.1.5.1.pack`",
                      "### Template CI", "### Hardware test plan", "### Reproduce locally"]
-    assert "Only comments or white space changed: a `.pte` exported with the old version loads as before." in body
+    assert "Only comments or white space changed (no table, field or type of the `.pte` format)." in body
+    assert "loads as before" not in body
     assert ("- `Machine Learning:ExecuTorch Operators:Portable add`: 1 file changed: "
             "`kernels/portable/cpu/op_add.cpp`") in body
     assert ("- `backends/cortex_m/`: 1 file changed (`backends/cortex_m/ops/op_quantized_add.cpp`); "
-            "operators added: `quantized_add`") in body
+            "operators added: `quantized_add`") in body.split("<details><summary>Arm backend changes in detail")[1]
     assert "passes added: `FuseQuantizedActivationPass`" in body
     assert "10 pin edits, 18 prose edits, 2 lock entries in 11 files." in body
     assert len(body) < MAX_BODY and parse_fingerprint(body) is not None

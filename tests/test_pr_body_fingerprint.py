@@ -58,10 +58,10 @@ def test_a_huge_report_is_cut_to_fit_githubs_body_limit_keeping_the_fingerprint(
     plan = _plan_with_flags(tmp_path, [f"ExecuTorch 1.{i}.0 is mentioned as history in a long line" for i in range(3000)])
     from bot.report import job_summary
     body = pr_body(plan, upstream=UPSTREAM)
-    assert len(body) <= 60_000 and "- … and 2960 more items (all in the job summary)" in body
+    assert len(body) <= 60_000 and "  - … and 2960 more (all in the job summary)" in body
     assert parse_fingerprint(body) == plan.fingerprint() and "| pin | old | new | source |" in body
     summary = job_summary(current="1.4.0", target="1.5.1", outcome="done", plan=plan, upstream=UPSTREAM)
-    assert all(f"(`README.md:{i + 1}`)" in summary for i in range(3000))   # where the body says they are
+    assert all(f"  - `README.md:{i + 1}`: " in summary for i in range(3000))   # where the body says they are
 
 
 def test_a_fingerprint_look_alike_quoted_from_the_template_does_not_win(tmp_path):

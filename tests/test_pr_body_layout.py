@@ -44,7 +44,7 @@ def _headings(body: str) -> list[str]:
 
 def test_blocking_then_reviewer_items_come_before_the_long_sections(tmp_path):
     body = pr_body(plan(tmp_path, [INFO, BLOCK]), upstream=UPSTREAM, pack_note="No pack.", evidence=Evidence())
-    assert _headings(body) == ["### Blocking items", "### For the reviewer", "### Maintenance procedure",
+    assert _headings(body) == ["### Verdict", "### Blocking items", "### For the reviewer", "### Maintenance procedure",
                                "### Pins", "### Files changed", "### Pack verification", "### Hardware test plan",
                                "### Reproduce locally"]
     assert "- [ ] `unresolved-pin`: torchao: no exact pin at v1\\.5\\.1" in body

@@ -161,3 +161,30 @@ def test_a_file_that_is_not_a_refusal_record_is_bad_usage_naming_it(world, capsy
                     "--pack-built", "--asset-refusal", str(bad))
     assert code == 2 and str(bad) in out.err and "refusal record" in out.err
     assert world.open_pulls(TEMPLATE) == []
+
+
+def test_foreign_text_of_a_refusal_renders_inert():
+    from bot.report.refusal import refusal_section
+    rec = {"schema": 1, "asset": "PyTorch.ExecuTorch.1.5.1.pack", "url": "https://x.invalid/p.pack?a=@team",
+           "sha256": "0" * 64, "size": 10, "tag": "v1.5.1", "version": "1.5.1",
+           "failing_checks": [{"name": "generated-headers", "detail": "@user <!-- hide **VERIFIED SAFE** #12"}],
+           "missing": ["include/@owner/x.h"], "warnings": [], "upstream_validator": None}
+    text = refusal_section(rec)
+    outside = "\n".join(line for line in text.split("```sh")[0].splitlines())
+    assert "@user" not in outside and "<!--" not in outside and "**VERIFIED" not in outside
+    assert "@&#8203;user &lt;\\!\\-\\- hide \\*\\*VERIFIED SAFE\\*\\* \\#&#8203;12" in outside
+    assert text.count("<details>") == text.count("</details>") == 1
+
+
+def test_a_forged_refusal_record_is_refused(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    built = make_pack(world.tmp / "built", version="1.5.1", operators=DEMO_OPS)
+    good = {"schema": 1, "asset": PACK, "url": None, "sha256": "0" * 64, "size": 1, "tag": "v1.5.1",
+            "version": "1.5.1", "failing_checks": [], "missing": [], "warnings": [], "upstream_validator": None}
+    for key, bad in (("sha256", "0" * 63), ("size", "1"), ("size", True), ("asset", 5), ("missing", [1])):
+        rec = dict(good, **{key: bad})
+        path = world.tmp / "r.json"
+        path.write_text(json.dumps(rec))
+        code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--pack", str(built),
+                        "--pack-built", "--asset-refusal", str(path), "--dry-run")
+        assert code == 2 and key in out.err, (key, out.err)

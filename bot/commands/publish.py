@@ -85,17 +85,35 @@ def pack_sha256(path: Path, version: str) -> str:
     return h.hexdigest()
 
 
-def pack_provenance(args, plan, evidence, report) -> None:
-    """Fill ``evidence.pack`` from ``--pack-built``/``--pack-url``/``--pack-report``/``--pack`` (how, run link, tag, sha256)."""
-    pack = evidence.pack
+def pack_provenance(args, plan, pack, report) -> None:
+    """Fill ``pack`` (a :class:`~bot.report.evidence.PackProvenance` whose ``run_url`` is this run's link) from
+    ``--pack-built``/``--pack-url``/``--pack-report``/``--pack`` (how, run link, tag, sha256)."""
+    run = pack.run_url
+    pack.run_url = None
     sha = pack_sha256(args.pack, plan.bump.new_pack) if args.pack is not None else None
     if args.pack_built:
-        pack.how, pack.run_url, pack.tag, pack.sha256 = "built", evidence.run_url, plan.bump.new_tag, sha
+        pack.how, pack.run_url, pack.tag, pack.sha256 = "built", run, plan.bump.new_tag, sha
     elif args.pack_url:
         pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
     elif report is not None:
         # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
-        pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), evidence.run_url
+        pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), run
+
+
+def publish_summary(plan, rendered, refusal, built: bool) -> str:
+    """The job summary of ``publish``: the whole report when the body was cut (the body says it is there), the
+    refused release asset (always, when there is one), else one line."""
+    from bot.inert import code
+
+    b = plan.bump
+    out = ["## executorch-pack-bot", "", f"- current: {code(b.old_executorch)}", f"- target: {code(b.new_executorch)}",
+           "- outcome: publishing the pull request"]
+    if rendered.cut:
+        out += ["", rendered.full]
+    elif refusal is not None:
+        from bot.report.refusal import refusal_section
+        out += ["", refusal_section(refusal, built=built)]
+    return "\n".join(out) + "\n"
 
 
 def include_paths(values) -> tuple[str, ...]:
@@ -157,7 +175,13 @@ def read_includes(repo: Path, includes: tuple[str, ...]) -> dict[str, bytes]:
 
 
 def load_plan(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
-    """A :class:`~bot.plan.Plan` rebuilt from its JSON (contents read from the checkout).
+    """The :class:`~bot.plan.Plan` of the bump record in ``plan_file`` (see :func:`load_record`)."""
+    return load_record(repo, plan_file, exempt)[1]
+
+
+def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
+    """``(record, plan)``: the bump record ``update --plan-file`` wrote (:mod:`bot.report.record`) and the
+    :class:`~bot.plan.Plan` it describes, edits and their kinds included (contents read from the checkout).
 
     Raises :class:`UsageError` naming the plan file for unreadable or
     malformed JSON, and for a plan whose ``written`` key (set by ``update``)
@@ -168,8 +192,7 @@ def load_plan(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     import json
 
     from bot.errors import UsageError
-    from bot.model import Bump, Flag
-    from bot.plan import PinRow, Plan
+    from bot.report.record import SCHEMAS, plan_from_record
 
     if plan_file.exists() and not plan_file.is_file():   # a FIFO would block the read for ever
         raise UsageError("not a regular file (expected the plan `update --plan-file` wrote)", path=str(plan_file))
@@ -185,29 +208,25 @@ def load_plan(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     if not isinstance(data, dict):
         raise UsageError("not a plan written by `update --plan-file` (expected a JSON object)", path=str(plan_file))
     try:
-        if data.get("schema") != 1:
-            raise UsageError(f"unsupported plan schema {data.get('schema')!r} (expected 1)", path=str(plan_file))
+        if data.get("schema") not in SCHEMAS:
+            raise UsageError(f"unsupported plan schema {data.get('schema')!r} (expected "
+                             f"{' or '.join(map(str, SCHEMAS))})", path=str(plan_file))
         if data.get("files") and "written" in data and data["written"] is not True:
             raise UsageError("the plan was not written to the checkout (`update` ran with --dry-run, or blocking "
                              "items stopped it): run `update --plan-file` again without --dry-run (with "
                              "--allow-flagged to let flagged items through) before publishing", path=str(plan_file))
-        cur, tgt = data["current"], data["target"]
-        bump = None if not tgt else Bump(cur["executorch"], tgt["executorch"], cur["pack"], tgt["pack"],
-                                         cur["tag"], tgt["tag"])
-        plan = Plan(repo=repo, bump=bump,
-                    rows=[PinRow(r["name"], r.get("old"), r.get("new"), r.get("source", "")) for r in data["pins"]],
-                    flags=[Flag(f["code"], f["message"], f.get("path"), f.get("line"), f.get("blocking", True))
-                           for f in data.get("flags", [])])
+        contents = {}
         for rel in data.get("files", []):
             p = repo / _checkout_path(rel, plan_file)
             if not p.is_file():
                 raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
-            plan.contents[rel] = p.read_bytes()
-            plan.originals[rel] = plan.contents[rel]
+            contents[rel] = p.read_bytes()
+        plan = plan_from_record(data, repo, contents)
         _check_applied(plan, [e for e in data.get("edits", []) if not _under(e["path"], exempt)], plan_file)
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"not a plan written by `update --plan-file` (missing {exc})", path=str(plan_file)) from None
-    return plan
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise UsageError(f"not a plan written by `update --plan-file` (missing or malformed {exc})",
+                         path=str(plan_file)) from None
+    return data, plan
 
 
 def _under(path, prefixes: tuple[str, ...]) -> bool:
@@ -303,13 +322,14 @@ def run(args: argparse.Namespace) -> int:
     from bot.github.client import make_github, token_from
     from bot.github.decorations import report_refusals
     from bot.github.publish import Publisher, current_branch, refusal_notice, repo_full_name
-    from bot.report import job_summary, pr_title, render
-    from bot.report.evidence import gather
+    from bot.report import pr_title
+    from bot.report.evidence import PackProvenance, run_url
+    from bot.report.record import add_pack, render_record
 
     token = token_from(args.token)
     actions.add_mask(token)
     includes = include_paths(args.include)
-    plan = load_plan(args.repo, args.plan_file, exempt=includes)
+    record, plan = load_record(args.repo, args.plan_file, exempt=includes)
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
@@ -336,29 +356,21 @@ def run(args: argparse.Namespace) -> int:
     upstream = args.upstream.split(":", 1)[-1]
     title = pr_title(plan)
     base_branch = config.base or current_branch(args.repo)
-    evidence = gather(plan, None, upstream=upstream, upstream_spec=args.upstream, base=base_branch,
-                      branch=config.branch_for(plan.bump.new_executorch))
-    if included:   # the ai-layer job of this workflow run regenerated them: the rebuild was done by the workflow
-        evidence.rebuild_run_url = evidence.run_url
-    pack_provenance(args, plan, evidence, report)
-    evidence.refusal = refusal
+    branch = config.branch_for(plan.bump.new_executorch)
+    prov = PackProvenance(run_url=run_url())
+    pack_provenance(args, plan, prov, report)
     from bot.commands.check import report_pack_index
     from bot.pack.public_index import check_pack_index
     answer = check_pack_index(plan.bump.new_pack, url=index_url)
-    evidence.pack.record_index(answer)
+    prov.record_index(answer)
     report_pack_index(answer)
     pack_note = None if report else "No pack was given to `publish --pack`."
-    rendered = render(plan, upstream=upstream, pack_report=report, pack_note=pack_note, included=sorted(included),
-                      evidence=evidence)
+    add_pack(record, prov, report, refusal, note=pack_note)
+    rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
+                             branch=branch, included=sorted(included))
     body = rendered.body
-    if rendered.cut and not args.dry_run:   # the body says the job summary has the whole report: put it there
-        actions.append_summary(job_summary(current=plan.bump.old_executorch, target=plan.bump.new_executorch,
-                                           outcome="publishing the pull request", plan=plan, upstream=upstream,
-                                           pack_report=report, pack_note=pack_note, evidence=evidence,
-                                           included=sorted(included)))
-    if refusal is not None and not args.dry_run and not rendered.cut:   # the job summary says it too (a cut body put the whole report there)
-        from bot.report.refusal import refusal_section
-        actions.append_summary(refusal_section(refusal, built=bool(args.pack_built)) + "\n")
+    if not args.dry_run:
+        actions.append_summary(publish_summary(plan, rendered, refusal, bool(args.pack_built)))
     draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
     draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
     if args.dry_run:

@@ -51,7 +51,12 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="write even when a blocking item is flagged (the flags stay in the report)")
     add_exclude_argument(p)
     p.add_argument("--plan-file", type=Path, metavar="FILE",
-                   help="also write the plan as JSON to FILE (for `publish`)")
+                   help="also write the bump record as JSON to FILE (for `publish`): the plan with its edits, the "
+                        "mentions accounting, the upstream changes between the tags and what the template holds "
+                        "(docs/pr-body.md)")
+    p.add_argument("--pack", type=Path, metavar="FILE|DIR",
+                   help="with --plan-file: the target's pack (or the folder holding it), whose PDSC <file> lists map "
+                        "the template's components to the upstream files behind them (otherwise: the naming convention)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +92,10 @@ def _run(args: argparse.Namespace) -> int:
     blocked = bool(plan.blocking_flags) and not args.allow_flagged
     write = not args.dry_run and not blocked and not plan.nothing_to_do
     # The JSON (its fingerprint hashes the pins) only when it is printed or written to a plan file.
-    data = plan.to_json() if args.json or args.plan_file else {}
+    if args.plan_file:
+        data = bump_record(plan, source, args)
+    else:
+        data = plan.to_json() if args.json else {}
     data["written"] = write
     if args.plan_file:
         # Written before the template: a plan file that cannot be written leaves the checkout as it was.
@@ -115,6 +123,32 @@ def _run(args: argparse.Namespace) -> int:
         elif args.dry_run and not plan.nothing_to_do:
             print("\nDry run: nothing written.")
     return 1 if blocked else 0
+
+
+def bump_record(plan, source, args) -> dict:
+    """The bump record (:mod:`bot.report.record`) of ``plan``: the ``update`` stage, with upstream access.
+
+    The upstream changes between the tags, ``version.txt``, the newer tags skipped and ``requires-python`` come
+    from ``source``; the template's selected components, boards, measured numbers and stated Pythons from the
+    checkout before the bump is written.  Raises UsageError naming ``--pack`` when it cannot be read.
+    """
+    from bot.report.evidence import gather
+    from bot.report.record import record_of
+
+    if plan.bump is None:
+        return record_of(plan)
+    pdsc = None
+    if args.pack is not None:
+        from bot.commands.publish import pack_sha256
+        from bot.commands.verify_pack import pack_in
+        from bot.github.flow import pack_pdsc
+        pack_sha256(args.pack, plan.bump.new_pack)   # unreadable: bad usage naming --pack
+        pdsc = pack_pdsc(pack_in(args.pack, plan.bump.new_pack))
+    name = getattr(source, "full_name", None) or "pytorch/executorch"
+    spec = args.upstream if args.upstream.startswith("github:") else None
+    evidence = gather(plan, source, upstream=name, upstream_spec=spec, pdsc=pdsc, exclude=tuple(args.exclude),
+                      env={})
+    return record_of(plan, evidence, upstream_spec=args.upstream, upstream_ran=True, pdsc=pdsc is not None)
 
 
 def _check_plan_file(path: Path) -> None:

@@ -193,7 +193,9 @@ class RunOutcome:
     pack_note: Optional[str] = None
     index_line: Optional[str] = None
     pack_index: object = None       # bot.pack.public_index.PackIndexAnswer of the target pack, once asked
-    evidence: object = None         # bot.report.evidence.Evidence of the proposed bump
+    evidence: object = None         # bot.report.evidence.Evidence of the proposed bump (read from ``record``)
+    record: Optional[dict] = None   # the bump record (bot.report.record) the body is rendered from
+    report: object = None           # bot.report.body.Report: the body and the uncut job-summary text
     result: object = None
     errors: list = field(default_factory=list)   # BotError values for annotations
 
@@ -226,7 +228,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     """
     from bot import engine
     from bot.github.index import check_index
-    from bot.report import pr_body, pr_title
+    from bot.report import pr_title
 
     say = progress or (lambda m: None)
     repo = Path(repo)
@@ -278,13 +280,22 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                          "asset: build it with `executorch-pack-bot build-pack` and verify it before merging.")
 
     upstream = getattr(source, "full_name", "pytorch/executorch")
-    out.evidence = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
+    # the same stages as the workflow's jobs, through the same bump record (bot.report.record):
+    # update (plan and upstream evidence), then the pack, then the one renderer
+    gathered = gather_evidence(plan, source, publisher, state, upstream, exclude, pdsc=pdsc, ignored=ignored)
     from bot.pack.public_index import check_pack_index
+    from bot.report.record import add_pack, evidence_from_record, record_of, render_record
     out.pack_index = state.pack_index = check_pack_index(plan.bump.new_pack, url=pack_index_url)
-    out.evidence.pack.record_index(out.pack_index)
+    gathered.pack.record_index(out.pack_index)
+    spec = f"github:{upstream}" if hasattr(source, "full_name") else None
+    out.record = record_of(plan, gathered, upstream_spec=spec, upstream_ran=True, pdsc=pdsc is not None)
+    add_pack(out.record, gathered.pack, out.pack_report, note=out.pack_note)
+    base, branch = _base_and_branch(plan, publisher)
     out.title = pr_title(plan)
-    out.body = pr_body(plan, upstream=upstream, pack_report=out.pack_report, pack_note=out.pack_note,
-                       index_line=index.summary(), evidence=out.evidence)
+    out.report = render_record(out.record, repo=repo, contents=plan.contents, upstream=upstream, base=base,
+                               branch=branch)
+    out.body = out.report.body
+    out.evidence = evidence_from_record(out.record, repo=repo, base=base, branch=branch, upstream=upstream)
     if dry_run:
         out.outcome = "dry run: nothing written, pushed or opened"
         return out
@@ -393,6 +404,16 @@ def gather_evidence(plan, source, publisher, state: CheckState, upstream: str, e
     spec = f"github:{upstream}" if hasattr(source, "full_name") else None
     return gather(plan, source, upstream=upstream, upstream_spec=spec, base=base, branch=branch, pack=prov,
                   pdsc=pdsc, exclude=tuple(exclude), ignored=tuple(ignored))
+
+
+def _base_and_branch(plan, publisher) -> tuple[Optional[str], str]:
+    """The base branch (the config's ``base:``, else the checkout's branch) and the bot branch of ``plan``."""
+    config = getattr(publisher, "config", None)
+    base = getattr(config, "base", None)
+    if base is None:
+        from bot.github.publish import current_branch
+        base = current_branch(plan.repo)
+    return base, (config.branch_for(plan.bump.new_executorch) if config is not None else "")
 
 
 def _where(flag) -> str:

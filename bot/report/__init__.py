@@ -1,8 +1,12 @@
 """The pull-request body and the job summary of a run, as Markdown.
 
-The PR title is ``Bump ExecuTorch to V``.  The body (:func:`pr_body`, laid
+The PR title is ``Bump ExecuTorch to V``.  Every path that opens a PR
+renders the body from one bump record (:mod:`bot.report.record`:
+``render_record``), which calls :func:`render` here.  The body (laid
 out by :mod:`bot.report.body`) puts what decides an approval first: what is
-bumped and why this version, a warning when the template's CI will not run,
+bumped and why this version, five verdict lines (:mod:`bot.report.verdict`),
+a warning when the template's CI will not run, a refused release asset
+(:mod:`bot.report.refusal`),
 the blocking items as unticked tasks, the items for the reviewer (answered
 where the bot can); then the maintenance procedure's four steps
 (:mod:`bot.report.procedure`), the upstream changes that matter

@@ -27,6 +27,7 @@ from bot.report import sections as s
 from bot.report.pack import pack_section, used_and_gone
 from bot.report.procedure import procedure_section
 from bot.report.refusal import refusal_section
+from bot.report.verdict import verdict_section
 from bot.report.review import ci_notice, ci_section, reproduce_section, test_plan_section
 from bot.report.upstream import schema_blocking, upstream_section
 
@@ -36,6 +37,9 @@ HEAD_SHARE = 40_000     # the most the never-cut head may take before the blocki
 CAPS = {"reviewer": 10_000, "procedure": 6_000, "upstream": 10_000, "index": 600, "pins": 8_000,
         "files": 8_000, "included": 5_000, "pack": 14_000, "ci": 4_000, "testplan": 5_000, "reproduce": 1_500}
 CUT_MARK = "✂"
+NOT_GATHERED = ("### Upstream changes that matter\n\nNot gathered: the stage that wrote the bump record had no "
+                "upstream access, so the `.pte` schema, the components the template selects and the Arm backends "
+                "were not compared.")
 _FENCE = re.compile(r"^ {0,3}(`{3,})(.*)$")
 
 
@@ -94,13 +98,17 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
     refusal = getattr(evidence, "refusal", None)
     built = getattr(getattr(evidence, "pack", None), "how", None) == "built"
     head = [("intro", s.intro(plan, upstream, evidence)),
+            ("verdict", verdict_section(plan, evidence, pack_report, upstream, s.server())
+             if evidence is not None else ""),
             ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
             ("refusal", refusal_section(refusal, built=built) if refusal else ""),
             ("blocking", s.blocking_section(plan, extra))]
     rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40)),
             ("procedure", procedure_section(plan, evidence, pack_report, pack_note, tuple(included or ())))
             if evidence is not None else ("procedure", ""),
-            ("upstream", upstream_section(changes, upstream, s.server(), selected, pack_report)),
+            ("upstream", upstream_section(changes, upstream, s.server(), selected, pack_report)
+             if evidence is None or getattr(evidence, "upstream_ran", True) or plan.bump is None
+             else NOT_GATHERED),
             ("index", f"Package index: {s.markdown(index_line)}." if index_line else ""),
             ("pins", s.pins_section(plan, evidence) if full is False else
              "### Pins\n\n" + s.pin_table(plan, evidence, limit=big)),

@@ -71,6 +71,9 @@ class Evidence:
     upstream: str = "pytorch/executorch"
     old_vela: Optional[str] = None
     refusal: Optional[dict] = None          # the refused release asset (bot.report.refusal), when the pack was built
+    pin_lines: dict = field(default_factory=dict)   # {pin name: (upstream path, line)} where the new value is
+    upstream_ran: bool = True               # False: no stage with upstream access ran (the parts are "not gathered")
+    proofs: dict = field(default_factory=dict)   # {"verify-pack", "compile", "model-run": pass/fail/warn/not-run}
 
 
 #: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.
@@ -138,6 +141,36 @@ def skipped_tags(source, target_tag: str, ignored=()) -> list[tuple[str, str]]:
     return [(t, why) for _v, t, why in sorted(out)]
 
 
+def pin_lines(plan, source) -> dict:
+    """``{pin name: (path, line)}``: the line of the upstream file (at the new tag) a pin's new value was read from.
+
+    The path and tag come from the pin row's source (``torch_pin.py TORCH_VERSION @ v1.5.1``); the line is
+    the first that holds the name of the variable (when the source names one) and the new value.  A file
+    that cannot be read, or holds no such line, gives no entry (the verdict then links the file).
+    """
+    import re
+
+    form = re.compile(r"^(?P<path>[\w./-]+?\.(?:py|txt|toml|cfg))(?: (?P<var>[\w.]+))? @ (?P<tag>\S+)$")
+    texts: dict = {}
+    out = {}
+    for r in plan.rows:
+        m = form.match(r.source or "")
+        if not m or not r.new:
+            continue
+        key = (m["tag"], m["path"])
+        if key not in texts:
+            try:
+                raw = source.read(m["tag"], m["path"])
+            except BotError:
+                raw = None
+            texts[key] = raw.decode("utf-8", "replace").splitlines() if raw is not None else []
+        for i, text in enumerate(texts[key], 1):
+            if r.new in text and (not m["var"] or m["var"] in text):
+                out[r.name] = (m["path"], i)
+                break
+    return out
+
+
 def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec: Optional[str] = None,
            base: Optional[str] = None, branch: str = "", default_token: Optional[bool] = None,
            pack: Optional[PackProvenance] = None, pdsc=None, exclude: tuple[str, ...] = (),
@@ -155,7 +188,8 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
     from bot.template import ci as ci_mod
     from bot.template import hardware
 
-    ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env))
+    ev = Evidence(upstream=upstream, pack=pack or PackProvenance(), run_url=run_url(env),
+                  upstream_ran=source is not None)
     ev.command = reproduce_command(plan, upstream_spec or f"github:{upstream}", exclude)
     if default_token is None:
         default_token = {"true": True, "false": False}.get(env.get(DEFAULT_TOKEN_ENV, ""))
@@ -186,6 +220,7 @@ def gather(plan, source, *, upstream: str = "pytorch/executorch", upstream_spec:
             ev.requires_python = (old, new)
         except BotError:
             ev.requires_python = None
+        ev.pin_lines = pin_lines(plan, source)
         vela = next((r for r in plan.rows if r.name == "ethos-u-vela"), None)
         ev.old_vela = vela.old if vela else None
     ev.ci = ci_mod.template_ci(repo, base=base, branch=branch, default_token=default_token)

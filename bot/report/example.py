@@ -1,57 +1,82 @@
-"""The example PR body of ``docs/example-pr.md``: the body the bot writes for the shipped sample's bump.
+"""The example PR body of ``docs/example-pr.md``: the body the workflow's path writes for the shipped sample's bump.
 
 The same inputs as ``executorch-pack-bot demo``: the sample upstream
 repository (``bot/sample/upstream``, tags v1.4.0 and v1.5.1) and the sample
 template on 1.4.0, bumped to v1.5.1; the pack is the demo's good sample pack,
-verified against the template and against a 1.4.0 sample pack as baseline,
-and presented as the release asset.  Nothing depends on the machine: no
-``GITHUB_*`` variable is read and the packs' zip entries carry fixed dates.
+presented as the release asset, and the baseline a 1.4.0 sample pack.  The
+body comes from the pull-request job's own commands, in its order: ``update
+--plan-file`` (the bump record), then ``publish --plan-file --pack --baseline
+--pack-url --dry-run`` (bot/report/record.py renders it).  Nothing depends on
+the machine: the ``GITHUB_*`` variables are hidden while it runs and the
+packs' zip entries carry fixed dates.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import io
+import os
+import re
 import shutil
+import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "example-pr.md"
 ASSET_URL = "https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack"
+_HIDDEN = ("GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_OUTPUT",
+           "GITHUB_STEP_SUMMARY", "GITHUB_TOKEN", "EXECUTORCH_PACK_BOT_DEFAULT_TOKEN")
+
+
+@contextlib.contextmanager
+def _quiet_environment():
+    """Hide the ``GITHUB_*`` variables of the process (a CI run has them) while the example is made."""
+    saved = {k: os.environ.pop(k) for k in _HIDDEN if k in os.environ}
+    os.environ["EXECUTORCH_PACK_BOT_DEFAULT_TOKEN"] = "false"
+    try:
+        yield
+    finally:
+        os.environ.pop("EXECUTORCH_PACK_BOT_DEFAULT_TOKEN", None)
+        os.environ.update(saved)
+
+
+def _cli(*argv: str) -> str:
+    """Run the bot's CLI in this process; its stdout.  Raises RuntimeError with stderr when it exits non-zero."""
+    from bot.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    if code != 0:
+        raise RuntimeError(f"executorch-pack-bot {argv[0]} exited {code}: {err.getvalue()}")
+    return out.getvalue()
 
 
 def example_body() -> str:
     """The PR body (Markdown) for the sample bump, built in a temporary folder that is removed afterwards."""
-    from bot import engine
     from bot.commands.demo import copy_template
-    from bot.config import DEFAULT_BRANCH
-    from bot.pack.pdsc import parse_pdsc
-    from bot.pack.verify import verify_pack
-    from bot.report.body import render
-    from bot.report.evidence import PackProvenance, gather
-    from bot.sample import build_upstream_repo
+    from bot.sample import build_upstream_repo, git_env
     from bot.sample.packgen import DEMO_OPS, PackSpec, make_pack, write_demo_packs
-    from bot.upstream.git import GitSource
 
     work = Path(tempfile.mkdtemp(prefix="epb-example-"))
     try:
-        source = GitSource(build_upstream_repo(work / "executorch.git", bare=True))
-        template = copy_template(work / "template")
-        plan = engine.plan(template, source)
-        packs = write_demo_packs(work / "packs", plan.bump.new_pack)
-        good = _fixed_dates(packs.good, work / "asset" / packs.good.name)
-        baseline = make_pack(work / "baseline", PackSpec(version=plan.bump.old_pack, operators=DEMO_OPS[:-1]))
-        report = verify_pack(good, plan.bump.new_pack, tag=plan.bump.new_tag, template=template,
-                             baseline=baseline)
-        with zipfile.ZipFile(good) as zf:
-            pdsc = parse_pdsc(zf.read("PyTorch.ExecuTorch.pdsc"), "PyTorch.ExecuTorch.pdsc")
-        prov = PackProvenance(how="asset", url=ASSET_URL, sha256=hashlib.sha256(good.read_bytes()).hexdigest())
-        evidence = gather(plan, source, upstream="pytorch/executorch", upstream_spec="github:pytorch/executorch",
-                          base="main", branch=DEFAULT_BRANCH.replace("{version}", plan.bump.new_executorch),
-                          default_token=False, pack=prov, pdsc=pdsc, env={})
-        source.close()
-        body = render(plan, upstream="pytorch/executorch", pack_report=report, evidence=evidence,
-                      index_line="executorch 1.5.1 is on the package index with wheels").body
+        with _quiet_environment():
+            upstream = build_upstream_repo(work / "executorch.git", bare=True)
+            template = copy_template(work / "template")
+            for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "sample template"]):
+                subprocess.run(["git", *cmd], cwd=template, check=True, env=git_env(), capture_output=True)
+            packs = write_demo_packs(work / "packs", "1.5.1")
+            good = _fixed_dates(packs.good, work / "pack" / packs.good.name)
+            baseline = make_pack(work / "baseline", PackSpec(version="1.4.0", operators=DEMO_OPS[:-1]))
+            plan = work / "executorch-pack-plan.json"
+            _cli("update", "--repo", str(template), "--upstream", str(upstream), "--allow-flagged",
+                 "--plan-file", str(plan), "--pack", str(good.parent))
+            out = _cli("publish", "--repo", str(template), "--plan-file", str(plan), "--pack", str(good.parent),
+                       "--baseline", str(baseline), "--pack-url", ASSET_URL, "--upstream",
+                       "github:pytorch/executorch", "--pack-index-url", "off", "--dry-run")
+        body = out.split("\nBump ExecuTorch to 1.5.1\n\n", 1)[1]
+        body = re.match(r"(?s).*?<!-- executorch-pack-bot:fingerprint=[0-9a-f]{64} -->\n", body).group(0)
         return body.replace(str(work), "WORK")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -74,5 +99,6 @@ def example_page() -> str:
             "     Regenerate: EXECUTORCH_PACK_BOT_REWRITE_EXAMPLES=1 python -m pytest tests/test_example_pr.py -->\n\n"
             "# Example pull request body\n\n"
             "What executorch-pack-bot writes for the shipped sample's bump (`executorch-pack-bot demo`: the sample "
-            "template on ExecuTorch 1.4.0, the sample upstream's v1.5.1, the demo's good pack as the release asset). "
-            "Everything below the line is the body, byte for byte.\n\n---\n\n" + example_body())
+            "template on ExecuTorch 1.4.0, the sample upstream's v1.5.1, the demo's good pack as the release asset), "
+            "made by the workflow's own commands: `update --plan-file` then `publish --plan-file --pack --baseline "
+            "--pack-url`. Everything below the line is the body, byte for byte.\n\n---\n\n" + example_body())

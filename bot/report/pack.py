@@ -101,6 +101,21 @@ def pack_section(pack_report=None, pack_note: Optional[str] = None, selected: tu
     return "\n".join(out + operators(pack_report, selected))
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def plain(text: str) -> str:
+    """Markdown made inert by :func:`bot.inert.markdown` as the text it stands for, for a fenced code block.
+
+    Inside a fence GitHub renders nothing, so the escapes would show as written (``607751&#8203;6 bytes``,
+    ``1\\.5\\.1``): the backslash escapes, the entities and the zero-width spaces are undone.  Only for text that
+    goes into a fence longer than any backtick run it holds (:func:`markdown_report`).
+    """
+    import html
+
+    return html.unescape(_ESCAPED.sub(r"\1", text)).replace("\u200b", "")
+
+
 _HEADING = re.compile(r"^### Pack verification(?:: (.*))?$")
 
 
@@ -111,7 +126,7 @@ def markdown_report(pack_report, selected: tuple[str, ...] = (), full: bool = Fa
     pack file name (shown inert); the operator lists of the object are added
     only when the text has none.
     """
-    text = str(pack_report.to_markdown() or "").strip()
+    text = plain(str(pack_report.to_markdown() or "").strip())
     first, _, rest = text.partition("\n")
     m = _HEADING.match(first)
     name = None

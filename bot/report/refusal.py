@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path
-from typing import Optional
 
 from bot.inert import code, markdown
 
@@ -120,6 +120,15 @@ def read_refusal(path: Path, option: str = "--asset-refusal") -> dict:
             raise UsageError(f"{option}: {k} is not a list of checks", path=str(p))
     if not isinstance(data["missing"], list) or not all(isinstance(m, str) for m in data["missing"]):
         raise UsageError(f"{option}: missing is not a list of entry names", path=str(p))
+    if not (isinstance(data["sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", data["sha256"])):
+        raise UsageError(f"{option}: sha256 is not 64 hexadecimal digits", path=str(p))
+    if not isinstance(data["size"], int) or isinstance(data["size"], bool) or data["size"] < 0:
+        raise UsageError(f"{option}: size is not a number of bytes", path=str(p))
+    for k in ("asset", "tag", "version"):
+        if not isinstance(data[k], str):
+            raise UsageError(f"{option}: {k} is not text", path=str(p))
+    if data["url"] is not None and not isinstance(data["url"], str):
+        raise UsageError(f"{option}: url is not text", path=str(p))
     return data
 
 
@@ -140,8 +149,9 @@ def _validator_sentence(rec: dict) -> str:
                 "run): it does not check these entries.")
     if status in ("fail", "warn"):
         return f"Upstream's `validate_pack.py` also reports a problem with this pack ({code(status)})."
-    return ("Upstream's `validate_pack.py` was not run on it by this run (`verify-pack --executorch-root DIR` runs it); "
-            "it checks the pack's structure, not these entries.")
+    return ("Upstream's `backends/arm/cmsis_pack/test/validate_pack.py` was not run on this file by this run "
+            "(`verify-pack --executorch-root DIR` runs it); it does not look for these entries: at v1.4.1 it passes "
+            "a pack that lacks them.")
 
 
 def refusal_section(rec: dict, *, built: bool = True) -> str:

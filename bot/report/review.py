@@ -99,12 +99,14 @@ def test_plan_section(plan, evidence) -> str:
         out += ["", f"> [!NOTE]\n> {plural(len(meas), 'line')} of the docs quote measured numbers (cycles, fps, "
                 f"CRCs, latency), measured before this bump with {with_what} or earlier"
                 + (f"; {n_old} name the old version outright" if n_old else "")
-                + ": re-measure them on hardware or mark them as history.", ""]
+                + ": re-measure them on hardware or mark them as history.", "",
+                f"<details><summary>The {plural(len(meas), 'line')}</summary>", ""]
         for m in sorted(meas, key=lambda m: (not m.old, m.path, m.line))[:MAX_MEASUREMENTS]:
             out.append(f"- {code(f'{m.path}:{m.line}')}: {code(m.text, cap=160)}"
                        + (" (names the old version)" if m.old else ""))
         if len(meas) > MAX_MEASUREMENTS:
             out.append(f"- … and {len(meas) - MAX_MEASUREMENTS} more lines")
+        out += ["", "</details>"]
     return "\n".join(out)
 
 

@@ -67,8 +67,8 @@ def intro(plan: Plan, upstream: str, evidence=None) -> str:
 def why_this_version(plan: Plan, evidence=None) -> str:
     """"Why this version": the newest stable tag, or which newer tags were skipped and why."""
     b = plan.bump
-    if not b or evidence is None:
-        return ""
+    if not b or evidence is None or not getattr(evidence, "upstream_ran", True):
+        return ""   # the tags were not read by the stage that made the record: nothing to say why
     skipped = list(getattr(evidence, "skipped", None) or [])
     if not skipped:
         return f"Why {code(b.new_tag)}: it is the newest stable release tag upstream."
@@ -151,17 +151,35 @@ def python_answer(evidence) -> str:
 
 
 def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
-    """``### For the reviewer``: informational items as a plain list, each answered where the bot can."""
-    items = []
+    """``### For the reviewer``: informational items, grouped by code, each group's answer said once.
+
+    A code with one item is one line (``- `code` (`path:line`): message — answer``); a code with more is a
+    line with the count and the answer, then one sub-item per occurrence.  At most ``limit`` items are listed.
+    """
+    groups: dict[str, list] = {}
     for f in plan.flags:
-        if f.blocking:
-            continue
-        a = answer(f, evidence)
-        items.append(flag_line(f, box=False) + (f" — {a}" if a else ""))
-    if not items:
+        if not f.blocking:
+            groups.setdefault(f.code, []).append(f)
+    if not groups:
         return ""
-    return "\n".join([f"### For the reviewer ({len(items)})", "", "Informational; nothing here blocks the merge.", ""]
-                     + capped(items, limit, "more items (all in the job summary)"))
+    total = sum(len(v) for v in groups.values())
+    items: list[str] = []
+    shown = 0
+    for code_, flags in groups.items():
+        a = answer(flags[0], evidence)
+        if len(flags) == 1:
+            items.append(flag_line(flags[0], box=False) + (f" — {a}" if a else ""))
+            shown += 1
+            continue
+        items.append(f"- {code(code_, cap=60)} ({len(flags)})" + (f" — {a}" if a else ""))
+        for f in flags[:max(limit - shown, 1)]:
+            loc = where(f.path, f.line)
+            items.append(f"  - {loc + ': ' if loc else ''}{markdown(f.message, cap=400)}")
+        if len(flags) > max(limit - shown, 1):
+            items.append(f"  - … and {len(flags) - max(limit - shown, 1)} more (all in the job summary)")
+        shown += len(flags)
+    return "\n".join([f"### For the reviewer ({total})", "", "Informational; nothing here blocks the merge.", ""]
+                     + items)
 
 
 def pin_source(r, evidence=None, new_tag: str = "") -> str:
@@ -170,7 +188,8 @@ def pin_source(r, evidence=None, new_tag: str = "") -> str:
     vt = getattr(evidence, "version_txt", None) if evidence is not None else None
     if src.startswith("release tag") and new_tag:
         txt = f" and `version.txt` @ {code(new_tag, in_table=True)}"
-        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if evidence is not None else ""
+        ran = evidence is not None and getattr(evidence, "upstream_ran", True)
+        txt += f" ({code(vt, cap=40, in_table=True)})" if vt else " (absent)" if ran else " (not read)"
         return code(src, in_table=True) + txt
     return code(src, in_table=True) if src else "—"
 

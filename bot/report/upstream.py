@@ -46,6 +46,54 @@ def history_line(changes, upstream: str, server: str) -> str:
     return out
 
 
+def renames(removed, added) -> list[tuple[str, str]]:
+    """``(old, new)`` operator sources renamed upstream: a removed ``X`` and an added ``PREFIX_X`` (one candidate),
+    as ``op_add.py`` became ``op_tosa_add.py`` in backends/arm/operators/ between ExecuTorch 1.3 and 1.4."""
+    added = list(added)
+    out = []
+    for r in removed:
+        cands = [a for a in added if a.endswith("_" + r) and a != r]
+        if len(cands) == 1:
+            out.append((r, cands[0]))
+    return out
+
+
+def backends_block(backends) -> list[str]:
+    """The Arm backends' changes: one line of counts, the details in one collapsed block (a release changes
+    hundreds of backend files, tests included; the components the template selects are listed above)."""
+    if not backends:
+        return ["`backends/arm/` and `backends/cortex_m/`: unchanged."]
+    files = sum(len(b.files) for b in backends)
+    pa = sum(len(b.passes_added) for b in backends)
+    pr = sum(len(b.passes_removed) for b in backends)
+    moved = [renames(b.operators_removed, b.operators_added) for b in backends]
+    n_ren = sum(len(m) for m in moved)
+    oa = sum(len(b.operators_added) for b in backends) - n_ren
+    orm = sum(len(b.operators_removed) for b in backends) - n_ren
+    per = ", ".join(f"{code(b.folder)} {len(b.files)}" for b in backends)
+    head = (f"{plural(files, 'file')} changed ({per}); passes: {pa} added, {pr} removed; operator sources: "
+            f"{oa} added, {orm} removed, {n_ren} renamed.")
+    out = [head, "", "<details><summary>Arm backend changes in detail</summary>", ""]
+    for b, ren in zip(backends, moved):
+        gone_old = {r for r, _n in ren}
+        gone_new = {n for _r, n in ren}
+        line = f"- {code(b.folder)}: {plural(len(b.files), 'file')} changed ({_paths(b.files)})"
+        extras = []
+        for label, items in (("passes added", b.passes_added), ("passes removed", b.passes_removed),
+                             ("operators added", [x for x in b.operators_added if x not in gone_new]),
+                             ("operators removed", [x for x in b.operators_removed if x not in gone_old])):
+            if items:
+                extras.append(f"{label}: {', '.join(code(x, cap=80) for x in items[:10])}"
+                              + (f" … and {len(items) - 10} more" if len(items) > 10 else ""))
+        if ren:
+            extras.append(f"operator sources renamed: {', '.join(code(f'op_{o}') + ' → ' + code(f'op_{n}') for o, n in ren[:10])}"
+                          + (f" … and {len(ren) - 10} more" if len(ren) > 10 else ""))
+        if b.unread:
+            extras.append(f"{plural(len(b.unread), 'Python file')} not parsed")
+        out.append(line + ("; " + "; ".join(extras) if extras else ""))
+    return out + ["", "</details>"]
+
+
 def upstream_section(changes, upstream: str, server: str, selected: tuple[str, ...] = (),
                      pack_report=None) -> str:
     """The whole section; empty text when ``changes`` is None (no bump)."""
@@ -60,12 +108,12 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
     out.append(f"{plural(len(changes.paths), 'file')} changed between the tags.")
     out += ["", "#### The `.pte` format (`schema/*.fbs`)", ""]
     if not changes.schema:
-        out.append("Unchanged: a `.pte` exported with the old version loads as before.")
+        out.append("No `schema/*.fbs` file changed between the tags.")
     elif changes.schema_changed:
         out.append("**Changed**: re-export the models (listed as a blocking item).")
         out += [f"- {code(s.path)}: {s.kind}" for s in changes.schema]
     else:
-        out.append("Only comments or white space changed: a `.pte` exported with the old version loads as before.")
+        out.append("Only comments or white space changed (no table, field or type of the `.pte` format).")
         out += [f"- {code(s.path)}: comments only" for s in changes.schema]
     out += ["", "#### Components the template selects", ""]
     if not changes.components:
@@ -89,20 +137,7 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
                 out.append(f"- {code(c.ident)}: no upstream paths known")
         if len(changes.components) > MAX_COMPONENTS:
             out.append(f"- … and {len(changes.components) - MAX_COMPONENTS} more components")
-    out += ["", "#### Arm backends", ""]
-    if not changes.backends:
-        out.append("`backends/arm/` and `backends/cortex_m/`: unchanged.")
-    for b in changes.backends:
-        line = f"- {code(b.folder)}: {plural(len(b.files), 'file')} changed ({_paths(b.files)})"
-        extras = []
-        for label, items in (("passes added", b.passes_added), ("passes removed", b.passes_removed),
-                             ("operators added", b.operators_added), ("operators removed", b.operators_removed)):
-            if items:
-                extras.append(f"{label}: {', '.join(code(x, cap=80) for x in items[:10])}"
-                              + (f" … and {len(items) - 10} more" if len(items) > 10 else ""))
-        if b.unread:
-            extras.append(f"{plural(len(b.unread), 'Python file')} not parsed")
-        out.append(line + ("; " + "; ".join(extras) if extras else ""))
+    out += ["", "#### Arm backends", ""] + backends_block(changes.backends)
     out += ["", "#### Operators in the pack", ""]
     if pack_report is None or not hasattr(pack_report, "checks"):
         out.append("Not known: no pack was verified against a baseline in this run.")

@@ -1,0 +1,138 @@
+"""The body a reviewer decides from: five verdict lines first, nothing claimed without evidence, no escape
+shown as text, long lists counted and collapsed, and whether ``cbuild setup --packs`` gets the verified pack."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from bot.model import Bump, CheckResult, Flag
+from bot.pack.report import PackReport
+from bot.plan import PinRow, Plan
+from bot.report import pr_body
+from bot.report.evidence import Evidence, PackProvenance
+from bot.upstream.changes import BackendChange, SchemaChange, UpstreamChanges
+
+UPSTREAM = "pytorch/executorch"
+ASSET = "https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack"
+SHA = hashlib.sha256(b"pack").hexdigest()
+
+
+def plan(tmp_path: Path, rows=None, flags=()) -> Plan:
+    p = Plan(repo=tmp_path, bump=Bump("1.4.0", "1.5.1", "1.4.0", "1.5.1", "v1.4.0", "v1.5.1"),
+             rows=rows or [PinRow("PyTorch::ExecuTorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+                           PinRow("executorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+                           PinRow("torch", "2.13.0", "2.14.0", "torch_pin.py TORCH_VERSION @ v1.5.1")],
+             flags=list(flags))
+    p.contents["requirements.txt"] = b"x"
+    p.originals["requirements.txt"] = b"y"
+    return p
+
+
+def report(url_check=None, archive="974 entries, 6077516 bytes unpacked, CRCs verified", compile_=None):
+    checks = [CheckResult("archive", "pass", archive),
+              url_check or CheckResult("url", "pass", "PyTorch.ExecuTorch.pdsc:6: "
+                                                      "https://github.com/pytorch/executorch/releases/download/v1.5.1/")]
+    if compile_:
+        checks.append(CheckResult("compile", compile_, "build job: all 3 Runtime sources compile"))
+    return PackReport(pack="PyTorch.ExecuTorch.1.5.1.pack", version="1.5.1", checks=checks)
+
+
+def changes(schema=(), backends=()):
+    return UpstreamChanges("v1.4.0", "v1.5.1", paths=["x"], ancestor=True, commits=3, schema=list(schema),
+                           backends=list(backends))
+
+
+def verdict_lines(body: str) -> list[str]:
+    return body.split("### Verdict\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
+def test_five_verdict_lines_for_a_verified_release_asset(tmp_path):
+    ev = Evidence(changes=changes(), pack=PackProvenance(how="asset", url=ASSET, sha256=SHA, on_index=True),
+                  proofs={"verify-pack": "pass", "compile": "not-run", "model-run": "not-run"})
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev)
+    assert body.index("### Verdict") < body.index("### Maintenance procedure")
+    assert verdict_lines(body) == [
+        "- ✅ **Exporter = runtime**: `executorch==1.5.1` and `PyTorch::ExecuTorch@1.5.1` are the same release",
+        "- ✅ **Pins = upstream's** at `v1.5.1`: `executorch==1.5.1` (the tag), `torch==2.14.0` "
+        "([torch_pin.py](https://github.com/pytorch/executorch/blob/v1.5.1/torch_pin.py))",
+        f"- ✅ **Pack**: the [release asset]({ASSET}), sha256 `{SHA}`; verified (`verify-pack`); `cbuild setup --packs` "
+        "downloads the file the PDSC `<url>` names, the release asset verified here (same URL, sha256 above); the "
+        "public index lists the pack",
+        "- ✅ **`.pte` schema**: `schema/*.fbs` unchanged between `v1.4.0` and `v1.5.1`",
+        "- ✅ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run"]
+
+
+def test_verdict_says_what_is_wrong_or_not_known(tmp_path):
+    rows = [PinRow("PyTorch::ExecuTorch", "1.4.0", "1.5.1", "release tag v1.5.1"),
+            PinRow("executorch", "1.4.0", "1.5.0", "release tag v1.5.1"),
+            PinRow("torchao", "0.18.0", "0.19.0", "--set")]
+    ev = Evidence(changes=changes([SchemaChange("schema/program.fbs", "edited")]),
+                  pack=PackProvenance(how="built", sha256=SHA, tag="v1.5.1"),
+                  proofs={"verify-pack": "fail", "compile": "fail", "model-run": "not-run"})
+    body = pr_body(plan(tmp_path, rows), upstream=UPSTREAM, pack_report=report(compile_="fail"), evidence=ev)
+    lines = verdict_lines(body)
+    assert lines[0] == ("- ❌ **Exporter = runtime**: `executorch==1.5.0` and `PyTorch::ExecuTorch@1.5.1` are "
+                        "**different releases**")
+    assert lines[1].startswith("- ⚠️ **Pins = upstream's** at `v1.5.1` except some:") and \
+        lines[1].endswith("; set by hand (`--set`): `torchao==0.19.0`")
+    assert lines[2].startswith(f"- ❌ **Pack**: built from the tag `v1.5.1`, sha256 `{SHA}`; verification **failed**; ")
+    assert lines[2].endswith("`cbuild setup --packs` downloads the published pack, **not this built one**: install "
+                             "this run's pack with `cpackget add PyTorch.ExecuTorch.1.5.1.pack` to build what was "
+                             "verified")
+    assert lines[3] == ("- ❌ **`.pte` schema**: **changed** between `v1.4.0` and `v1.5.1`: re-export the models "
+                        "(a blocking item)")
+    assert lines[4] == ("- ❌ **Proofs**: pack verification **failed**; compile of the Runtime sources **failed**; model "
+                        "run not run")
+
+
+def test_a_pdsc_url_of_another_folder_means_the_bot_cannot_vouch_for_the_download(tmp_path):
+    warn = CheckResult("url", "warn", "upstream form", {
+        "declared": "https://github.com/pytorch/executorch/releases/download/1.5.1/",
+        "expected": "https://github.com/pytorch/executorch/releases/download/v1.5.1/", "upstream_form": True})
+    ev = Evidence(changes=changes(), pack=PackProvenance(how="asset", url=ASSET, sha256=SHA))
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(warn), evidence=ev))[2]
+    assert line.endswith("the PDSC `<url>` (`https://github.com/pytorch/executorch/releases/download/1.5.1/`) does "
+                         "not name the release asset verified here: `cbuild setup --packs` may download another file "
+                         "or none")
+    ev = Evidence(changes=changes(), pack=PackProvenance(how="verified-here"))
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[2]
+    assert line.endswith("; whether `cbuild setup --packs` downloads this very file: could not tell")
+
+
+def test_no_unbacked_claim_about_old_pte_files(tmp_path):
+    for schema in ([], [SchemaChange("schema/program.fbs", "comments")]):
+        body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=changes(schema)))
+        assert "loads as before" not in body
+
+
+def test_an_unpacked_size_is_not_escaped_twice(tmp_path):
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=Evidence(changes=changes()))
+    row = next(x for x in body.splitlines() if x.startswith("| `archive` |"))
+    assert row == "| `archive` | ✅ pass | 974 entries, 607751&#8203;6 bytes unpacked, CRCs verified |"
+
+
+def test_operator_sources_renamed_upstream_are_renames_not_removals(tmp_path):
+    ops = [f"op{i}" for i in range(31)]
+    arm = BackendChange("backends/arm/", files=tuple(f"backends/arm/operators/op_{o}.py" for o in ops) * 2,
+                        operators_added=tuple(f"tosa_{o}" for o in ops) + ("new_op",),
+                        operators_removed=tuple(ops))
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=changes(backends=[arm])))
+    section = body.split("#### Arm backends\n\n", 1)[1]
+    assert section.startswith("62 files changed (`backends/arm/` 62); passes: 0 added, 0 removed; operator sources: "
+                              "1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes in detail"
+                              "</summary>")
+    assert "operators removed" not in section
+    assert "operator sources renamed: `op_op0` → `op_tosa_op0`" in section and "… and 21 more" in section
+
+
+def test_the_same_answer_is_said_once_for_items_of_one_kind(tmp_path):
+    flags = [Flag("history-mention", f"names ExecuTorch 1.{i}.0", "README.md", i, False) for i in range(1, 4)]
+    body = pr_body(plan(tmp_path, flags=flags), upstream=UPSTREAM, evidence=Evidence(changes=changes()))
+    section = body.split("### For the reviewer (3)\n\nInformational; nothing here blocks the merge.\n\n", 1)[1]
+    assert section.split("\n\n", 1)[0].splitlines() == [
+        "- `history-mention` (3) — left as written: it records history.",
+        "  - `README.md:1`: names ExecuTorch 1\\.1\\.0",
+        "  - `README.md:2`: names ExecuTorch 1\\.2\\.0",
+        "  - `README.md:3`: names ExecuTorch 1\\.3\\.0"]
+    assert body.count("it records history") == 1
