@@ -180,10 +180,11 @@ class ActWorld:
         self.add_sample_release = add_sample_release
 
     # ------------------------------------------------------------- the world
-    def release(self, asset: str | None = "good", *, schema_change: bool = False) -> None:
+    def release(self, asset: str | None = "good", *, schema_change: bool = False, build_fails: bool = False) -> None:
         """Upstream v1.5.1: with the good pack, the trap pack, or no pack asset; and its git repository to clone.
 
         ``schema_change``: v1.5.1's schema/program.fbs adds a field (the sample only rewords comments).
+        ``build_fails``: v1.5.1's build_pack.sh fails (exit 1).
         """
         from bot.sample import UPSTREAM_DIR, build_upstream_repo
         from packgen import write_demo_packs
@@ -211,7 +212,9 @@ class ActWorld:
         validator.parent.mkdir(parents=True)
         validator.write_text("import sys\nprint('validate_pack (stand-in): ok', sys.argv[1:])\n")
         script = v / "backends/arm/cmsis_pack/scripts/build_pack.sh"
-        script.write_text(BUILD_PACK_SH)
+        script.write_text(BUILD_PACK_SH.replace("set -euo pipefail\n", "set -euo pipefail\n"
+                                                "echo 'build_pack.sh: packaging failed' >&2; exit 1\n")
+                          if build_fails else BUILD_PACK_SH)
         script.chmod(0o755)
         build_upstream_repo(self.gitroot / f"{UPSTREAM}.git", ["v1.4.0", "v1.5.1"], root=tree, bare=True)
 

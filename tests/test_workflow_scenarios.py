@@ -86,11 +86,13 @@ def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
     body = assert_bump_pr(aw, built=False)
     assert_record_body(body)
     # the .pte schema changed between the tags: a blocking re-export task
-    assert "re-export" in body.lower() and "**blocking**" in body
+    assert "`pte-schema`: re-export the models: the `.pte` schema changed between `v1.4.0` and `v1.5.1`" in body
+    assert "re-export the models (a blocking item)" in body
     assert not aw.apt_log.exists()        # no build: nothing installed
 
 
 def test_a_refused_release_asset_is_built_from_the_tag_in_the_same_run(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
     aw.release("trap")
     run = aw.run("schedule")
     assert run.code == 0, run
@@ -102,6 +104,24 @@ def test_a_refused_release_asset_is_built_from_the_tag_in_the_same_run(aw):
     assert "<details>" in body
     assert "apt-get install" in aw.apt_log.read_text()   # the Arm runner installed its toolchain
     assert "asset-refused=true" in run.log
+    # the dashboard says the same
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert ("pull request for 1.5.1 proposed: the release's pack asset was refused by verification; "
+            "the pack was built from the release tag") in issue["body"]
+
+
+def test_a_refused_asset_whose_build_fails_too_fails_the_run_with_both_reasons(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
+    aw.release("trap", build_fails=True)
+    run = aw.run("schedule")
+    assert run.code != 0
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "build-pack": "failure",
+                        "dashboard": "success"}, run            # pull-request skipped
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert "failed verification and is refused" in run.log and "build_pack.sh: packaging failed" in run.log
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert ("failed: the release's pack asset was refused by verification; the build from the release tag "
+            "failed too; no pull request for 1.5.1") in issue["body"]
 
 
 def test_a_release_without_a_pack_asset_is_built(aw):
