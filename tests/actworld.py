@@ -275,11 +275,12 @@ class ActWorld:
 
     def run(self, event_name: str, payload: dict | None = None, *, secrets: dict | None = None,
             variables: dict | None = None, bot_ref: str | None = None, with_inputs: dict | None = None,
-            **inputs) -> ActRun:
+            lost_artifacts: tuple[str, ...] = (), **inputs) -> ActRun:
         """Run the caller workflow for ``event_name`` and return the :class:`ActRun`.
 
         ``secrets``: the caller's secrets (default: the App's key; the App's client id in ``variables``).
         ``bot_ref`` replaces the caller's ``bot-ref`` input; ``with_inputs`` adds inputs to the call.
+        ``lost_artifacts``: artifact names the upload stand-in loses (a later download finds none).
         """
         self.runs += 1
         run_dir = self.tmp / f"run{self.runs}"
@@ -309,7 +310,7 @@ class ActWorld:
             "EXECUTORCH_PACK_BOT_MAX_WAIT": "0", "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0",
             "STANDIN": str(ACTIONS / "standin.py"), "STANDIN_REPOS": str(repos), "STANDIN_ARTIFACTS": str(artifacts),
             "STANDIN_APP_TOKEN": APP_TOKEN, "STANDIN_APP_LOG": str(self.app_log), "STANDIN_APT_LOG": str(self.apt_log),
-            "STANDIN_TOOLBOX": str(ACTIONS / "toolbox"),
+            "STANDIN_TOOLBOX": str(ACTIONS / "toolbox"), "STANDIN_LOST_ARTIFACTS": " ".join(lost_artifacts),
             "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": f"{WHEELHOUSE} {self.wheels}", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "PIP_CONFIG_FILE": os.devnull, "PIP_NO_COMPILE": "1",
             "STANDIN_PYTHON": real_python(), "STANDIN_SITE": str(self.site),

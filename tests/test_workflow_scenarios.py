@@ -281,3 +281,13 @@ def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
     run = aw.run("schedule", secrets={})
     assert_failed_cleanly(aw, run, "watch", "app-id is set but the app-private-key secret is empty")
     assert not aw.fake.requests       # stopped before the first request
+
+
+def test_an_absent_pack_artifact_fails_the_pull_request_job_with_one_error_and_no_pr(aw):
+    aw.release("good")
+    run = aw.run("schedule", lost_artifacts=("executorch-pack",))
+    assert run.code != 0
+    assert (run.jobs["fetch-pack"], run.jobs["pull-request"]) == ("success", "failure"), run
+    assert only(run.errors) == "::error::Unable to download artifact(s): Artifact not found for name: executorch-pack"
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [r for r in aw.fake.requests if r.method != "GET"] == []

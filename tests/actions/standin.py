@@ -68,6 +68,9 @@ def upload_artifact() -> None:
     """
     name = os.environ["IN_NAME"]
     store = Path(os.environ["STANDIN_ARTIFACTS"]) / name
+    if name in os.environ.get("STANDIN_LOST_ARTIFACTS", "").split():   # the test: gone (expired, deleted)
+        print(f"upload-artifact stand-in: {name} uploaded, then lost")
+        return
     if store.exists():
         fail(f"Failed to CreateArtifact: an artifact with this name already exists on the workflow run: {name}")
     ws = Path(os.environ["GITHUB_WORKSPACE"])
