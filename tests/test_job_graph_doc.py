@@ -95,3 +95,16 @@ if __name__ == "__main__":   # print the drawing as the workflow has it (to upda
         print(f"  {a.replace('-', '_')}{arrow}{b.replace('-', '_')}")
     for name, job in jobs().items():
         print(f"| `{name}` | {permissions(job)} | {bot_tokens(job)} |")
+
+
+def test_every_output_the_workflow_reads_from_a_bot_step_is_declared_by_the_action():
+    """A composite action passes on only the outputs action.yml declares (GitHub's metadata syntax,
+    runs.outputs); act passes undeclared ones too, so only this static check catches a missing one."""
+    declared = set(yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["outputs"])
+    read = set()
+    for job in jobs().values():
+        ids = {s["id"] for s in job["steps"] if s.get("uses") == "./.executorch-pack-bot" and "id" in s}
+        text = yaml.safe_dump(job, width=10**6)
+        for step_id in ids:
+            read |= set(re.findall(rf"steps\.{re.escape(step_id)}\.outputs\.([\w-]+)", text))
+    assert read and read <= declared, read - declared
