@@ -275,6 +275,9 @@ def _run(args) -> int:
         # the bot's own message may span lines (a list of disagreeing pins): each line inert and capped
         print(f"{PROG}: error: " + "\n".join(inert.lines(exc, cap=ERROR_CAP, max_lines=60)), file=sys.stderr)
         _keep_error(args, inert.line(exc, cap=ERROR_CAP))
+        from bot import actions
+        if actions.in_actions():   # and once as the run's annotation: the job's one ::error names the cause
+            actions.error(str(exc))
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -364,3 +364,15 @@ def test_a_git_failure_in_bytes_that_are_not_utf8_is_still_reported(case):
     with pytest.raises(PlatformError) as ei:
         case.pub.git("cat-file", "-p", "HEAD:" + os.fsdecode(b"caf\xe9"))
     assert str(ei.value) == "git cat-file failed: fatal: path 'caf\ufffd' does not exist in 'HEAD'"
+
+
+def test_a_new_executable_file_is_committed_executable(case):
+    """--include ai_layer: a script the ai-layer job made executable (0755) arrives as 100755, as git add has it."""
+    import os
+    (case.co / "ai_layer" / "run.sh").write_bytes(b"#!/bin/sh\n")
+    os.chmod(case.co / "ai_layer" / "run.sh", 0o755)
+    (case.co / "ai_layer" / "new.yml").write_bytes(b"layer: {}\n")
+    tree, changed = case.pub.build_tree(case.main(), {"ai_layer/run.sh": b"#!/bin/sh\n",
+                                                      "ai_layer/new.yml": b"layer: {}\n"})
+    assert {p: m for p, (m, _) in changed.items()} == {"ai_layer/run.sh": "100755", "ai_layer/new.yml": "100644"}
+    assert git(case.co, "ls-tree", tree, "ai_layer/run.sh").split()[0] == "100755"

@@ -71,23 +71,16 @@ def test_publish_include_refuses_paths_outside_or_links(world, capsys, bad, word
 
 @pytest.mark.parametrize("result,include", [("success", True), ("skipped", False), ("failure", False)])
 def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result, include):
-    import re
-
-    from test_workflow_jobs import EXPR, bot_steps
+    from github_expressions import evaluate
+    from test_workflow_jobs import bot_steps
     publish = bot_steps("pull-request")[-1]
     assert publish["command"] == "publish"
-
-    def value(expr):   # the expressions of the args, evaluated as GitHub would (no recreate command here)
-        if expr == "needs.watch.outputs.recreate == 'true' && '--recreate' || ''":
-            return ""
-        if expr == "needs.watch.outputs.target":
-            return "1.5.1"
-        if expr.startswith("needs.build-pack.result"):   # the pack's origin and compile result (test_workflow_jobs.py)
-            return ""
-        m = re.fullmatch(r"needs\.ai-layer\.result == 'success' && '([^']*)' \|\| ''", expr)
-        assert m, expr
-        return m.group(1) if result == "success" else ""
-    args = EXPR.sub(lambda m: value(m.group(1)), publish["args"]).split()
+    # the args evaluated with GitHub's expression evaluator: a fetched pack, no recreate command
+    context = {"needs": {"watch": {"result": "success", "outputs": {"recreate": "false", "pack-url": "https://x/p.pack"}},
+                         "fetch-pack": {"result": "success", "outputs": {"asset-refused": "false"}},
+                         "build-pack": {"result": "skipped", "outputs": {}},
+                         "ai-layer": {"result": result, "outputs": {}}}}
+    args = evaluate([(publish["args"], context)])[0].split()
     assert ("--include" in args) is include
     if include:
         assert args[args.index("--include") + 1] == "ai_layer"

@@ -67,6 +67,7 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.dry-run": "true",
         "steps.app-token.outputs.token || secrets.token || github.token": "ghs_dummy",
         "needs.ai-layer.result == 'success' && '--include ai_layer' || ''": "",
+        "needs.fetch-pack.outputs.asset-refused == 'true' && '--asset-refusal pack/asset-refusal.json' || ''": "",
         "needs.build-pack.result == 'success' && '--compile-result pack/compile-result.json' || ''":
             "--compile-result pack/compile-result.json" if origin == "build-pack" else "",
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",

@@ -70,7 +70,13 @@ def test_build_job_hands_on_only_the_pack_and_the_compile_bit():
 
 def test_pull_request_job_verifies_the_pack_itself():
     pr = JOBS["pull-request"]
-    assert all("run" not in s for s in pr["steps"])   # it runs nothing but checkouts, artifacts and the bot
+    # it runs nothing but checkouts, artifacts, the bot, and tar putting the ai-layer job's ai_layer/ in place
+    # (an artifact keeps no file modes); that script holds no expression and the job's token is not in its env
+    runs = [s for s in pr["steps"] if "run" in s]
+    assert [s["name"] for s in runs] == [
+        "Put ai_layer/ in place as the ai-layer job left it (file modes kept; files it removed go)"]
+    assert "${{" not in runs[0]["run"] and "env" not in runs[0]
+    assert "tar -C template --no-same-owner -xf ai-layer/ai-layer.tar ai_layer" in runs[0]["run"]
     publish = _bot_steps("pull-request")[-1]["with"]
     assert publish["command"] == "publish"
     args = publish["args"]

@@ -65,23 +65,33 @@ def add_ignored_argument(p: argparse.ArgumentParser) -> None:
                         "issue or the bot's pull requests of --github-repo; the next newer release is chosen")
 
 
+def template_repository(args) -> str:
+    """``OWNER/NAME`` of the template for ``--respect-ignored``: ``--github-repo``, else ``$GITHUB_REPOSITORY``.
+
+    Raises :class:`~bot.errors.UsageError` when neither names one.
+    """
+    import os
+
+    from bot.errors import UsageError
+
+    full = getattr(args, "github_repo", None) or os.environ.get("GITHUB_REPOSITORY") or ""
+    if "/" not in full:
+        raise UsageError("--respect-ignored needs the template repository: pass --github-repo OWNER/NAME "
+                         "or set GITHUB_REPOSITORY")
+    return full
+
+
 def ignored_versions(args, config, token) -> tuple[str, ...]:
     """The ignored versions when ``--respect-ignored`` is given (else ``()``); one or two API requests.
 
     Raises :class:`~bot.errors.UsageError` when the template repository is
     unknown (no ``--github-repo``, no ``GITHUB_REPOSITORY``).
     """
-    import os
     import sys
-
-    from bot.errors import UsageError
 
     if not getattr(args, "respect_ignored", False):
         return ()
-    full = getattr(args, "github_repo", None) or os.environ.get("GITHUB_REPOSITORY") or ""
-    if "/" not in full:
-        raise UsageError("--respect-ignored needs the template repository: pass --github-repo OWNER/NAME "
-                         "or set GITHUB_REPOSITORY")
+    full = template_repository(args)
     from bot.events.ignored import read_ignored
     from bot.github.client import make_github
 
@@ -121,12 +131,20 @@ def run(args: argparse.Namespace) -> int:
     index_url = pack_index_url(args.pack_index_url)
     token = token_from(args.token)
     actions.add_mask(token)
-    ignored = ignored_versions(args, config, token)
+    if getattr(args, "respect_ignored", False):
+        template_repository(args)   # a missing repository is bad usage before any request
     if not token and args.upstream.startswith("github:"):
         print("# no GitHub token: anonymous requests (lower rate limit)", file=sys.stderr)
     source = open_source(args.upstream, token)
     with offline_hint(args.upstream):
-        state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease, ignored=ignored)
+        # Ignored versions only take candidates away: when no release is newer than the pin they cannot change
+        # the answer, so a run with nothing to do costs one request (the releases listing); they are read only
+        # when there is an update, and the target chosen again only when some version is ignored.
+        state = flow.check(args.repo, source, to=args.to, allow_prerelease=args.allow_prerelease)
+        if state.update_needed and args.to is None:
+            ignored = ignored_versions(args, config, token)
+            if ignored:
+                state = flow.check(args.repo, source, to=None, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
         flow.index_status(source, state)
         report_pack_index(flow.pack_index_status(state, url=index_url))

@@ -37,7 +37,7 @@ def run_validator(executorch_root: Path, pack: Path, *, timeout: float = 300,
     combined output; the detail line quotes its last non-empty line.
     """
     script = validator_script(executorch_root)
-    cmd = [python or sys.executable, str(script), str(pack.resolve())]
+    cmd = [python or sys.executable, str(script.resolve()), str(pack.resolve())]
     from bot.contain import guest
     from bot.scrubbed import scrubbed_env
     try:

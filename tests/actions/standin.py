@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The stand-ins for third-party actions and host tools in the workflow scenarios (tests/actions/README.md).
+
+``python3 standin.py NAME`` with the action's inputs in ``IN_*`` variables; the test world
+(tests/actworld.py) gives ``STANDIN_REPOS`` (a JSON file: ``{"owner/name": git directory}``),
+``STANDIN_ARTIFACTS`` (the run's artifact folder) and ``STANDIN_APP_TOKEN``.  Also installed as
+``cpackget`` and ``cbuild`` (the fake CMSIS-Toolbox) and ``cmake`` / ``sudo`` (host-mode seams):
+the program name picks the behaviour.  Standard library only: it runs under the runner's python3.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+
+def fail(message: str) -> None:
+    """Print a workflow ``::error`` and exit 1 (how the real actions fail a step)."""
+    print(f"::error::{message}")
+    sys.exit(1)
+
+
+def output(name: str, value: str) -> None:
+    with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as f:
+        f.write(f"{name}={value}\n")
+
+
+def git(*args: str, cwd=None) -> str:
+    p = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if p.returncode:
+        fail(f"git {' '.join(args)}: {p.stderr.strip()}")
+    return p.stdout.strip()
+
+
+def checkout() -> None:
+    """actions/checkout: a clone of the named repository, on a branch (a SHA ref: detached at it)."""
+    repos = json.loads(Path(os.environ["STANDIN_REPOS"]).read_text())
+    name = os.environ["IN_REPOSITORY"]
+    if name not in repos:
+        fail(f"checkout stand-in: repository {name} is not one of the test's repositories ({', '.join(repos)})")
+    dest = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ.get("IN_PATH", ".")
+    if dest.exists():
+        shutil.rmtree(dest)
+    git("clone", "-q", "--no-hardlinks", repos[name], str(dest))
+    ref = os.environ.get("IN_REF", "")
+    if not ref and name == os.environ.get("GITHUB_REPOSITORY"):
+        event_ref = os.environ.get("GITHUB_REF", "")
+        ref = event_ref[len("refs/heads/"):] if event_ref.startswith("refs/heads/") else ""
+    if re.fullmatch(r"[0-9a-f]{40}", ref):
+        git("checkout", "-q", "--detach", ref, cwd=dest)
+    elif ref:
+        git("checkout", "-q", "-B", ref, f"origin/{ref}", cwd=dest)
+    print(f"checkout stand-in: {name} at {git('rev-parse', 'HEAD', cwd=dest)} in {dest}")
+
+
+def upload_artifact() -> None:
+    """actions/upload-artifact v4: files matching ``path`` (lines of globs), stored under ``name``.
+
+    Like v4: a name already uploaded in the run is refused; the paths inside the artifact are relative
+    to the matches' common folder; file modes are not kept (upload-artifact's README, "Permission Loss").
+    """
+    name = os.environ["IN_NAME"]
+    store = Path(os.environ["STANDIN_ARTIFACTS"]) / name
+    if name in os.environ.get("STANDIN_LOST_ARTIFACTS", "").split():   # the test: gone (expired, deleted)
+        print(f"upload-artifact stand-in: {name} uploaded, then lost")
+        return
+    if store.exists():
+        fail(f"Failed to CreateArtifact: an artifact with this name already exists on the workflow run: {name}")
+    ws = Path(os.environ["GITHUB_WORKSPACE"])
+    files = []
+    for line in os.environ["IN_PATH"].splitlines():
+        line = line.strip()
+        if line:
+            for m in glob.glob(str(ws / line), recursive=True):
+                p = Path(m)
+                files += [p] if p.is_file() else [q for q in p.rglob("*") if q.is_file()]
+    if not files:
+        how = os.environ.get("IN_IF_NO_FILES_FOUND", "warn")
+        message = f"No files were found with the provided path: {os.environ['IN_PATH'].strip()}. No artifacts will be uploaded."
+        if how == "error":
+            fail(message)
+        print(f"::warning::{message}" if how == "warn" else message)
+        return
+    root = Path(os.path.commonpath([str(f.parent) for f in files]))
+    for f in files:
+        to = store / f.relative_to(root)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, to)   # content only: no mode
+        to.chmod(0o644)
+    print(f"upload-artifact stand-in: {name}: {len(files)} file(s)")
+
+
+def download_artifact() -> None:
+    """actions/download-artifact v4: the artifact ``name`` into ``path``; a missing one fails the step."""
+    name = os.environ["IN_NAME"]
+    store = Path(os.environ["STANDIN_ARTIFACTS"]) / name
+    if not store.is_dir():
+        fail(f"Unable to download artifact(s): Artifact not found for name: {name}")
+    dest = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ.get("IN_PATH", ".")
+    for f in store.rglob("*"):
+        if f.is_file():
+            to = dest / f.relative_to(store)
+            to.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, to)
+    print(f"download-artifact stand-in: {name} into {dest}")
+
+
+def create_github_app_token() -> None:
+    """actions/create-github-app-token: a token when a client id and a private key are given."""
+    if not os.environ.get("IN_CLIENT_ID"):
+        fail("Input required and not supplied: client-id")
+    if not os.environ.get("IN_PRIVATE_KEY"):
+        fail("Input required and not supplied: private-key")
+    token = os.environ["STANDIN_APP_TOKEN"]
+    print(f"::add-mask::{token}")
+    with open(os.environ["STANDIN_APP_LOG"], "a", encoding="utf-8") as f:
+        f.write(os.environ.get("IN_PERMISSIONS", "") + "\n")
+    output("token", token)
+
+
+def vcpkg() -> None:
+    """ARM-software/cmsis-actions/vcpkg: CMSIS-Toolbox on PATH (here the fake cpackget and cbuild)."""
+    config = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ["IN_CONFIG"]
+    if not config.is_file():
+        fail(f"vcpkg stand-in: {config} not found")
+    with open(os.environ["GITHUB_PATH"], "a", encoding="utf-8") as f:
+        f.write(os.environ["STANDIN_TOOLBOX"] + "\n")
+
+
+def cpackget(argv: list[str]) -> int:
+    """cpackget init/add/list against ``--pack-root`` or $CMSIS_PACK_ROOT (PACK_ROOT/Vendor/Name/Version/)."""
+    root = Path(os.environ.get("CMSIS_PACK_ROOT", ""))
+    if argv[0] == "init":
+        root = Path(argv[argv.index("--pack-root") + 1])
+        (root / ".Web").mkdir(parents=True, exist_ok=True)
+        return 0
+    if argv[0] == "add":
+        pack = Path(argv[-1])
+        vendor, name, version = re.fullmatch(r"([^.]+)\.([^.]+)\.(.+)\.pack", pack.name).groups()
+        with zipfile.ZipFile(pack) as zf:
+            zf.extractall(root / vendor / name / version)
+        return 0
+    if argv[0] == "list":
+        for d in sorted(root.glob("*/*/*")):
+            if d.is_dir() and not d.parts[-3].startswith("."):
+                print(f"{d.parts[-3]}::{d.parts[-2]}@{d.parts[-1]}")
+        return 0
+    print(f"cpackget stand-in: unknown {argv}", file=sys.stderr)
+    return 2
+
+
+def cbuild(argv: list[str]) -> int:
+    """cbuild setup CSOLUTION --packs writes CSOLUTION's .cbuild-mlops.yml; cbuild CSOLUTION builds nothing."""
+    if argv[0] == "setup":
+        solution = argv[1]
+        Path(solution.removesuffix(".csolution.yml") + ".cbuild-mlops.yml").write_text(
+            f"cbuild-mlops:\n  solution: {solution}\n", encoding="utf-8")
+    return 0
+
+
+def cmake(argv: list[str]) -> int:
+    """cmake: configure does nothing; --build BUILD writes the flatc headers and the flatbuffers include tree."""
+    if argv and argv[0] == "--build":
+        build = Path(argv[1])
+        for name in ("program_generated.h", "scalar_type_generated.h"):
+            p = build / "schema/include/executorch/schema" / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text("// automatically generated by the FlatBuffers compiler\n")
+        fb = build / "third-party/flatc_ep/include/flatbuffers"
+        fb.mkdir(parents=True, exist_ok=True)
+        (fb / "flatbuffers.h").write_text("// flatbuffers\n")
+    print("cmake stand-in:", " ".join(argv))
+    return 0
+
+
+def sudo(argv: list[str]) -> int:
+    """sudo: apt-get is logged (the packages are on this machine already), anything else refused."""
+    args = [a for a in argv if "=" not in a or not a.split("=")[0].isupper()]
+    if args and args[0] == "env":
+        args = args[1:]
+    if args and args[0] == "apt-get":
+        with open(os.environ["STANDIN_APT_LOG"], "a", encoding="utf-8") as f:
+            f.write(" ".join(args) + "\n")
+        return 0
+    print(f"sudo stand-in: refusing {argv}", file=sys.stderr)
+    return 1
+
+
+TOOLS = {"cpackget": cpackget, "cbuild": cbuild, "cmake": cmake, "sudo": sudo}
+ACTIONS = {"checkout": checkout, "upload-artifact": upload_artifact, "download-artifact": download_artifact,
+           "create-github-app-token": create_github_app_token, "vcpkg": vcpkg}
+
+if __name__ == "__main__":
+    prog = Path(sys.argv[0]).name
+    if prog in TOOLS:
+        sys.exit(TOOLS[prog](sys.argv[1:]))
+    ACTIONS[sys.argv[1]]()

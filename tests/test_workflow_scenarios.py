@@ -1,0 +1,293 @@
+"""The reusable workflow run whole under nektos/act (tests/actworld.py): each scenario is one event
+(a schedule, a workflow_dispatch, or one of GitHub's example webhook payloads adapted to the template) on
+the template, and asserts the job results and GitHub's final state on the fake: pull requests and their
+bodies, branches, commits, comments, reactions, auto-merge, the dashboard issue.
+
+docs/example-caller.yml is the caller; the reusable workflow and action.yml are this checkout's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
+from bot.events.dashboard import LABEL
+from eventworld import PR_BODY
+from webhook_payloads import comment_event, issue_edited_event, review_event
+
+pytestmark = pytest.mark.workflow
+
+BOT_BRANCH = "executorch-pack-bot/executorch"
+
+
+@pytest.fixture(scope="session")
+def bot_repo(tmp_path_factory):
+    return bot_commit(tmp_path_factory.mktemp("bot"))
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wheels")
+    for name, version in TEMPLATE_WHEELS:
+        empty_wheel(d, name, version)
+    return d
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    return session_site(tmp_path_factory.mktemp("site") / "venv")
+
+
+@pytest.fixture
+def aw(tmp_path, bot_repo, wheels, site):
+    w = ActWorld(tmp_path, bot_repo, wheels, site)
+    yield w
+    w.fake.stop()
+
+
+def only(items):
+    assert len(items) == 1, items
+    return items[0]
+
+
+BUMP_JOBS = ("watch", "pull-request", "dashboard")
+
+
+def assert_bump_pr(aw, *, built: bool):
+    """One open PR from the bot's branch for 1.5.1 whose branch moved the pins; returns its body."""
+    pr = only(aw.pulls())
+    assert (pr["head"]["ref"], pr["base"]["ref"], pr["title"]) == (BOT_BRANCH, "main", "Bump ExecuTorch to 1.5.1")
+    assert aw.branches() == [BOT_BRANCH, "main"]
+    assert "executorch==1.5.1" in aw.show(BOT_BRANCH, "requirements.txt")
+    assert "PyTorch::ExecuTorch@1.5.1" in aw.show(BOT_BRANCH, "cmsis-executorch.csolution.yml")
+    body = pr["body"]
+    assert "**Passed** for version `1.5.1`" in body
+    if built:
+        assert "release asset `" not in body
+    else:
+        assert "the release asset `" in body
+    return body
+
+
+def assert_record_body(body: str):
+    """The PR body on the workflow's path counts the plan's edits and never denies a rewrite it made."""
+    import re
+    m = re.search(r"(\d+) pin edits, (\d+) prose edits, (\d+) lock entries in (\d+) files", body)
+    assert m and int(m.group(1)) > 0, m and m.group(0)
+    assert "no pack pin was rewritten" not in body and "no requirement rewritten" not in body
+
+
+def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
+    aw.release("good", schema_change=True)
+    run = aw.run("schedule")
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "pull-request": "success",
+                        "dashboard": "success"}   # command, approval, build-pack, ai-layer: skipped
+    body = assert_bump_pr(aw, built=False)
+    assert_record_body(body)
+    # the .pte schema changed between the tags: a blocking re-export task
+    assert "`pte-schema`: re-export the models: the `.pte` schema changed between `v1.4.0` and `v1.5.1`" in body
+    assert "re-export the models (a blocking item)" in body
+    assert not aw.apt_log.exists()        # no build: nothing installed
+
+
+def test_a_refused_release_asset_is_built_from_the_tag_in_the_same_run(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
+    aw.release("trap")
+    run = aw.run("schedule")
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "build-pack": "success",
+                        "pull-request": "success", "dashboard": "success"}, run
+    body = assert_bump_pr(aw, built=True)
+    assert "refused" in body and "built" in body and "from the tag" in body
+    assert "include/flatbuffers/" in body and "validate_pack.py" in body and "verify-pack" in body
+    assert "<details>" in body
+    assert "apt-get install" in aw.apt_log.read_text()   # the Arm runner installed its toolchain
+    assert "asset-refused=true" in run.log
+    # the dashboard says the same
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert ("pull request for 1.5.1 proposed: the release's pack asset was refused by verification; "
+            "the pack was built from the release tag") in issue["body"]
+
+
+def test_a_refused_asset_whose_build_fails_too_fails_the_run_with_both_reasons(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
+    aw.release("trap", build_fails=True)
+    run = aw.run("schedule")
+    assert run.code != 0
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "build-pack": "failure",
+                        "dashboard": "success"}, run            # pull-request skipped
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert "failed verification and is refused" in run.log and "build_pack.sh: packaging failed" in run.log
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert ("failed: the release's pack asset was refused by verification; the build from the release tag "
+            "failed too; no pull request for 1.5.1") in issue["body"]
+
+
+def test_a_release_without_a_pack_asset_is_built(aw):
+    aw.release(None)
+    run = aw.run("schedule")
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "build-pack": "success", "pull-request": "success",
+                        "dashboard": "success"}, run
+    assert_bump_pr(aw, built=True)
+
+
+def test_nothing_to_do_costs_one_request_and_skips_the_later_jobs(aw):
+    run = aw.run("schedule")            # upstream's newest release is the template's 1.4.0
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "dashboard": "success"}, run
+    assert [(r.method, r.path) for r in aw.fake.requests] == [("GET", "/repos/pytorch/executorch/releases")]
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+
+
+def test_a_dry_run_dispatch_pushes_nothing(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", dry_run=True)
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "pull-request": "success",
+                        "dashboard": "success"}, run
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [r for r in aw.fake.requests if r.method != "GET"] == []
+    assert "Bump ExecuTorch to 1.5.1" in run.log       # the PR it would open is printed
+
+
+def test_a_dispatch_with_a_version_moves_to_that_version_not_the_newest(aw):
+    aw.release("good")
+    aw.newer_release("v1.5.2")
+    run = aw.run("workflow_dispatch", version="1.5.1")
+    assert run.code == 0, run
+    assert run.jobs["pull-request"] == "success"
+    assert_bump_pr(aw, built=False)
+
+
+def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", force_build=True)
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "build-pack": "success", "pull-request": "success",
+                        "dashboard": "success"}, run
+    assert_bump_pr(aw, built=True)
+
+
+def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
+    aw.release("good")
+    assert aw.run("schedule").code == 0
+    pr = only(aw.pulls())
+    head = aw.show(BOT_BRANCH, "requirements.txt")
+    run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
+                                                login="alice", comment_id=7001))
+    assert run.code == 0, run
+    assert run.jobs == {"command": "success", "watch": "success", "fetch-pack": "success",
+                        "pull-request": "success", "dashboard": "success"}, run
+    assert aw.fake.reactions[7001] == ["+1"]
+    assert only(aw.pulls())["number"] == pr["number"] and aw.branches() == [BOT_BRANCH, "main"]
+    assert aw.show(BOT_BRANCH, "requirements.txt") == head
+    replies = [c["body"] for c in aw.fake.repo(TEMPLATE).comments.get(pr["number"], [])]
+    assert any(r.startswith("`recheck`") for r in replies), replies
+
+
+def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
+    run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
+                                                login="rita", comment_id=7002))
+    assert run.code == 0, run
+    assert run.jobs == {"command": "success"}        # watch, the pack jobs, pull-request and dashboard skipped
+    assert aw.fake.reactions[7002] == ["-1"]
+    assert aw.branches() == ["main"] and only(aw.pulls())["body"] == PR_BODY
+    assert not any(r.path.endswith("/releases") for r in aw.fake.requests)
+
+
+def test_a_writers_approval_enables_auto_merge(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
+    aw.fake.protection["main"] = ["ci/build"]
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
+    run = aw.run("pull_request_review", review_event(TEMPLATE, pr, login="alice"))
+    assert run.code == 0, run
+    assert run.jobs == {"approval": "success"}, run
+    assert pr["auto_merge"]["merge_method"] == "squash"
+    assert "enablePullRequestAutoMerge" in only(aw.fake.graphql)["query"]
+    replies = [c["body"] for c in aw.fake.repo(TEMPLATE).comments.get(pr["number"], [])]
+    assert only(replies).startswith("Approved: auto-merge is on (squash)")
+
+
+def test_the_dashboard_check_now_box_starts_a_run(aw):
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
+    aw.release("good")
+    assert aw.run("schedule").code == 0
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert [x["name"] for x in issue["labels"]] == [LABEL]
+    assert "pull request for 1.5.1 proposed" in issue["body"]
+    before = issue["body"]
+    issue["body"] = before.replace("- [ ] Check now", "- [x] Check now")
+    run = aw.run("issues", issue_edited_event(TEMPLATE, issue, before, login="alice"))
+    assert run.code == 0, run
+    assert run.jobs == {"command": "success", "watch": "success", "fetch-pack": "success",
+                        "pull-request": "success", "dashboard": "success"}, run
+    assert "- [ ] Check now" in issue["body"]            # unticked
+    assert only(aw.pulls())["head"]["ref"] == BOT_BRANCH
+
+
+CREATE_AI_LAYER = """\
+import pathlib, sys
+out = pathlib.Path("ai_layer")
+out.mkdir(exist_ok=True)
+(out / "ai_layer.clayer.yml").write_text("layer:\\n  description: regenerated from " + sys.argv[1] + "\\n")
+run = out / "run_model.sh"
+run.write_text("#!/bin/sh\\necho model\\n")
+run.chmod(0o755)
+"""
+
+
+def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
+    aw.template_commit({"create_ai_layer.py": (CREATE_AI_LAYER, 0o644)})
+    aw.release("good")
+    run = aw.run("schedule", with_inputs={"ai-layer": True, "csolution": "cmsis-executorch.csolution.yml",
+                                          "active-target": "SSE-300"})
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "ai-layer": "success",
+                        "pull-request": "success", "dashboard": "success"}, run
+    assert_bump_pr(aw, built=False)
+    assert "regenerated from cmsis-executorch.cbuild-mlops.yml" in aw.show(BOT_BRANCH, "ai_layer/ai_layer.clayer.yml")
+    tree = aw.ls_tree(BOT_BRANCH, "ai_layer/run_model.sh")
+    assert tree.startswith("100755 "), tree
+
+
+# ---------------------------------------------------------------- bad input at the workflow level
+
+def assert_failed_cleanly(aw, run, job: str, message: str):
+    """``job`` failed with one ``::error`` annotation (the run's only one) saying ``message``; no PR, no branch."""
+    assert run.jobs.get(job) == "failure", run
+    assert run.code != 0 and "pull-request" not in run.jobs, run
+    error = only(run.errors)
+    assert error.startswith("::error") and message in error, error
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+
+
+def test_a_bot_ref_that_is_not_a_sha_fails_with_one_error_and_no_pr(aw):
+    aw.release("good")
+    run = aw.run("schedule", bot_ref="main")
+    assert_failed_cleanly(aw, run, "watch", "bot-ref must be a full 40-hex commit SHA")
+
+
+def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", version="1.5")
+    assert_failed_cleanly(aw, run, "watch", "--to: '1.5' is not a release version")
+
+
+def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
+    aw.release("good")
+    run = aw.run("schedule", secrets={})
+    assert_failed_cleanly(aw, run, "watch", "app-id is set but the app-private-key secret is empty")
+    assert not aw.fake.requests       # stopped before the first request
+
+
+def test_an_absent_pack_artifact_fails_the_pull_request_job_with_one_error_and_no_pr(aw):
+    aw.release("good")
+    run = aw.run("schedule", lost_artifacts=("executorch-pack",))
+    assert run.code != 0
+    assert (run.jobs["fetch-pack"], run.jobs["pull-request"]) == ("success", "failure"), run
+    assert only(run.errors) == "::error::Unable to download artifact(s): Artifact not found for name: executorch-pack"
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [r for r in aw.fake.requests if r.method != "GET"] == []
