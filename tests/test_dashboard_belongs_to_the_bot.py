@@ -345,3 +345,25 @@ def test_a_rich_state_renders_whole():
           "ignored": [{"version": "1.5.2", "pr": 7}, {"version": "1.5.0", "pr": None}]}
     body = render(st, datetime(2026, 11, 1, tzinfo=timezone.utc))
     assert body == RICH.replace("OUTCOME", "y" * 300 + "…") + hidden.dump(st) + "\n"
+
+
+def test_a_scheduled_run_records_its_utc_day_whatever_the_runners_time_zone(w):
+    """The runner's clock is five hours behind UTC (``TZ``); the run is at 02:00 UTC on December 1st: that day."""
+    import os
+    import time
+    from datetime import timedelta
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "ABC+05"
+    time.tzset()
+    try:
+        issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None,
+                        outcome=None, scheduled=True,
+                        now=datetime(2026, 11, 30, 21, 0, tzinfo=timezone(timedelta(hours=-5))))
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    assert hidden.load(issue["body"])["scheduled"] == "2026-12-01"
+    assert "\n| Last scheduled run | 2026-12-01 |\n" in issue["body"]
