@@ -356,7 +356,7 @@ def test_a_scheduled_run_records_its_utc_day_whatever_the_runners_time_zone(w):
     os.environ["TZ"] = "ABC+05"
     time.tzset()
     try:
-        issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None,
+        issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest="1.5.1",
                         outcome=None, scheduled=True,
                         now=datetime(2026, 11, 30, 21, 0, tzinfo=timezone(timedelta(hours=-5))))
     finally:
@@ -365,5 +365,14 @@ def test_a_scheduled_run_records_its_utc_day_whatever_the_runners_time_zone(w):
         else:
             os.environ["TZ"] = old
         time.tzset()
-    assert hidden.load(issue["body"])["scheduled"] == "2026-12-01"
+    st = hidden.load(issue["body"])
+    assert (st["scheduled"], st["newest_seen"]) == ("2026-12-01", "2026-12-01 02:00 UTC")
     assert "\n| Last scheduled run | 2026-12-01 |\n" in issue["body"]
+
+
+def test_the_schedule_line_is_of_the_runs_time_not_the_clocks(w):
+    """A run given ``now`` (here years ago) renders the schedule's age at that time: a fresh day, no warning."""
+    issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None,
+                    outcome=None, scheduled=True, now=datetime(2020, 1, 1, 12, 0, tzinfo=timezone.utc))
+    assert "\n| Last scheduled run | 2020-01-01 |\n" in issue["body"]
+    assert "### Schedule" not in issue["body"] and hidden.load(issue["body"])["scheduled"] == "2020-01-01"
