@@ -376,3 +376,33 @@ def test_the_schedule_line_is_of_the_runs_time_not_the_clocks(w):
                     outcome=None, scheduled=True, now=datetime(2020, 1, 1, 12, 0, tzinfo=timezone.utc))
     assert "\n| Last scheduled run | 2020-01-01 |\n" in issue["body"]
     assert "### Schedule" not in issue["body"] and hidden.load(issue["body"])["scheduled"] == "2020-01-01"
+
+
+def test_a_pull_request_the_bot_opened_with_the_marker_is_not_the_dashboard(w):
+    """"List repository issues" also returns pull requests (a ``pull_request`` key): never the dashboard."""
+    from bot.events.dashboard import find_issue
+    pr_like = w.fake.add_issue(TEMPLATE, title=TITLE, body=f"{MARKER}\n", labels=[LABEL])
+    n = pr_like["number"]
+    pr_like["pull_request"] = {"url": f"{w.fake.url}/repos/{TEMPLATE}/pulls/{n}",
+                               "html_url": f"https://github.com/{TEMPLATE}/pull/{n}",
+                               "diff_url": f"https://github.com/{TEMPLATE}/pull/{n}.diff",
+                               "patch_url": f"https://github.com/{TEMPLATE}/pull/{n}.patch"}
+    assert find_issue(Api(make_github(TOKEN), TEMPLATE)) is None
+    issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None, outcome="x")
+    assert issue["number"] != pr_like["number"] and pr_like["body"] == f"{MARKER}\n"
+
+
+def test_a_refused_list_of_the_bots_issues_names_it(w):
+    from bot.errors import PlatformError
+    w.fake.off_contract = True
+    real = w.fake._route
+
+    def refuse(req, body):
+        if req.method == "GET" and req.path == f"/repos/{TEMPLATE}/issues" and req.args.get("creator"):
+            return w.fake._json({"message": "Resource not accessible by integration"}, 403)
+        return real(req, body)
+    w.fake._route = refuse
+    with pytest.raises(PlatformError) as exc:
+        refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None, outcome="x")
+    assert exc.value.message == ("GitHub refused to list the issues the bot opened: HTTP 403: Resource not accessible "
+                                 "by integration")
