@@ -42,6 +42,7 @@ class FakeGitHubEvents(FakeGitHub):
         self.issues: dict[str, dict[int, dict]] = {}
         self.viewer: str = ""   # GraphQL viewer.login ("" = bot_login)
         self.protection_contexts = True   # False: branch protection lists its checks under checks only
+        self.protection_checks = True     # False: under contexts only (no checks key: an older server)
         self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
         self.rule_extra: dict[str, list[dict]] = {}   # branch -> more ruleset rules (pull_request, merge_queue)
         self.fail_paths: dict[str, int] = {}
@@ -109,6 +110,8 @@ class FakeGitHubEvents(FakeGitHub):
                 data["protection"] = {"enabled": True, "required_status_checks": {
                     "enforcement_level": "non_admins", "contexts": list(checks) if self.protection_contexts else [],
                     "checks": [{"context": c, "app_id": None} for c in checks]}}
+                if not self.protection_checks:
+                    del data["protection"]["required_status_checks"]["checks"]
                 if mm.group(1) in self.protection_reviews:
                     data["protection"]["required_pull_request_reviews"] = {
                         "dismiss_stale_reviews": False, "require_code_owner_reviews": False,
@@ -121,7 +124,7 @@ class FakeGitHubEvents(FakeGitHub):
                 "strict_required_status_checks_policy": False,
                 "required_status_checks": [{"context": c} for c in checks]}}]
             base = {"ruleset_source_type": "Repository", "ruleset_source": full, "ruleset_id": 2}
-            rules += [{**r, **base} for r in self.rule_extra.get(mm.group(1), [])]
+            rules += [{**r, **base} if isinstance(r, dict) else r for r in self.rule_extra.get(mm.group(1), [])]
             return self._json(rules)
         issues = self.issues.setdefault(full, {})
         if rest == "/issues" and m == "GET":

@@ -406,3 +406,38 @@ def test_unreadable_settings_leave_the_merge_to_people_with_githubs_words_capped
     assert words.startswith("GitHub refused to read the repository settings: HTTP 403")
     assert len(words) == 201 and words.endswith("…")
     assert w.fake.graphql == [] and w.pr["auto_merge"] is None
+
+
+# ------------------------------------------------------------------ what the rules are read from
+@pytest.mark.parametrize("path,what", [("branches/main", "read branch main"),
+                                       ("rules/branches/main", "read the rules of branch main")])
+def test_an_unreadable_branch_or_ruleset_names_the_request_in_the_reply(w, path, what):
+    w.fake.off_contract = True   # GitHub's description lists no 403 here; a token without the right gets one
+    w.fake.fail_paths[f"/repos/{TEMPLATE}/{path}"] = 403
+    approve(w)
+    assert (w.fake.graphql, w.pr["auto_merge"]) == ([], None)
+    assert w.comments(w.pr["number"]) == [
+        f"Auto-merge was not enabled: the bot could not read the rules of `main` (GitHub refused to {what}: HTTP 403: "
+        "Resource not accessible by integration), so it cannot tell what GitHub would merge. Merge this pull request "
+        "by hand when it is ready."]
+
+
+def test_checks_listed_only_under_contexts_count(w):
+    """An older server's branch protection names its required checks under ``contexts`` alone (no ``checks``)."""
+    w.fake.off_contract = True
+    w.fake.protection["main"] = ["ci/build", "ci/test"]
+    w.fake.protection_checks = False
+    approve(w)
+    assert w.pr["auto_merge"] is not None
+    assert w.comments(w.pr["number"]) == [
+        "Approved: auto-merge is on (squash) for commit `a1b2c3d4e5a1`; GitHub merges this pull request when its 2 "
+        "required checks pass. Any new push turns it off until a new approval."]
+
+
+def test_a_malformed_rule_entry_is_skipped_and_the_rules_after_it_still_count(w):
+    w.fake.off_contract = True
+    w.fake.rule_extra["main"] = ["not a rule", {"type": "merge_queue", "parameters": {}}]
+    approve(w)
+    assert (w.fake.graphql, w.pr["auto_merge"]) == ([], None)
+    assert w.comments(w.pr["number"]) == ["Auto-merge was not enabled: `main` merges through a merge queue, which the "
+                                          "bot leaves to people. Merge this pull request by hand when it is ready."]

@@ -345,3 +345,64 @@ def test_a_rich_state_renders_whole():
           "ignored": [{"version": "1.5.2", "pr": 7}, {"version": "1.5.0", "pr": None}]}
     body = render(st, datetime(2026, 11, 1, tzinfo=timezone.utc))
     assert body == RICH.replace("OUTCOME", "y" * 300 + "…") + hidden.dump(st) + "\n"
+
+
+def test_a_scheduled_run_records_its_utc_day_whatever_the_runners_time_zone(w):
+    """The runner's clock is five hours behind UTC (``TZ``); the run is at 02:00 UTC on December 1st: that day."""
+    import os
+    import time
+    from datetime import timedelta
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "ABC+05"
+    time.tzset()
+    try:
+        issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest="1.5.1",
+                        outcome=None, scheduled=True,
+                        now=datetime(2026, 11, 30, 21, 0, tzinfo=timezone(timedelta(hours=-5))))
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    st = hidden.load(issue["body"])
+    assert (st["scheduled"], st["newest_seen"]) == ("2026-12-01", "2026-12-01 02:00 UTC")
+    assert "\n| Last scheduled run | 2026-12-01 |\n" in issue["body"]
+
+
+def test_the_schedule_line_is_of_the_runs_time_not_the_clocks(w):
+    """A run given ``now`` (here years ago) renders the schedule's age at that time: a fresh day, no warning."""
+    issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None,
+                    outcome=None, scheduled=True, now=datetime(2020, 1, 1, 12, 0, tzinfo=timezone.utc))
+    assert "\n| Last scheduled run | 2020-01-01 |\n" in issue["body"]
+    assert "### Schedule" not in issue["body"] and hidden.load(issue["body"])["scheduled"] == "2020-01-01"
+
+
+def test_a_pull_request_the_bot_opened_with_the_marker_is_not_the_dashboard(w):
+    """"List repository issues" also returns pull requests (a ``pull_request`` key): never the dashboard."""
+    from bot.events.dashboard import find_issue
+    pr_like = w.fake.add_issue(TEMPLATE, title=TITLE, body=f"{MARKER}\n", labels=[LABEL])
+    n = pr_like["number"]
+    pr_like["pull_request"] = {"url": f"{w.fake.url}/repos/{TEMPLATE}/pulls/{n}",
+                               "html_url": f"https://github.com/{TEMPLATE}/pull/{n}",
+                               "diff_url": f"https://github.com/{TEMPLATE}/pull/{n}.diff",
+                               "patch_url": f"https://github.com/{TEMPLATE}/pull/{n}.patch"}
+    assert find_issue(Api(make_github(TOKEN), TEMPLATE)) is None
+    issue = refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None, outcome="x")
+    assert issue["number"] != pr_like["number"] and pr_like["body"] == f"{MARKER}\n"
+
+
+def test_a_refused_list_of_the_bots_issues_names_it(w):
+    from bot.errors import PlatformError
+    w.fake.off_contract = True
+    real = w.fake._route
+
+    def refuse(req, body):
+        if req.method == "GET" and req.path == f"/repos/{TEMPLATE}/issues" and req.args.get("creator"):
+            return w.fake._json({"message": "Resource not accessible by integration"}, 403)
+        return real(req, body)
+    w.fake._route = refuse
+    with pytest.raises(PlatformError) as exc:
+        refresh(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo), pinned="1.4.0", newest=None, outcome="x")
+    assert exc.value.message == ("GitHub refused to list the issues the bot opened: HTTP 403: Resource not accessible "
+                                 "by integration")

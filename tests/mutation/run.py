@@ -160,6 +160,24 @@ def _status(python: str, work: Path) -> dict[str, str]:
     return status
 
 
+def copy_current(work: Path, module: Path) -> int:
+    """Copy the current test files and other modules of ``bot/`` into the run kept in ``work`` (and its
+    ``mutants`` copy); the mutated module stays the trampolined copy of the run.  Returns 2 (and says why)
+    when ``module`` changed since that run (its mutant names depend on it), else 0."""
+    if (ROOT / module).read_bytes() != (work / module).read_bytes():
+        print(f"run.py: {module} changed since the run kept in {work}: run it again without --recheck",
+              file=sys.stderr)
+        return 2
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "tests", "bot"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    for rel in [rel for rel in files if Path(rel) != module]:
+        for base in (work, work / "mutants"):
+            if (ROOT / rel).is_file():
+                (base / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / rel, base / rel)
+    return 0
+
+
 def recheck(python: str, work: Path, module: Path, tests: list[str], status: dict[str, str],
             timeout: float = 300.0) -> int:
     """Re-run the survivors of the earlier run kept in ``work`` against the CURRENT ``tests``.
@@ -171,20 +189,8 @@ def recheck(python: str, work: Path, module: Path, tests: list[str], status: dic
     is updated in place.  Returns 2 when the module changed or the mutated copy is not the one
     imported, else 0.
     """
-    if (ROOT / module).read_bytes() != (work / module).read_bytes():
-        print(f"run.py: {module} changed since the run kept in {work}: run it again without --recheck",
-              file=sys.stderr)
+    if copy_current(work, module):
         return 2
-    # the current tests and the current other modules (a fix elsewhere changes what the tests expect);
-    # the mutated module stays the trampolined copy of the run
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "tests", "bot"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.splitlines()
-    files = [rel for rel in files if Path(rel) != module]
-    for rel in files:
-        for base in (work, work / "mutants"):
-            if (ROOT / rel).is_file():
-                (base / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / rel, base / rel)
     cmd = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *tests]
 
     def fails(name: str) -> bool:
@@ -235,6 +241,8 @@ def main(argv=None) -> int:
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mutation-"))
     env = fixture_env()
     if args.recheck:
+        if copy_current(work, module):   # first: new test files must be there for the unmutated run
+            return 2
         code, why = unmutated_refusal(python, work, tests, env)
         if code:
             print(f"run.py: {why}", file=sys.stderr)
