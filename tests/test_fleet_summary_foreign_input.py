@@ -31,8 +31,8 @@ def test_a_hostile_pull_request_link_is_shown_as_inert_text(tmp_path, capsys, mo
     row = summary_row(tmp_path, capsys, {
         "status": "success", "action": "created",
         "pr_url": "https://github.com/a/b/pull/1) @octocat <img src=x> [x](https://evil.example"})
-    assert row == ("| acme/a | 1\\.4\\.0 | 1\\.5\\.1 | proposed | https://github\\.com/a/b/pull/1\\) @&#8203;octocat "
-                   "&lt;img src=x&gt; \\[x\\]\\(https://evil\\.example created |  | success | pull request opened |\n")
+    assert row == ("| acme/a | 1\\.4\\.0 | 1\\.5\\.1 | proposed | https:&#8203;//github\\.com/a/b/pull/1\\) @&#8203;octocat "
+                   "&lt;img src=x&gt; \\[x\\]\\(https:&#8203;//evil\\.example created |  | success | pull request opened |\n")
 
 
 def test_hostile_status_run_link_time_and_action_are_inert(tmp_path, capsys):

@@ -180,7 +180,7 @@ def test_why_this_version_names_the_newer_tags_skipped(tmp_path):
 def test_a_skipped_tag_s_reason_from_the_record_is_inert(tmp_path):
     ev = Evidence(skipped=[("v1.6.0", "@octocat <img src=x> [l](https://evil.example) #1")])
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=ev)
-    assert ("Newer tags skipped: `v1.6.0` (@&#8203;octocat &lt;img src=x&gt; \\[l\\]\\(https://evil\\.example\\) "
+    assert ("Newer tags skipped: `v1.6.0` (@&#8203;octocat &lt;img src=x&gt; \\[l\\]\\(https:&#8203;//evil\\.example\\) "
             "\\#&#8203;1).") in body
 
 
