@@ -25,12 +25,15 @@ def github(event_name: str, event: dict) -> dict:
 EVENTS = [
     ("schedule", {}, BUMP),
     ("workflow_dispatch", {"inputs": {"version": "1.5.1"}}, BUMP),
-    ("issue_comment", {"comment": {"body": "/executorch-pack-bot recheck"}}, BUMP),
+    # a command, by a writer or not, never joins the bump group: nobody's comment can cancel or delay a
+    # queued bump; a writer's command waits for other pushes in the pull-request job's own group
+    ("issue_comment", {"comment": {"body": "/executorch-pack-bot recheck"}}, OWN),
     ("issue_comment", {"comment": {"body": "Looks good to me"}}, OWN),
     ("issue_comment", {"comment": {"body": "I ran /executorch-pack-bot recheck"}}, OWN),
-    ("issues", {"issue": {"body": "- [x] Check now (tick to start a run; the bot unticks it)"}}, BUMP),
+    ("issues", {"issue": {"body": "- [x] Check now (tick to start a run; the bot unticks it)"}}, OWN),
     ("issues", {"issue": {"body": "- [ ] Check now (tick to start a run; the bot unticks it)"}}, OWN),
     ("pull_request_review", {"review": {"state": "approved"}}, OWN),
+    ("pull_request_target", {"action": "synchronize"}, OWN),
 ]
 
 
