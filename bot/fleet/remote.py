@@ -70,6 +70,24 @@ class Remote:
             self.not_modified += 1
         return status, {k.lower(): v for k, v in hdrs.items()}, data
 
+    def _conditional(self, key: str, path: str, params: Optional[dict], what: str,
+                     check: Callable[[object], bool]) -> tuple:
+        """``GET path?params`` with the ETag cached under ``key`` (when ``check`` accepts its value) as
+        ``If-None-Match``.  Returns ``(done, status, headers, data)``: ``done`` with ``data`` the cached value
+        on a 304, or :data:`MISSING` on a 404; otherwise the fresh answer for the caller to keep.  Raises
+        :class:`~bot.errors.PlatformError` for a 304 to an unconditional request."""
+        cached = self.cache.etag(key)
+        if cached is not None and not check(cached["value"]):
+            cached = None
+        status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
+        if status == 304 and cached is not None:
+            return True, status, hdrs, cached["value"]
+        if status == 304:
+            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
+        if status == 404:
+            return True, status, hdrs, MISSING
+        return False, status, hdrs, data
+
     def get(self, path: str, params: Optional[dict] = None, *, what: str,
             keep: Callable[[object], object] = lambda data: data, remember: bool = True,
             check: Callable[[object], bool] = lambda value: True):
@@ -84,16 +102,9 @@ class Remote:
         :class:`~bot.errors.TransientError` when the retries are used up.
         """
         key = path + ("?" + urlencode(sorted(params.items())) if params else "")
-        cached = self.cache.etag(key)
-        if cached is not None and not check(cached["value"]):
-            cached = None
-        status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
-        if status == 304 and cached is not None:
-            return cached["value"]
-        if status == 304:
-            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
-        if status == 404:
-            return MISSING
+        done, status, hdrs, data = self._conditional(key, path, params, what, check)
+        if done:
+            return data
         value = keep(data)
         if remember and hdrs.get("etag") and "link" not in hdrs:   # one page: the whole answer is in the kept value
             self.cache.put_etag(key, hdrs["etag"], value)
@@ -112,16 +123,9 @@ class Remote:
         from bot.github.releases import _next_link
 
         key = path + "?" + urlencode(sorted(params.items())) + "#pages"
-        cached = self.cache.etag(key)
-        if cached is not None and not check(cached["value"]):
-            cached = None
-        status, hdrs, data = self._raw(path, params, cached["etag"] if cached else None, what)
-        if status == 304 and cached is not None:
-            return cached["value"]
-        if status == 304:
-            raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
-        if status == 404:
-            return MISSING
+        done, status, hdrs, data = self._conditional(key, path, params, what, check)
+        if done:
+            return data
         if not isinstance(data, list):
             raise PlatformError(f"cannot {what}: GitHub answered with JSON that is not a list")
         items = list(keep(data))
