@@ -51,8 +51,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runner", choices=("auto", "executorch", "sample"), default="auto",
                         help="the runner's main(): ExecuTorch's runtime API, or the sample packs' runtime "
                              "(default: from the pack's Runtime sources)")
-    parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it (default: a temporary "
-                                                                     "folder, removed)")
+    parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it: a new or empty folder, "
+                        "or one an earlier run-model made (emptied first; default: a temporary folder, removed)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="ccache's folder (default: ccache's own)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the result (outputs, differences, instruction count, stage and error) to FILE "
