@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not math.isfinite(args.tolerance) or args.tolerance < 0:
         raise UsageError(f"--tolerance: {args.tolerance} is not a number >= 0")
-    if args.timeout <= 0:
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} is not a positive number of seconds")
     if args.write_expected and not args.host_python:
         raise UsageError("--write-expected needs --host-python")
