@@ -91,6 +91,20 @@ def prepare_work_dir(work_dir: Path, inputs: list[Path]) -> Path:
     return work
 
 
+def inside_pack(root: Path, entries: list[str]) -> None:
+    """Raise :class:`UsageError` naming the first PDSC entry that is absolute or resolves outside ``root``.
+
+    A PDSC ``<file name=...>`` is relative to the pack root (Open-CMSIS-Pack PDSC format, "/package/components":
+    "file path relative to the pack root"); run-model compiles the selected sources and adds the include folders
+    to the compiler's search path, so an entry ``/usr/include`` or ``../../x.c`` (or a symbolic link leading out)
+    would compile, or include, files that are not the pack's.
+    """
+    base = root.resolve()
+    for e in entries:
+        if e.startswith("/") or not (root / e).resolve().is_relative_to(base):
+            raise UsageError(f"{root}: the PDSC names {e!r}, which is outside the pack root")
+
+
 def read_pte(pte: Path):
     """The :class:`~bot.modelrun.pte.Program` of ``pte``; raises :class:`UsageError` naming the file."""
     from bot.modelrun.pte import PteError, read_program
@@ -151,6 +165,7 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
             selection = sel.select(pdsc, program.operator_names())
             headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
             sources = sel.sources(selection)
+            inside_pack(root, [src for _, src in sources] + sel.include_dirs(selection))
             if flavour == "auto":
                 flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
             image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",
