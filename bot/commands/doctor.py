@@ -103,9 +103,13 @@ def run(args: argparse.Namespace) -> int:
     # 2. the rehearsal
     source = open_source(args.upstream, token)
     say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
-    with offline_hint(args.upstream):
-        plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                              allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+    if result.ok:
+        with offline_hint(args.upstream):
+            plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                                  allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+    else:   # the plan would refuse the template (exit 2) before the verdict could say why
+        plan, note = None, ("Not rehearsed: a bump starts from one version, and the template's pins do not agree "
+                            "(see the verdict).")
     out += ["", "## Rehearsal", ""]
     title = body = ""
     if plan is None or plan.bump is None:
