@@ -57,3 +57,17 @@ def test_a_work_dir_run_model_made_is_emptied_and_reused(pack, tmp_path, capsys)
     code, out = _run(pack, pte, work, capsys)
     assert code == 1 and "FAILED at select" in out
     assert not (work / "stale.txt").exists() and (work / WORK_MARK).is_file()
+
+
+@pytest.mark.parametrize("what", ["device", "folder", "too-big"])
+def test_a_pte_that_is_no_regular_file_or_too_big_is_refused_before_reading(pack, tmp_path, capsys, monkeypatch, what):
+    import bot.modelrun.run as run_mod
+    pte = {"device": "/dev/zero", "folder": str(tmp_path), "too-big": str(tmp_path / "m.pte")}[what]
+    if what == "too-big":
+        (tmp_path / "m.pte").write_bytes(ptekit.add_mul())
+        monkeypatch.setattr(run_mod, "MAX_PTE", 100)
+    code = main(["run-model", str(pack), "--pte", pte])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert {"device": "/dev/zero: not a regular file", "folder": f"{tmp_path}: not a regular file",
+            "too-big": f"m.pte: {len(ptekit.add_mul())} bytes, over the 0 MiB"}[what] in err

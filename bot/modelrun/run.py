@@ -56,6 +56,8 @@ def _pdsc(root: Path):
         raise UsageError(str(exc)) from None
 
 
+#: The largest .pte read (bytes): the image links it in whole, and QEMU's mps3-an547 has far less memory.
+MAX_PTE = 256 << 20
 #: The file run-model leaves in a --work-dir it made, so that a later run may empty that folder again.
 WORK_MARK = ".run-model-work"
 
@@ -109,7 +111,15 @@ def read_pte(pte: Path):
     """The :class:`~bot.modelrun.pte.Program` of ``pte``; raises :class:`UsageError` naming the file."""
     from bot.modelrun.pte import PteError, read_program
 
+    import stat
+
     try:
+        st = Path(pte).stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{pte}: not a regular file (a .pte is read whole)")
+        if st.st_size > MAX_PTE:
+            raise UsageError(f"{pte}: {st.st_size} bytes, over the {MAX_PTE >> 20} MiB a program linked into the "
+                             "Cortex-M55 image can have")
         data = Path(pte).read_bytes()
     except OSError as exc:
         raise UsageError(f"{pte}: cannot read: {exc.strerror or exc}") from None
