@@ -103,9 +103,13 @@ def run(args: argparse.Namespace) -> int:
     # 2. the rehearsal
     source = open_source(args.upstream, token)
     say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
-    with offline_hint(args.upstream):
-        plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                              allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+    if result.ok:
+        with offline_hint(args.upstream):
+            plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                                  allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+    else:   # the plan would refuse the template (exit 2) before the verdict could say why
+        plan, note = None, ("Not rehearsed: a bump starts from one version, and the template's pins do not agree "
+                            "(see the verdict).")
     out += ["", "## Rehearsal", ""]
     title = body = ""
     if plan is None or plan.bump is None:
@@ -233,8 +237,10 @@ def workflow_problems(paths: list[str], workflow_token: bool) -> list[Problem]:
 
 def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -> tuple[list[str], list[Problem]]:
     """``(lines, problems)`` of the template repository's set-up, read with ``token`` (read requests only)."""
+    import json
     from urllib.parse import quote
 
+    from bot import inert
     from bot.errors import PlatformError
     from bot.github.client import call, make_github
 
@@ -245,7 +251,15 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
     def get(path: str, what: str):
         return call(lambda: gh.requester.requestJsonAndCheck("GET", f"/repos/{full}{path}")[1], what)
 
-    repo = get("", f"read the repository {full}") or {}
+    def shaped(value, kind: type, what: str):
+        """``value`` when GitHub answered the JSON type its docs give (object or array), else None and a line."""
+        if isinstance(value, kind):
+            return value
+        lines.append(f"{what}: GitHub answered {type(value).__name__} {inert.line(json.dumps(value)[:80], cap=80)}, "
+                     f"not the JSON {'object' if kind is dict else 'array'} its REST docs give; check it by hand")
+        return None
+
+    repo = shaped(get("", f"read the repository {full}"), dict, "repository") or {}
     lines.append(f"repository: {full} (default branch {repo.get('default_branch') or '?'})")
     perms = repo.get("permissions")
     if isinstance(perms, dict):
@@ -259,7 +273,8 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
         lines.append("token: its permissions are not shown to it (an App's token); the workflow's run proves them")
 
     try:
-        wf = get("/actions/permissions/workflow", "read the repository's workflow permissions") or {}
+        wf = shaped(get("/actions/permissions/workflow", "read the repository's workflow permissions"), dict,
+                    "workflow permissions")
     except PlatformError as exc:
         wf = None
         lines.append(f"workflow permissions: not readable with this token ({exc.reason or exc.message}); "
@@ -278,12 +293,18 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
     branch = config.branch_for(plan.bump.new_executorch) if plan is not None and plan.bump else config.branch
     for name, is_base in ((base, True), (branch, False)):
         try:
-            rules = get(f"/rules/branches/{quote(name, safe='')}", f"read the rules of branch {name}") or []
+            rules = get(f"/rules/branches/{quote(name, safe='')}", f"read the rules of branch {name}")
         except PlatformError as exc:
-            if "HTTP 404" not in str(exc):
+            if "HTTP 404" in str(exc):
+                rules = []   # GitHub Enterprise Server without rulesets
+            elif "HTTP 403" in str(exc):
+                lines.append(f"rules of branch {name}: not readable with this token ({exc.reason or exc.message}); "
+                             "check Settings > Rules by hand")
+                continue
+            else:
                 raise
-            rules = []   # GitHub Enterprise Server without rulesets
-        kinds = [r.get("type") for r in rules if isinstance(r, dict)]
+        rules = [r for r in (shaped(rules, list, f"rules of branch {name}") or []) if isinstance(r, dict)]
+        kinds = [r.get("type") for r in rules if isinstance(r.get("type"), str)]
         lines.append(f"rules of {'the base branch' if is_base else 'the bot branch'} {name}: "
                      + (", ".join(dict.fromkeys(k for k in kinds if k)) or "none"))
         if "required_signatures" in kinds and config.commit != "api":
@@ -294,7 +315,9 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
         if is_base:
             for r in rules:
                 if isinstance(r, dict) and r.get("type") == "pull_request":
-                    n = (r.get("parameters") or {}).get("required_approving_review_count") or 0
+                    params = r.get("parameters") if isinstance(r.get("parameters"), dict) else {}
+                    n = params.get("required_approving_review_count")
+                    n = n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
                     problems.append(Problem(f"{name} needs {n} approving review{'s' if n != 1 else ''} before a merge",
                                             "ask for reviewers with `reviewers:` in .github/executorch-pack-bot.yml "
                                             "(the bot's pull request waits for them)", blocking=False))

@@ -51,8 +51,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runner", choices=("auto", "executorch", "sample"), default="auto",
                         help="the runner's main(): ExecuTorch's runtime API, or the sample packs' runtime "
                              "(default: from the pack's Runtime sources)")
-    parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it (default: a temporary "
-                                                                     "folder, removed)")
+    parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it: a new or empty folder, "
+                        "or one an earlier run-model made (emptied first; default: a temporary folder, removed)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="ccache's folder (default: ccache's own)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the result (outputs, differences, instruction count, stage and error) to FILE "
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not math.isfinite(args.tolerance) or args.tolerance < 0:
         raise UsageError(f"--tolerance: {args.tolerance} is not a number >= 0")
-    if args.timeout <= 0:
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} is not a positive number of seconds")
     if args.write_expected and not args.host_python:
         raise UsageError("--write-expected needs --host-python")
@@ -123,19 +123,26 @@ def _suite(args: argparse.Namespace) -> int:
 
 
 def summary(result) -> str:
-    """The lines ``run-model`` prints for one :class:`~bot.modelrun.result.ModelResult`."""
-    head = f"{NAME}: {result.model} on {result.pack}: "
+    """The lines ``run-model`` prints for one :class:`~bot.modelrun.result.ModelResult`.
+
+    Every foreign string (the model and pack names, the ``.pte``'s operator names, a tool's or the
+    runtime's error) goes through :func:`bot.inert.line`: one line each, control characters (ANSI
+    escapes) replaced, no workflow command (``::error::``, ``##[error]``), capped.
+    """
+    from bot.inert import line
+
+    head = f"{NAME}: {line(result.model, cap=200)} on {line(result.pack, cap=200)}: "
     if result.status == "match":
         how = "bit-exact" if all(o.get("exact") for o in result.outputs) else \
             f"max difference {result.max_abs_diff:g} <= tolerance {result.tolerance:g}"
         head += f"match ({how}, {len(result.outputs)} output(s))"
     elif result.status == "mismatch":
-        head += f"MISMATCH at compare: {result.error}"
+        head += f"MISMATCH at compare: {line(result.error)}"
     else:
-        head += f"FAILED at {result.stage or '?'}: {result.error}"
+        head += f"FAILED at {line(result.stage or '?', cap=40)}: {line(result.error)}"
     lines = [head]
     if result.operators:
-        lines.append("  operators: " + ", ".join(result.operators))
+        lines.append("  operators: " + line(", ".join(result.operators), cap=2000))
     if result.instructions is not None:
         lines.append(f"  instructions per inference: {result.instructions} ({result.ticks} SysTick ticks at 32 MHz "
                      "under -icount shift=0, 31.25 instructions each)")
@@ -143,5 +150,5 @@ def summary(result) -> str:
         lines.append(f"  image build {result.build_seconds:.2f} s"
                      + (f", QEMU run {result.qemu_seconds:.2f} s" if result.qemu_seconds is not None else ""))
     for ln in result.error_lines if result.status == "fail" else []:
-        lines.append(f"  | {ln}")
+        lines.append(f"  | {line(ln)}")
     return "\n".join(lines) + "\n"

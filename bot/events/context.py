@@ -143,9 +143,13 @@ class Context:
                 if "HTTP 404" not in str(exc):
                     raise
                 data = {}
+            if not isinstance(data, dict):   # not the object GitHub's docs give: no permission
+                data = {}
             role = str(data.get("role_name") or "").lower()
             perm = str(data.get("permission") or "none").lower()
-            self._perms[login] = role if role in WRITERS or role in ("triage", "read") else perm
+            # a custom role's name is its own; its base permission is in ``permission``; any other value is none
+            known = WRITERS + ("triage", "read", "none")
+            self._perms[login] = role if role in known and role != "none" else (perm if perm in known else "none")
         return self._perms[login]
 
     def is_writer(self, login: str) -> bool:

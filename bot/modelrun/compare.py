@@ -51,6 +51,9 @@ def compare(device: list[Tensor], host: list[Tensor]) -> list[OutputDiff]:
                                                   f"{h.scalar_type}{list(h.sizes)}"))
             continue
         exact = d.data == h.data
+        if len(d.data) != len(h.data):   # zip() below would compare the shorter prefix only
+            out.append(OutputDiff(i, False, None, f"device {len(d.data)} bytes vs host {len(h.data)} bytes"))
+            continue
         try:
             dv, hv = values(d), values(h)
             diff = max((abs(float(a) - float(b)) for a, b in zip(dv, hv)), default=0.0)

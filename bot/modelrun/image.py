@@ -125,8 +125,10 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
     main_src = runner.RUNNER_EXECUTORCH if flavour == "executorch" else runner.RUNNER_SAMPLE
     (run_dir / "runner.cpp").write_text(main_src, encoding="utf-8")
     (run_dir / "link.ld").write_text(runner.LINKER_SCRIPT, encoding="utf-8")
-    (run_dir / "model.S").write_text(runner.PTE_ASM.format(path=str(pte.resolve()).replace('"', '\\"')),
-                                     encoding="utf-8")
+    # the program is copied next to the runner and named relative to the compile's folder (cwd ``work``):
+    # its own path may hold a quote, a backslash or a line break, which would end the .incbin string
+    shutil.copyfile(pte, run_dir / "model.pte")
+    (run_dir / "model.S").write_text(runner.PTE_ASM.format(path="runner/model.pte"), encoding="utf-8")
     incs = [f"-I{gen}"] + [f"-I{pack_root / d}" for d in include_dirs]
     defines = [f"-D{d}" for d in rte_defines(headers.get("RTE_Components.h", ""))]
     pre = ["-include", str(gen / "Pre_Include_Global.h")]

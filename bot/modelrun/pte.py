@@ -59,19 +59,30 @@ class Program:
 
     def operator_names(self) -> list[str]:
         """The operators without their overload, deduplicated in order: ``["aten::add", ...]``."""
-        out: list[str] = []
-        for op in self.operators:
-            name = op.split(".", 1)[0]
-            if name not in out:
-                out.append(name)
-        return out
+        return list(dict.fromkeys(op.split(".", 1)[0] for op in self.operators))
+
+
+#: What the names and sizes read may add up to, per byte of the file (plus a fixed allowance): offsets may
+#: share or overlap their targets, so without a budget a small file could ask for gigabytes of strings.
+BUDGET_PER_BYTE = 4
+BUDGET_EXTRA = 1 << 16
 
 
 class _Reader:
     def __init__(self, data: bytes):
         self.data = data
+        self.budget = BUDGET_PER_BYTE * len(data) + BUDGET_EXTRA
 
-    def _unpack(self, fmt: str, at: int):
+    def spend(self, n: int, what: str, at: int) -> None:
+        self.budget -= n
+        if self.budget < 0:
+            raise PteError(f"{what} at {at}: the names and sizes read add up to more than "
+                           f"{BUDGET_PER_BYTE} times the file ({len(self.data)} bytes): repeated or "
+                           "overlapping offsets")
+
+    def _unpack(self, fmt: str, at: int | None):
+        if at is None:
+            raise PteError("a table the program needs is absent")
         size = struct.calcsize(fmt)
         if at < 0 or at + size > len(self.data):
             raise PteError(f"offset {at} is outside the file ({len(self.data)} bytes)")
@@ -112,6 +123,7 @@ class _Reader:
 
     def tables(self, table: int, slot: int) -> list[int]:
         start, n = self.vector(table, slot)
+        self.spend(n, "vector", start)
         return [self.ref(start + 4 * i) for i in range(n)]
 
     def string(self, table: int, slot: int) -> str:
@@ -122,10 +134,12 @@ class _Reader:
         n = self.u32(s)
         if s + 4 + n > len(self.data):
             raise PteError(f"string at {s} runs past the end of the file")
+        self.spend(n, "string", s)
         return self.data[s + 4:s + 4 + n].decode("utf-8", "replace")
 
     def ints(self, table: int, slot: int) -> list[int]:
         start, n = self.vector(table, slot)
+        self.spend(n, "vector", start)
         return [self.i32(start + 4 * i) for i in range(n)]
 
 
@@ -162,6 +176,8 @@ def read_program(data: bytes) -> Program:
             if kind_at is None or r.u8(kind_at) != _TENSOR:
                 continue
             t = r.table(ev, 1)
+            if t is None:
+                raise PteError(f"input value {idx} is a tensor without its Tensor table")
             st_at = r.field(t, 0)
             st = r.u8(st_at) if st_at is not None else 0
             dtype = SCALAR_TYPES.get(st, (f"scalar_type_{st}", 0))[0]

@@ -75,13 +75,18 @@ def parse_lines(lines: list[str]) -> tuple[list[Tensor], int | None, list[str]]:
         elif line.startswith("ET_FAULT"):
             raise StageError("execute" if loaded else ("load" if booted else "boot"),
                              "the processor faulted: " + inert.line(line[9:], cap=300), log[-5:])
-        elif line.startswith("ET_TICKS "):
-            ticks = int(line.split()[1])
-        elif line.startswith("ET_OUT "):
-            parts = line.split()
-            sizes = () if parts[3] == "-" else tuple(int(s) for s in parts[3].split(","))
-            data = b"" if parts[4] == "-" else bytes.fromhex(parts[4])
-            outputs.append(Tensor(int(parts[2]), sizes, data))
+        elif line.startswith(("ET_TICKS ", "ET_OUT ")):
+            try:
+                if line.startswith("ET_TICKS "):
+                    ticks = int(line.split()[1])
+                else:
+                    parts = line.split()
+                    sizes = () if parts[3] == "-" else tuple(int(s) for s in parts[3].split(","))
+                    data = b"" if parts[4] == "-" else bytes.fromhex(parts[4])
+                    outputs.append(Tensor(int(parts[2]), sizes, data))
+            except (ValueError, IndexError):
+                raise StageError("execute", "the runner printed a line it does not write: "
+                                 + inert.line(line, cap=120), log[-5:]) from None
         elif line.startswith("ET_DONE"):
             done = True
     if not booted:
@@ -93,21 +98,55 @@ def parse_lines(lines: list[str]) -> tuple[list[Tensor], int | None, list[str]]:
     return outputs, ticks, log
 
 
+def _bounded_run(argv: list[str], timeout: float) -> tuple[bytes, bytes, bool, bool]:
+    """Run ``argv``; (stdout, stderr, timed out, stdout overflowed): each stream keeps at most
+    :data:`MAX_OUTPUT` bytes, and the process is killed at ``timeout`` seconds or when its stdout overflows
+    (``subprocess.run(capture_output=True)`` would hold all of a runaway image's output in memory)."""
+    import threading
+
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=scrubbed_env())
+    got = {"out": bytearray(), "err": bytearray()}
+    overflow = threading.Event()
+
+    def drain(stream, buf, is_out):
+        while chunk := stream.read1(1 << 16):
+            room = MAX_OUTPUT - len(buf)
+            buf += chunk[:max(room, 0)]
+            if len(chunk) > room and is_out:
+                overflow.set()
+                proc.kill()
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, got["out"], True), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, got["err"], False), daemon=True)]
+    for t in readers:
+        t.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        proc.kill()
+        proc.wait()
+    for t in readers:
+        t.join()
+    proc.stdout.close(), proc.stderr.close()
+    return bytes(got["out"]), bytes(got["err"]), timed_out and not overflow.is_set(), overflow.is_set()
+
+
 def run_image(elf: Path, *, timeout: float = 60, qemu: str = QEMU) -> QemuRun:
     """Run ``elf`` under the time limit; returns a :class:`QemuRun` or raises :class:`StageError`."""
     exe = shutil.which(qemu)
     if not exe:
         raise StageError("boot", f"{qemu} not found on PATH (Debian: qemu-system-arm)")
     start = time.monotonic()
-    try:
-        p = subprocess.run(qemu_command(elf, exe), stdin=subprocess.DEVNULL, capture_output=True,
-                           env=scrubbed_env(), timeout=timeout)
-        out, err, timed_out = p.stdout, p.stderr, False
-    except subprocess.TimeoutExpired as exc:
-        out, err, timed_out = exc.stdout or b"", exc.stderr or b"", True
+    out, err, timed_out, overflow = _bounded_run(qemu_command(elf, exe), timeout)
     seconds = time.monotonic() - start
-    lines = out[:MAX_OUTPUT].decode("utf-8", "replace").splitlines()
+    lines = out.decode("utf-8", "replace").splitlines()
     try:
+        if overflow:
+            raise StageError("execute", f"the image printed more than {MAX_OUTPUT >> 20} MiB: stopped",
+                             [inert.line(ln, cap=300) for ln in lines[:3]])
         outputs, ticks, log = parse_lines(lines)
     except StageError as exc:
         if timed_out:

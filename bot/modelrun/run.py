@@ -56,11 +56,70 @@ def _pdsc(root: Path):
         raise UsageError(str(exc)) from None
 
 
+#: The largest .pte read (bytes): the image links it in whole, and QEMU's mps3-an547 has far less memory.
+MAX_PTE = 256 << 20
+#: The file run-model leaves in a --work-dir it made, so that a later run may empty that folder again.
+WORK_MARK = ".run-model-work"
+
+
+def prepare_work_dir(work_dir: Path, inputs: list[Path]) -> Path:
+    """``work_dir`` resolved, emptied and marked; raises :class:`UsageError` before removing anything else.
+
+    The folder is emptied only when it is missing, empty, or holds :data:`WORK_MARK` (an earlier
+    run-model made it): any other folder (``.``, a home, a checkout) is refused, as is a file, and a
+    folder holding one of ``inputs`` (the pack, the ``.pte``, the expected outputs).
+    """
+    work = work_dir.resolve()
+    if work.exists() and not work.is_dir():
+        raise UsageError(f"--work-dir {work_dir}: not a folder")
+    for p in inputs:
+        if p.resolve().is_relative_to(work):
+            raise UsageError(f"--work-dir {work_dir}: holds {p}, which run-model reads (the folder is emptied first)")
+    if work.is_dir():
+        try:
+            entries = list(work.iterdir())
+        except OSError as exc:
+            raise UsageError(f"--work-dir {work_dir}: cannot read: {exc.strerror or exc}") from None
+        if entries and not (work / WORK_MARK).is_file():
+            raise UsageError(f"--work-dir {work_dir}: a folder that run-model did not make and that is not empty "
+                             f"(it would be emptied; give a new or empty folder)")
+        shutil.rmtree(work)
+    try:
+        work.mkdir(parents=True)
+        (work / WORK_MARK).write_text("made by executorch-pack-bot run-model; emptied by its next run\n",
+                                      encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--work-dir {work_dir}: cannot create: {exc.strerror or exc}") from None
+    return work
+
+
+def inside_pack(root: Path, entries: list[str]) -> None:
+    """Raise :class:`UsageError` naming the first PDSC entry that is absolute or resolves outside ``root``.
+
+    A PDSC ``<file name=...>`` is relative to the pack root (Open-CMSIS-Pack PDSC format, "/package/components":
+    "file path relative to the pack root"); run-model compiles the selected sources and adds the include folders
+    to the compiler's search path, so an entry ``/usr/include`` or ``../../x.c`` (or a symbolic link leading out)
+    would compile, or include, files that are not the pack's.
+    """
+    base = root.resolve()
+    for e in entries:
+        if e.startswith("/") or not (root / e).resolve().is_relative_to(base):
+            raise UsageError(f"{root}: the PDSC names {e!r}, which is outside the pack root")
+
+
 def read_pte(pte: Path):
     """The :class:`~bot.modelrun.pte.Program` of ``pte``; raises :class:`UsageError` naming the file."""
     from bot.modelrun.pte import PteError, read_program
 
+    import stat
+
     try:
+        st = Path(pte).stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{pte}: not a regular file (a .pte is read whole)")
+        if st.st_size > MAX_PTE:
+            raise UsageError(f"{pte}: {st.st_size} bytes, over the {MAX_PTE >> 20} MiB a program linked into the "
+                             "Cortex-M55 image can have")
         data = Path(pte).read_bytes()
     except OSError as exc:
         raise UsageError(f"{pte}: cannot read: {exc.strerror or exc}") from None
@@ -83,13 +142,13 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
         expected: recorded host outputs instead of ``host_python``; neither: no comparison (a fail at compare).
         tolerance: largest absolute difference accepted (0: bit-exact).
         timeout: seconds QEMU may run.
-        work_dir: keep the build here (default: a temporary folder, removed).
+        work_dir: keep the build here (default: a temporary folder, removed); see :func:`prepare_work_dir`.
         cache_dir: ccache's folder.
         flavour: ``auto``, ``executorch`` or ``sample`` (the runner's ``main``).
         keep_host: write the host runtime's outputs here (the file ``expected`` reads).
 
     Raises:
-        UsageError: the pack or the ``.pte`` cannot be read.
+        UsageError: the pack or the ``.pte`` cannot be read, or ``work_dir`` is refused.
     """
     from bot.modelrun import select as sel
     from bot.modelrun.compare import compare, matches
@@ -101,11 +160,10 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
     result = ModelResult(model=name or Path(pte).stem, pack=label or Path(pack).name, status="fail",
                          operators=program.operator_names(), tolerance=tolerance)
     own = work_dir is None
-    work = Path(tempfile.mkdtemp(prefix="et-run-model-")) if own else Path(work_dir).resolve()
     if not own:
-        if work.exists():
-            shutil.rmtree(work)
-        work.mkdir(parents=True)
+        work = prepare_work_dir(Path(work_dir), [Path(pack), Path(pte), *([Path(expected)] if expected else [])])
+    else:
+        work = Path(tempfile.mkdtemp(prefix="et-run-model-"))
     try:
         root = _unpack(Path(pack).resolve(), work)
         pdsc, pdsc_bytes = _pdsc(root)
@@ -117,6 +175,7 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
             selection = sel.select(pdsc, program.operator_names())
             headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
             sources = sel.sources(selection)
+            inside_pack(root, [src for _, src in sources] + sel.include_dirs(selection))
             if flavour == "auto":
                 flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
             image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",

@@ -63,9 +63,13 @@ SCHEMA_OUT = Path("schema/include/executorch/schema")
 FLATBUFFERS_OUT = Path("third-party/flatc_ep/include/flatbuffers")
 #: Seconds allowed to the interpreter query, ``flatc --version`` and each generation.
 TIMEOUT = 60
-_BASE_H = {part: re.compile(rf"^\s*#\s*define\s+FLATBUFFERS_VERSION_{part}\s+(\d+)\b", re.M)
+# Version numbers: at most 9 digits (a longer run is no version, and int() refuses one over 4300 digits).
+_BASE_H = {part: re.compile(rf"^\s*#\s*define\s+FLATBUFFERS_VERSION_{part}\s+(\d{{1,9}})\b", re.M)
            for part in ("MAJOR", "MINOR", "REVISION")}
-_CMAKE = {part: re.compile(rf"^\s*set\(\s*VERSION_{part}\s+(\d+)\s*\)", re.M) for part in ("MAJOR", "MINOR", "PATCH")}
+_CMAKE = {part: re.compile(rf"^\s*set\(\s*VERSION_{part}\s+(\d{{1,9}})\s*\)", re.M)
+          for part in ("MAJOR", "MINOR", "PATCH")}
+# What an installed executorch's metadata version may be to be shown (PEP 440 characters, bounded).
+_SHOWN_VERSION = re.compile(r"[0-9A-Za-z.+!_-]{1,64}")
 _FLATC_VERSION = re.compile(r"\bflatc version (\d+\.\d+\.\d+)\b")
 # Run by the --python interpreter: where its executorch package is, without importing it.
 _QUERY = ("import importlib.util, importlib.metadata, json\n"
@@ -135,6 +139,8 @@ def package_flatc(python: str) -> Flatc:
                         f"(exit {proc.returncode}): {tail}")
     locations = [Path(p) for p in found.get("locations") or [] if isinstance(p, str)]
     version = found.get("version") if isinstance(found.get("version"), str) else None
+    if version is not None and not _SHOWN_VERSION.fullmatch(version):
+        version = None   # it reaches the log in the flatc's origin: nothing that could hold a workflow command
     if not locations:
         raise PackError(f"--python {python} has no executorch package: build-pack takes flatc from the "
                         "release's executorch wheel (executorch/data/bin/flatc); install it there "
