@@ -487,8 +487,10 @@ def run(args: argparse.Namespace) -> int:
     body = rendered.body
     if not args.dry_run:
         actions.append_summary(publish_summary(plan, rendered, refusal, bool(args.pack_built)))
-    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
-    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
+    model_failed = record["proofs"].get("model-run") == "fail"
+    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed), model_failed=model_failed)
+    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed),
+                                       model_failed=model_failed) or ""
     if args.dry_run:
         base = base_branch
         print(f"branch: {config.branch_for(plan.bump.new_executorch)}")

@@ -306,8 +306,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
     engine.apply(plan)
     check_failed = bool(getattr(out.pack_report, "failed", False))
-    draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed)
-    draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed) or ""
+    model_failed = out.record["proofs"].get("model-run") == "fail"
+    draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed, model_failed=model_failed)
+    draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed,
+                                                 model_failed=model_failed) or ""
     from bot.github.commitmsg import commit_message
 
     msg = commit_message(out.title, plan.rows)
