@@ -202,3 +202,18 @@ def test_the_record_round_trip_keeps_the_results_and_refuses_a_bad_part():
     for bad in ({"new": "x"}, {"new": [{"schema": 1, "status": "?"}]}, {"new": [], "job": "a b"}, []):
         with pytest.raises((TypeError, ValueError)):
             model_run_from({"model_run": bad})
+
+
+def test_run_refuses_a_malformed_result_file_before_any_request(world, capsys, tmp_path):
+    from fakegithub import UPSTREAM
+    from github_world import checkout
+
+    new = results(tmp_path / "new", ModelResult("add_mul", "1.5.1", "match", outputs=EXACT))
+    (new / "bad.json").write_text('{"schema": 1, "model": "x", "status": "maybe"}')
+    co = checkout(world)
+    before = len(world.requests)
+    rc, out = cli(capsys, "run", "--repo", str(co), "--upstream", f"github:{UPSTREAM}", "--dry-run",
+                  "--pack-index-url", "off", "--model-results", str(new))
+    assert rc == 2 and f"{new / 'bad.json'}: --model-results: status is not one of" in out.err
+    assert "Would open pull request" not in out.out
+    assert len(world.requests) == before
