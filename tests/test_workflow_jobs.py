@@ -74,11 +74,13 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
         "inputs.commit": "",
         # the run-model job: it handed over results (a match, and the cross check) on the build path;
         # it failed on the fetch path, which the PR then says (a blocking item)
-        "needs.run-model.result == 'success' && '--model-results run-model/new' || ''":
-            "--model-results run-model/new" if origin == "build-pack" else "",
-        "needs.run-model.result == 'success' && needs.run-model.outputs.cross-check == 'true' && "
-        "'--model-results-old run-model/old' || ''": "--model-results-old run-model/old" if origin == "build-pack" else "",
-        "needs.run-model.result": "success" if origin == "build-pack" else "failure",
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome == 'success' && "
+        "'--model-results run-model/new' || ''": "--model-results run-model/new" if origin == "build-pack" else "",
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome == 'success' && "
+        "needs.run-model.outputs.cross-check == 'true' && '--model-results-old run-model/old' || ''":
+            "--model-results-old run-model/old" if origin == "build-pack" else "",
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome || needs.run-model.result":
+            "success" if origin == "build-pack" else "failure",
     }
     if origin == "build-pack":
         from bot.modelrun.result import ModelResult, write_result
