@@ -86,23 +86,27 @@ class Config:
     signoff: bool = False
     path: Optional[str] = field(default=None, compare=False)
 
-    def wants_draft(self, flags, check_failed: bool = False) -> bool:
+    def wants_draft(self, flags, check_failed: bool = False, model_failed: bool = False) -> bool:
         """Whether the PR is a draft, the one rule of ``run`` and ``publish``.
 
         ``flags`` are the plan's :class:`~bot.model.Flag` items.  ``auto``:
         draft when a flag is blocking (``update --allow-flagged`` let it
         through) or a pack check failed; informational items (history
         mentions, downgrades upstream asked for, leftovers) are listed in the
-        body but make no draft.  ``always`` / ``never``: as named.
+        body but make no draft; ``model_failed``: the model-run proof failed (a
+        mismatch, a failed run, or the run-model job failed) also makes a draft.
+        ``always`` / ``never``: as named.
         """
-        return self.draft_reason(flags, check_failed) is not None
+        return self.draft_reason(flags, check_failed, model_failed) is not None
 
-    def draft_reason(self, flags, check_failed: bool = False) -> Optional[str]:
+    def draft_reason(self, flags, check_failed: bool = False, model_failed: bool = False) -> Optional[str]:
         """Why the PR is a draft (one clause for the PR body and a warning), or None: :meth:`wants_draft`'s rule."""
         if self.draft != "auto":
             return "the config says `draft: always`" if self.draft == "always" else None
         if check_failed:
             return "the pack failed verification"
+        if model_failed:
+            return "the model run on the simulated Cortex-M55 failed"
         blocking = sum(1 for f in flags if getattr(f, "blocking", True))
         if blocking:
             return f"{blocking} blocking item{'s are' if blocking != 1 else ' is'} flagged"

@@ -30,7 +30,7 @@ def _release(world, *, schema_change: bool = False):
     return pack, rel["assets"][0]["browser_download_url"]
 
 
-def workflow_path(world, capsys, pack, url, *, dry_run=True, update_pack=True):
+def workflow_path(world, capsys, pack, url, *, dry_run=True, update_pack=True, extra=()):
     """The pull-request job's commands, in its order: previous-pack, update --plan-file, publish --plan-file."""
     co = checkout(world)
     up = f"github:{UPSTREAM}"
@@ -45,7 +45,7 @@ def workflow_path(world, capsys, pack, url, *, dry_run=True, update_pack=True):
     assert code == 0, out.err
     code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--pack", str(folder),
                     "--baseline", str(baseline), "--pack-url", url, "--upstream", up, "--pack-index-url", "off",
-                    *(("--dry-run",) if dry_run else ()))
+                    *(("--dry-run",) if dry_run else ()), *extra)
     assert code == 0, out.err
     return _body(out.out.split("\nBump ExecuTorch to 1.5.1\n\n", 1)[1]) if dry_run else None, plan
 
@@ -55,9 +55,9 @@ def _body(text: str) -> str:
     return re.match(r"(?s).*?<!-- executorch-pack-bot:fingerprint=[0-9a-f]{64} -->\n", text).group(0)
 
 
-def run_path(world, capsys):
+def run_path(world, capsys, extra=()):
     code, out = cli(capsys, "run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}", "--dry-run",
-                    "--pack-index-url", "off")
+                    "--pack-index-url", "off", *extra)
     assert code == 0, out.err
     return _body(out.out.split("Would open pull request: Bump ExecuTorch to 1.5.1\n\n", 1)[1])
 
@@ -93,6 +93,41 @@ def test_run_and_the_workflow_give_the_same_body_but_for_where_the_pack_came_fro
     assert a == b
     # the pack's origin lines: the release asset, named with the same URL and sha256 on both paths
     assert [x for x in by_run.splitlines() if origin(x)] and sha in by_workflow and url in by_workflow
+
+
+def test_run_and_the_workflow_give_the_same_body_with_model_results(world, capsys, tmp_path):
+    from bot.modelrun.result import ModelResult, write_result
+
+    new, old = tmp_path / "new", tmp_path / "old"
+    new.mkdir(), old.mkdir()
+    outs = [{"index": 0, "exact": True, "max_abs_diff": 0.0, "problem": None}]
+    write_result(ModelResult("add_mul", "1.5.1", "match", outputs=outs, instructions=3100), new / "add_mul.json")
+    write_result(ModelResult("linear_relu_add", "1.5.1", "mismatch", error="output 0 differs",
+                             outputs=[{"index": 0, "exact": False, "max_abs_diff": 0.5, "problem": None}],
+                             instructions=9000), new / "linear_relu_add.json")
+    write_result(ModelResult("add_mul", "1.4.0", "fail", stage="load", error="InvalidProgram (0x23)"),
+                 old / "add_mul.json")
+    extra = ("--model-results", str(new), "--model-results-old", str(old))
+    pack, url = _release(world, schema_change=True)
+    by_run = run_path(world, capsys, extra)
+    by_workflow, _plan = workflow_path(world, capsys, pack, url, extra=extra)
+
+    def origin(line: str) -> bool:
+        return "**1. The pack**" in line or line.startswith("- The pack:") or "pack source" in line.lower()
+
+    a = [x for x in by_run.splitlines() if not origin(x)]
+    b = [x for x in by_workflow.splitlines() if not origin(x)]
+    assert a == b
+    assert "; model run **failed**" in by_workflow
+    section = by_workflow.split("### Runs on a simulated Cortex-M55", 1)[1].split("\n### ", 1)[0]
+    assert "| `add_mul` | ✅ match | 0 (bit-exact) | 3,100 (new) | refused at load: `InvalidProgram (0x23)` |" \
+        in section
+    assert "| `linear_relu_add` | ❌ outputs differ | 0.5 | 9,000 (new) | not run |" in section
+    assert by_workflow.index("### Pack verification") < by_workflow.index("### Runs on a simulated Cortex-M55")
+    blocking = by_workflow.split("### Blocking items", 1)[1].split("\n### ", 1)[0]
+    assert ("- [ ] `model-run`: `linear_relu_add`: the new pack's runtime gives different outputs from the host "
+            "runtime (max difference 0.5)") in blocking
+    assert "`add_mul`" not in blocking   # refused by the old pack: a reason to re-export, not to block
 
 
 def test_publish_of_a_record_without_upstream_evidence_says_it_was_not_gathered(world, capsys):

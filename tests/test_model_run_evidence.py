@@ -43,7 +43,7 @@ def test_section_shows_match_difference_instructions_old_to_new_and_the_cross_ch
     assert text.startswith("### Runs on a simulated Cortex-M55\n")
     assert "| `addmul` | ✅ match | 0 (bit-exact) | 610 → 594 (-2.6%) | loads and matches |" in text
     assert "| `lin8` | ❌ outputs differ | 2 | 900 (new) | refused at load: `Error 0x30` |" in text
-    assert blocking_items(new) == ["lin8: the new pack's runtime gives different outputs from the host runtime "
+    assert blocking_items(new) == ["`lin8`: the new pack's runtime gives different outputs from the host runtime "
                                    "(max difference 2)"]
 
 
@@ -60,8 +60,8 @@ def test_new_runtime_that_cannot_load_is_blocking_and_shows_its_error_lines():
     text = modelrun_section(new)
     assert "❌ failed at load" in text and "```text\nMissing operator: a::b.out\n```" in text
     assert "New `.pte` on the old pack |" in text and text.count("not run") == 1
-    assert blocking_items(new) == ["m: the new pack's runtime cannot load its own exporter's .pte: "
-                                   "the runtime refused the program: Missing operator: a::b.out"]
+    assert blocking_items(new) == ["`m`: the new pack's runtime cannot load its own exporter's .pte: "
+                                   "`the runtime refused the program: Missing operator: a::b.out`"]
 
 
 def test_no_model_run_says_why():

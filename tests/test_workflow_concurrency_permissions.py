@@ -52,7 +52,7 @@ def test_the_workflow_grants_nothing_by_default_and_each_job_only_what_it_uses()
     writes = {name: sorted(k for k, v in job.get("permissions", {}).items() if v == "write")
               for name, job in DOC["jobs"].items()}
     assert writes == {"command": ["issues", "pull-requests"], "approval": ["contents", "pull-requests"],
-                      "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [],
+                      "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [], "run-model": [],
                       "pull-request": ["contents", "pull-requests"], "dashboard": ["issues"]}
     # the jobs where upstream or template code runs can only read the repository
     for name in ("build-pack", "ai-layer", "fetch-pack"):

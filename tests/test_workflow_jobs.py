@@ -72,7 +72,23 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
             "--compile-result pack/compile-result.json" if origin == "build-pack" else "",
         "needs.watch.outputs.recreate == 'true' && '--recreate' || ''": "",
         "inputs.commit": "",
+        # the run-model job: it handed over results (a match, and the cross check) on the build path;
+        # it failed on the fetch path, which the PR then says (a blocking item)
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome == 'success' && "
+        "'--model-results run-model/new' || ''": "--model-results run-model/new" if origin == "build-pack" else "",
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome == 'success' && "
+        "needs.run-model.outputs.cross-check == 'true' && '--model-results-old run-model/old' || ''":
+            "--model-results-old run-model/old" if origin == "build-pack" else "",
+        "needs.run-model.result == 'success' && needs.run-model.outputs.outcome || needs.run-model.result":
+            "success" if origin == "build-pack" else "failure",
     }
+    if origin == "build-pack":
+        from bot.modelrun.result import ModelResult, write_result
+        for side, label in (("new", "1.5.1"), ("old", "1.4.0")):
+            (tmp_path / "run-model" / side).mkdir(parents=True)
+            write_result(ModelResult("add_mul", label, "match", instructions=3000 if side == "old" else 2900,
+                                     outputs=[{"index": 0, "exact": True, "max_abs_diff": 0.0, "problem": None}]),
+                         tmp_path / "run-model" / side / "add_mul.json")
     steps = bot_steps("pull-request")
     assert [s["command"] for s in steps] == ["previous-pack", "update", "publish"]
     runner = ActionRun(tmp_path, bot="real")
@@ -94,12 +110,19 @@ def test_pull_request_job_steps_fit_together_in_a_dry_run(tmp_path, upstream_rep
     else:
         assert f"the release asset `{ASSET_URL}` (sha256 `{sha}`)" in step1
     assert "PyTorch::ExecuTorch" in publish and "1.4.0" in publish
+    # the run-model job's results, or its failure, reached the PR body
+    if origin == "build-pack":
+        assert "| `add_mul` | ✅ match | 0 (bit-exact) | 3,000 → 2,900 (-3.3%) | loads and matches |" in publish
+        assert "; model run passed" in publish
+    else:
+        assert "- [ ] `model-run`: the model run failed: The `run-model` job of " in publish
+        assert "ended with `failure` and handed over no result" in publish and "; model run **failed**" in publish
     # the bump was applied in the runner's checkout, where publish read it
     assert "PyTorch::ExecuTorch@1.5.1" in (tmp_path / "template" / "app" / "app.cproject.yml").read_text()
 
 
 # ------------------------------------------------- every update that prepares the PR lets flagged items through
-UPDATE_JOBS = ("build-pack", "ai-layer", "pull-request")
+UPDATE_JOBS = ("build-pack", "ai-layer", "run-model", "pull-request")
 
 
 def test_every_update_step_runs_with_allow_flagged():

@@ -45,6 +45,7 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="the refusal record `fetch-pack --refusal-file` wrote: the release asset failed verification "
                         "and --pack was built from the tag (--pack-built); the PR body and the job summary say why "
                         "the asset was refused and carry an upstream report")
+    add_model_results_arguments(p)
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
     p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
@@ -63,6 +64,37 @@ def register(p: argparse.ArgumentParser) -> None:
     add_github_arguments(p, write=True)
     from bot.commands.check import add_pack_index_argument
     add_pack_index_argument(p)
+
+
+def add_model_results_arguments(p: argparse.ArgumentParser) -> None:
+    """``--model-results DIR``, ``--model-results-old DIR``, ``--model-run-job RESULT`` (``publish`` and ``run``)."""
+    p.add_argument("--model-results", type=Path, metavar="DIR",
+                   help="the run-model result JSON files of the bot's models on the new pack (run-model --suite "
+                        "--results DIR): the PR's 'Runs on a simulated Cortex-M55' section and model-run proof")
+    p.add_argument("--model-results-old", type=Path, metavar="DIR",
+                   help="the same models' .pte files run on the old (baseline) pack: the cross check")
+    p.add_argument("--model-run-job", metavar="RESULT",
+                   choices=("success", "failure", "cancelled", "skipped"),
+                   help="the run-model job's result (needs.run-model.result); without --model-results and not "
+                        "success, the PR says the model run failed (a blocking item)")
+
+
+def model_results(args):
+    """``(new, old, job)`` of the ``--model-results*`` options, or None when none was given.  Raises
+    :class:`~bot.errors.UsageError` naming a malformed result file (exit 2, before anything is published)."""
+    from bot.errors import UsageError
+    from bot.modelrun.result import read_results
+
+    new_dir, old_dir, job = (getattr(args, k, None) for k in ("model_results", "model_results_old", "model_run_job"))
+    if new_dir is None and old_dir is None and job in (None, "skipped"):
+        return None
+    if old_dir is not None and new_dir is None:
+        raise UsageError("--model-results-old needs --model-results (the cross check is of the new pack's models)")
+    if new_dir is None:
+        return [], None, job
+    new = read_results(new_dir, option="--model-results")
+    old = read_results(old_dir, option="--model-results-old") if old_dir is not None else None
+    return new, old, job
 
 
 def pack_sha256(path: Path, version: str) -> str:
@@ -401,6 +433,7 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     includes = include_paths(args.include)
     record, plan = load_record(args.repo, args.plan_file, exempt=includes)
+    models = model_results(args)
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
@@ -442,6 +475,9 @@ def run(args: argparse.Namespace) -> int:
     report_pack_index(answer)
     pack_note = None if report else "No pack was given to `publish --pack`."
     add_pack(record, prov, report, refusal, note=pack_note)
+    if models is not None:
+        from bot.report.record import add_model_run
+        add_model_run(record, models[0], models[1], job=models[2])
     try:
         rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
                                  branch=branch, included=sorted(included))
@@ -451,8 +487,10 @@ def run(args: argparse.Namespace) -> int:
     body = rendered.body
     if not args.dry_run:
         actions.append_summary(publish_summary(plan, rendered, refusal, bool(args.pack_built)))
-    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed))
-    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed)) or ""
+    model_failed = record["proofs"].get("model-run") == "fail"
+    draft = config.wants_draft(plan.flags, check_failed=bool(report and report.failed), model_failed=model_failed)
+    draft_reason = config.draft_reason(plan.flags, check_failed=bool(report and report.failed),
+                                       model_failed=model_failed) or ""
     if args.dry_run:
         base = base_branch
         print(f"branch: {config.branch_for(plan.bump.new_executorch)}")

@@ -35,6 +35,8 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
     from bot.commands.check import add_pack_index_argument
     add_pack_index_argument(p)
+    from bot.commands.publish import add_model_results_arguments
+    add_model_results_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
         parse_user_version(args.to, what="--version")
+    from bot.commands.publish import model_results
+    models = model_results(args)   # a malformed result file: exit 2 naming it, before any request
     token = token_from(args.token)
     actions.add_mask(token)
     if not token and not args.dry_run:   # bad usage, before any request (as publish)
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                 out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                                allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
                                sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged,
-                               ignored=ignored, pack_index_url=index_url)
+                               ignored=ignored, pack_index_url=index_url, model_results=models)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))

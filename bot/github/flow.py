@@ -203,7 +203,7 @@ class RunOutcome:
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
         exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = (),
-        pack_index_url: Optional[str] = None) -> RunOutcome:
+        pack_index_url: Optional[str] = None, model_results: Optional[tuple] = None) -> RunOutcome:
     """check -> plan -> package index -> pack asset -> public pack index -> apply -> publish (the ``run`` command).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
@@ -225,6 +225,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     environment or the public index; ``"off"``: not asked); its answer goes
     to the PR body's step 1 and ``out.pack_index``, and "could not tell"
     never fails the run.
+    ``model_results``: ``(new, old, job)`` of :func:`bot.commands.publish.model_results` (None: the model run
+    was not run), added to the bump record as ``publish --model-results`` does.
     """
     from bot import engine
     from bot.github.index import check_index
@@ -290,6 +292,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     spec = f"github:{upstream}" if hasattr(source, "full_name") else None
     out.record = record_of(plan, gathered, upstream_spec=spec, upstream_ran=True, pdsc=pdsc is not None)
     add_pack(out.record, gathered.pack, out.pack_report, note=out.pack_note)
+    if model_results is not None:
+        from bot.report.record import add_model_run
+        add_model_run(out.record, model_results[0], model_results[1], job=model_results[2])
     base, branch = _base_and_branch(plan, publisher)
     out.title = pr_title(plan)
     out.report = render_record(out.record, repo=repo, contents=plan.contents, upstream=upstream, base=base,
@@ -301,8 +306,10 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         return out
     engine.apply(plan)
     check_failed = bool(getattr(out.pack_report, "failed", False))
-    draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed)
-    draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed) or ""
+    model_failed = out.record["proofs"].get("model-run") == "fail"
+    draft = publisher.config.wants_draft(plan.flags, check_failed=check_failed, model_failed=model_failed)
+    draft_reason = publisher.config.draft_reason(plan.flags, check_failed=check_failed,
+                                                 model_failed=model_failed) or ""
     from bot.github.commitmsg import commit_message
 
     msg = commit_message(out.title, plan.rows)

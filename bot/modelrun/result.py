@@ -88,6 +88,12 @@ def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult
         return ModelResult(model, pack, "fail", None, f"no run-model result ({reason})")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("status") not in STATUSES:
         return ModelResult(model, pack, "fail", None, "the run-model result is unreadable")
+    return result_from_data(data, model=model, pack=pack)
+
+
+def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelResult:
+    """The :class:`ModelResult` of a decoded result object (``schema`` 1, a known ``status``), rebuilt field by
+    field as :func:`read_result` does: strings one inert capped line, numbers finite, lists capped."""
     outputs = []
     for o in (data.get("outputs") if isinstance(data.get("outputs"), list) else [])[:MAX_ITEMS]:
         if isinstance(o, dict):
@@ -105,3 +111,53 @@ def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
         build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")))
+
+
+def read_results(folder: Path, *, option: str = "--model-results") -> list[ModelResult]:
+    """Every ``*.json`` result in ``folder`` (as ``run-model --results`` writes them), sorted by file name.
+
+    Strict, unlike :func:`read_result`: the pull-request job was handed these
+    files, so a file that is not a result (too big, not UTF-8 JSON, not
+    ``schema`` 1, an unknown ``status``, no model name) or a folder with none
+    raises :class:`UsageError` naming the file (exit 2, nothing published).
+    What a well-formed file says is still foreign text: every string is made
+    one inert line (:func:`result_from_data`).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"{option}: not a folder of run-model results", path=str(folder))
+    files = sorted(p for p in folder.iterdir() if p.name.endswith(".json"))
+    if not files:
+        raise UsageError(f"{option}: no run-model result (*.json) in the folder", path=str(folder))
+    if len(files) > MAX_ITEMS:
+        raise UsageError(f"{option}: {len(files)} result files (at most {MAX_ITEMS})", path=str(folder))
+    out = []
+    for f in files:
+        why = None
+        try:
+            if not f.is_file():
+                raise UsageError(f"{option}: not a regular file", path=str(f))
+            raw = f.read_bytes()[:MAX_BYTES + 1]
+            if len(raw) > MAX_BYTES:
+                why = f"larger than {MAX_BYTES} bytes"
+            else:
+                data = json.loads(raw.decode("utf-8"))
+        except OSError as exc:
+            raise UsageError(f"{option}: cannot read: {exc.strerror}", path=str(f)) from None
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            why = "not UTF-8 JSON"
+        if why is None:
+            if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+                why = f"not a run-model result of schema {SCHEMA}"
+            elif data.get("status") not in STATUSES:
+                why = f"status is not one of {', '.join(STATUSES)}"
+            elif not isinstance(data.get("model"), str) or not inert.line(data["model"], cap=TEXT_CAP).strip():
+                why = "no model name"
+        if why:
+            raise UsageError(f"{option}: {why} (expected the JSON `run-model --results` writes)", path=str(f))
+        out.append(result_from_data(data, model=f.stem, pack="?"))
+    names = [r.model for r in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UsageError(f"{option}: model {dup[0]} has more than one result", path=str(folder))
+    return out

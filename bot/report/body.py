@@ -95,6 +95,18 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
         if gone:
             extra.append(f"- [ ] `operator-gone`: the new pack has no {', '.join(s.code(x) for x in gone[:10])}, "
                          "which the template selects: choose a replacement before merging.")
+    mr = getattr(evidence, "model_run", None)
+    modelrun = ""
+    if mr is not None:
+        from bot.report.modelrun import blocking_items, job_note, modelrun_section
+        new, old, job = mr
+        if new:
+            modelrun = modelrun_section(new, old).rstrip("\n")
+            extra += [f"- [ ] `model-run`: {item}" for item in blocking_items(new)]
+        elif job and job != "skipped":
+            note = job_note(job, getattr(evidence, "run_url", None))
+            modelrun = modelrun_section([], note=note).rstrip("\n")
+            extra.append(f"- [ ] `model-run`: the model run failed: {note}")
     refusal = getattr(evidence, "refusal", None)
     built = getattr(getattr(evidence, "pack", None), "how", None) == "built"
     head = [("intro", s.intro(plan, upstream, evidence)),
@@ -115,6 +127,7 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
             ("files", s.files_section(plan, limit=big if full else 100)),
             ("included", s.included_section(list(included or ()))),
             ("pack", pack_section(pack_report, pack_note, selected, full=full)),
+            ("modelrun", modelrun),
             ("ci", ci_section(getattr(evidence, "ci", None))),
             ("testplan", test_plan_section(plan, evidence)),
             ("reproduce", reproduce_section(plan, evidence))]

@@ -74,6 +74,7 @@ class Evidence:
     pin_lines: dict = field(default_factory=dict)   # {pin name: (upstream path, line)} where the new value is
     upstream_ran: bool = True               # False: no stage with upstream access ran (the parts are "not gathered")
     proofs: dict = field(default_factory=dict)   # {"verify-pack", "compile", "model-run": pass/fail/warn/not-run}
+    model_run: Optional[tuple] = None       # (new, old, job) of the record's model_run (bot.report.record)
 
 
 #: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.

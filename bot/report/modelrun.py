@@ -65,16 +65,38 @@ def cross_check(old) -> str:
 
 
 def blocking_items(new: list) -> list[str]:
-    """Blocking items: each model whose new-pack run did not match (a load failure, a crash, a mismatch)."""
+    """Blocking items: each model whose new-pack run did not match (a load failure, a crash, a mismatch).
+
+    One Markdown line each (no task box); the model's name and its error are inert code spans."""
     out = []
     for r in new:
+        name = code(r.model, cap=60)
         if r.status == "mismatch":
-            out.append(f"{r.model}: the new pack's runtime gives different outputs from the host runtime "
+            out.append(f"{name}: the new pack's runtime gives different outputs from the host runtime "
                        f"(max difference {_diff(r)})")
         elif r.status != "match":
-            what = "cannot load its own exporter's .pte" if r.stage == "load" else f"fails at {r.stage}"
-            out.append(f"{r.model}: the new pack's runtime {what}: {r.error}")
+            what = ("cannot load its own exporter's .pte" if r.stage == "load"
+                    else f"fails at {r.stage or 'an unknown stage'}")
+            out.append(f"{name}: the new pack's runtime {what}: {code(r.error, cap=160) or 'no error given'}")
     return out
+
+
+def proof(new: list, job: Optional[str] = None) -> str:
+    """``proofs["model-run"]`` of the results: ``pass`` when every model matched on the new pack, ``fail`` on
+    any other result or when the ``run-model`` job (``job``: its result, ``needs.run-model.result``) did not
+    succeed, ``not-run`` when there is nothing to judge."""
+    if job is not None and job != "success" and not new:
+        return "not-run" if job == "skipped" else "fail"
+    if not new:
+        return "not-run"
+    return "pass" if all(r.status == "match" for r in new) else "fail"
+
+
+def job_note(job: str, run_url: Optional[str] = None) -> str:
+    """Why there are no results: the ``run-model`` job ended with ``job`` (``failure``, ``cancelled``, ...)."""
+    where = f"[this run]({run_url})" if run_url else "this workflow run"
+    return (f"The `run-model` job of {where} ended with {code(job, cap=40)} and handed over no result: "
+            "its log says why (the toolchain, QEMU, the model export or the pack's build).")
 
 
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:

@@ -30,7 +30,13 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
      "pack": null | {"how", "url", "sha256", "tag", "run_url", "on_index", "index_why",
                      "verification": PackReport.to_json() | null, "refusal": refusal record | null},
      "proofs": {"verify-pack": "pass" | "fail" | "not-run", "compile": "pass" | "fail" | "warn" | "not-run",
-                "model-run": "not-run"}}
+                "model-run": "pass" | "fail" | "not-run"},
+     "model_run": null | {"new": [ModelResult JSON], "old": [ModelResult JSON] | null, "job": null | RESULT}}
+
+``model_run`` (``publish --model-results``, :func:`add_model_run`): the
+``run-model`` results (:mod:`bot.modelrun.result`) of the bot's models on the
+new pack and, for the cross check, on the old pack; ``job`` is the
+``run-model`` job's result when it handed over none.
 
 A plan file of ``schema`` 1 (an older ``update``) still reads: its upstream
 and template parts are null (not run).
@@ -137,6 +143,52 @@ def add_pack(record: dict, prov, report=None, refusal: Optional[dict] = None, no
     return record
 
 
+def add_model_run(record: dict, new: list, old: Optional[list] = None, *, job: Optional[str] = None) -> dict:
+    """Extend ``record`` with the ``run-model`` results (after :func:`add_pack`, which resets the proofs).
+
+    ``new``/``old``: :class:`~bot.modelrun.result.ModelResult` lists (the new pack; the old pack's cross check,
+    None when it was not run); ``job``: the ``run-model`` job's result when no result was handed over (then
+    ``new`` is empty).  Sets ``proofs["model-run"]`` (:func:`bot.report.modelrun.proof`)."""
+    from bot.report.modelrun import proof
+
+    record["model_run"] = {"new": [r.to_json() for r in new],
+                           "old": None if old is None else [r.to_json() for r in old],
+                           "job": None if new else job}
+    proofs = record.get("proofs") if isinstance(record.get("proofs"), dict) else {}
+    record["proofs"] = {**proofs, "model-run": proof(new, None if new else job)}
+    return record
+
+
+def model_run_from(record: dict) -> Optional[tuple[list, Optional[list], Optional[str]]]:
+    """``(new, old, job)`` of the record's ``model_run`` part (None: not run), each result rebuilt inert by
+    :func:`bot.modelrun.result.result_from_data`.  Raises TypeError/ValueError for a part of the wrong shape."""
+    from bot.modelrun.result import SCHEMA as RESULT_SCHEMA, STATUSES, result_from_data
+
+    mr = record.get("model_run")
+    if mr is None:
+        return None
+    if not isinstance(mr, dict):
+        raise TypeError("model_run: not an object")
+
+    def results(key):
+        items = mr.get(key)
+        if items is None and key == "old":
+            return None
+        if not isinstance(items, list):
+            raise TypeError(f"model_run.{key}: not a list")
+        out = []
+        for i, d in enumerate(items):
+            if not isinstance(d, dict) or d.get("schema") != RESULT_SCHEMA or d.get("status") not in STATUSES:
+                raise ValueError(f"model_run.{key}[{i}]: not a run-model result")
+            out.append(result_from_data(d))
+        return out
+
+    job = mr.get("job")
+    if job is not None and (not isinstance(job, str) or not job.isalpha() or len(job) > 20):
+        raise ValueError("model_run.job: not a job result")
+    return results("new"), results("old"), job
+
+
 def plan_from_record(record: dict, repo: Path, contents: dict[str, bytes]):
     """The :class:`~bot.plan.Plan` the record describes: pins, edits with their kinds, flags, mentions counts;
     ``contents``: the files as the checkout holds them (``path -> bytes``).  Raises KeyError/TypeError for a
@@ -237,6 +289,7 @@ def read_parts(record: dict, ev=None):
                                  index_why=pk.get("index_why"))
         ev.refusal = pk.get("refusal")
     ev.proofs = dict(record.get("proofs") or {})
+    ev.model_run = model_run_from(record)
     return ev
 
 
