@@ -55,7 +55,7 @@ def pins_line(plan, server: str, upstream: str, evidence=None) -> str:
     b = plan.bump
     python = [r for r in plan.rows if "::" not in r.name and r.new]
     if not getattr(evidence, "upstream_ran", True):
-        return f"- {UNKNOWN} **Pins = upstream's**: not compared (the bump record has no upstream evidence)"
+        return f"- {UNKNOWN} **Pins = upstream's**: not compared (upstream ExecuTorch was not read when this bump was planned)"
     linked, by_hand, other = [], [], []
     lines = dict(getattr(evidence, "pin_lines", None) or {})
     for r in python:
@@ -149,7 +149,7 @@ def schema_line(plan, evidence) -> str:
     b = plan.bump
     ch = getattr(evidence, "changes", None)
     if not getattr(evidence, "upstream_ran", True) or evidence is None:
-        return f"- {UNKNOWN} **`.pte` schema**: not compared (the bump record has no upstream evidence)"
+        return f"- {UNKNOWN} **`.pte` schema**: not compared (upstream ExecuTorch was not read when this bump was planned)"
     if ch is None or ch.error or ch.paths is None:
         return (f"- {UNKNOWN} **`.pte` schema**: not compared (the upstream source could not list the files "
                 "changed between the tags)")
