@@ -59,6 +59,7 @@ class Problem:
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import github_repo
     from bot.commands.check import add_github_arguments
     from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
@@ -66,7 +67,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     add_exclude_argument(p)
     add_github_arguments(p)
-    p.add_argument("--github-repo", metavar="OWNER/NAME",
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo,
                    help="the template repository whose settings are checked (default: $GITHUB_REPOSITORY, else "
                         "the checkout's origin remote); without a token, the settings are not checked")
     p.add_argument("--workflow-token", action="store_true",
