@@ -256,10 +256,30 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     command = requested_command(argv)
     parser = build_parser(load=[command] if command else [])
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        unknown_arguments(parser, args.command, extra)
     from bot.logstream import guarded
     with guarded():   # no line of foreign text the command prints can be a workflow command
         return _run(args)
+
+
+def unknown_arguments(parser, command: str, extra: list[str]) -> None:
+    """Refuse arguments ``command`` does not take with that command's usage (argparse would print the top-level
+    one), suggesting the close option for a mistyped one (:func:`difflib.get_close_matches`, as argparse does
+    for choices since Python 3.12).  Exits 2 (SystemExit, through ``ArgumentParser.error``)."""
+    import argparse
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for word in extra:
+        if word.startswith("-"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1)
+            if close:
+                hints.append(f"{word}: did you mean {close[0]}?")
+    sub.error("unrecognized arguments: " + " ".join(extra) + ("\n" + "\n".join(hints) if hints else ""))
 
 
 #: Longest error message printed (characters): a message may quote a foreign value.

@@ -141,9 +141,9 @@ def test_publish_of_a_record_without_upstream_evidence_says_it_was_not_gathered(
                     "--pack-index-url", "off")
     assert code == 0, out.err
     body = out.out
-    assert ("### Upstream changes that matter\n\nNot gathered: the stage that wrote the bump record had no upstream "
-            "access, so the `.pte` schema, the components the template selects and the Arm backends were not "
-            "compared.") in body
+    assert ("### Upstream changes that matter\n\nNot gathered: upstream ExecuTorch was not read when this bump was "
+            "planned, so the `.pte` schema, the components the template selects and the Arm backends were not "
+            "compared; a new run of the workflow reads it.") in body
     assert "`pte-schema`" not in body and "loads as before" not in body
 
 
@@ -207,7 +207,7 @@ def test_a_plan_of_schema_1_still_publishes_and_says_what_it_lacks(world, capsys
     code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan_file), "--dry-run",
                     "--pack-index-url", "off")
     assert code == 0, out.err
-    assert "Not gathered: the stage that wrote the bump record had no upstream access" in out.out
-    assert "- ❔ **`.pte` schema**: not compared (the bump record has no upstream evidence)" in out.out
+    assert "Not gathered: upstream ExecuTorch was not read when this bump was planned" in out.out
+    assert "- ❔ **`.pte` schema**: not compared (upstream ExecuTorch was not read when this bump was planned)" in out.out
     assert re.search(r"\n[1-9]\d* pin edits, [1-9]\d* prose edits", out.out)
     assert "- [ ] target type `SSE-300`" in out.out      # the template's facts are read from the checkout

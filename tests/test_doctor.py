@@ -138,3 +138,21 @@ def test_a_token_that_cannot_push_blocks(world, capsys):
 def test_bad_usage_exits_2(capsys, template, argv, message):
     code, out, err = run_cli(capsys, "doctor", "--repo", template, *argv)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_the_rehearsal_carries_the_upstream_evidence_as_the_workflow_pull_request_does(capsys, template, tags,
+                                                                                         monkeypatch):
+    # doctor reads upstream to plan the bump: its rehearsed body compares the pins, the .pte schema and the
+    # components as the body made from `update --plan-file` does, and never says the upstream was not read
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    code, out, err = run_cli(capsys, "doctor", "--repo", template, "--upstream", tags)
+    assert code == 0
+    assert "    - ✅ **Pins = upstream's** at `v1.5.1`: `executorch==1.5.1` (the tag), `torch==2.14.0` " in out
+    assert ("    - ✅ **`.pte` schema**: only comments or white space changed in `schema/*.fbs` between `v1.4.0` "
+            "and `v1.5.1`\n") in out
+    assert ("    #### Components the template selects\n\n    2 of the 4 ExecuTorch components the template selects have "
+            "changed upstream sources") in out
+    assert "    Why `v1.5.1`: it is the newest stable release tag upstream.\n" in out
+    assert "| `executorch` | `1.4.0` | `1.5.1` | `release tag v1.5.1` and `version.txt` @ `v1.5.1` (`1.5.1`) |" in out
+    assert "not read" not in out and "Not gathered" not in out
+    assert "bump record" not in out and "stage" not in out

@@ -38,3 +38,18 @@ def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
     assert "passes added: `FuseQuantizedActivationPass`" in body
     assert "10 pin edits, 18 prose edits, 2 lock entries in 11 files." in body
     assert len(body) < MAX_BODY and parse_fingerprint(body) is not None
+
+
+def test_the_sample_body_claims_no_more_than_was_proven_and_counts_alike():
+    # the sample's pack is verified but the index was not asked and neither compile nor model run ran: no ✅;
+    # the measured-numbers note cites both measured lines with the releases they name; the components counts agree
+    body = example_body()
+    verdict = body.split("### Verdict\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert verdict[2].startswith("- ➖ **Pack**: ") and verdict[2].endswith("the public index was not asked")
+    assert verdict[4] == ("- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run "
+                          "not run")
+    assert ("2 lines name the ExecuTorch release each was measured with (`1.3.0`, `1.4.1`). Re-measure them on hardware "
+            "or mark them as history.") in body
+    assert "- `documentation/results.md:5`: " in body and "- `documentation/results.md:6`: " in body
+    assert "1 of the 4 ExecuTorch components the template selects have changed upstream sources" in body
+    assert "all 4 ExecuTorch components the template selects \\(5 selections in 2 files\\) are in the pack" in body

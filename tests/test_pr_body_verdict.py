@@ -60,7 +60,26 @@ def test_five_verdict_lines_for_a_verified_release_asset(tmp_path):
         "downloads the file the PDSC `<url>` names, the release asset verified here (same URL, sha256 above); the "
         "public index lists the pack",
         "- ✅ **`.pte` schema**: `schema/*.fbs` unchanged between `v1.4.0` and `v1.5.1`",
-        "- ✅ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run"]
+        "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run"]
+
+
+def test_a_verdict_line_is_ticked_only_when_everything_it_names_passed(tmp_path):
+    # the pack verified but the public index not asked, the compile and the model run not run: neither line is ✅
+    ev = Evidence(changes=changes(), pack=PackProvenance(how="asset", url=ASSET, sha256=SHA, on_index=None),
+                  proofs={"verify-pack": "pass", "compile": "not-run", "model-run": "not-run"})
+    lines = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))
+    assert lines[2].startswith("- ➖ **Pack**: ") and lines[2].endswith("; the public index was not asked")
+    assert lines[4] == ("- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run "
+                        "not run")
+    # every proof passed and the index lists the pack: both are ✅; not yet listed: a warning
+    ev.proofs = {"verify-pack": "pass", "compile": "pass", "model-run": "pass"}
+    ev.pack.on_index = True
+    lines = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))
+    assert lines[2].startswith("- ✅ **Pack**: ") and lines[4] == (
+        "- ✅ **Proofs**: pack verification passed; compile of the Runtime sources passed; model run passed")
+    ev.pack.on_index = False
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[2]
+    assert line.startswith("- ⚠️ **Pack**: ") and line.endswith("; the public index does **not** list it yet")
 
 
 def test_verdict_says_what_is_wrong_or_not_known(tmp_path):

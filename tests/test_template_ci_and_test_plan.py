@@ -95,14 +95,39 @@ def test_doc_numbers_measured_before_the_bump_are_listed(tmp_path):
         Measurement("docs/results.md", 5, "Runs at 30 fps.", False)]
 
 
+def test_rows_of_a_table_whose_header_names_a_measurement_are_measured_lines(tmp_path):
+    (tmp_path / "results.md").write_text(
+        "| model | fps | notes |\n|---|---|---|\n| MobileNetV2 | 22 | with ExecuTorch 1.4.1 |\n"
+        "| ResNet-8 | 61 | measured with ExecuTorch 1.3.0 |\n\n| model | size |\n|---|---|\n| ResNet-8 | 96 |\n")
+    assert measurements(tmp_path, ("1.4.0",)) == [
+        Measurement("results.md", 3, "| MobileNetV2 | 22 | with ExecuTorch 1.4.1 |", False),
+        Measurement("results.md", 4, "| ResNet-8 | 61 | measured with ExecuTorch 1.3.0 |", False)]
+
+
+def test_the_measured_numbers_note_names_the_releases_the_lines_cite(tmp_path):
+    # the note is true of every line cited: the releases the lines name, and the old pins for those naming none
+    ev = Evidence(measurements=[Measurement("r.md", 5, "| MobileNetV2 | 22 fps with ExecuTorch 1.4.1 |", False),
+                                Measurement("r.md", 6, "| ResNet-8 | 61 | measured with ExecuTorch 1.3.0 |", False),
+                                Measurement("r.md", 7, "Runs at 30 fps.", False)], old_vela="5.1.0")
+    body = pr_body(_plan(tmp_path), upstream="pytorch/executorch", evidence=ev)
+    assert ("> 3 lines of the docs quote measured numbers (cycles, fps, CRCs, latency) taken before this bump to "
+            "ExecuTorch `1.5.1`: 2 lines name the ExecuTorch release each was measured with (`1.3.0`, `1.4.1`); "
+            "1 line names no release (the template was on ExecuTorch `1.4.0` and Vela `5.1.0` before this bump). "
+            "Re-measure them on hardware or mark them as history.") in body
+    assert "or earlier" not in body
+    for n in (5, 6, 7):
+        assert f"- `r.md:{n}`: " in body
+
+
 def test_the_test_plan_names_each_board_and_warns_about_old_numbers(tmp_path):
     ev = Evidence(boards=[Board("Corstone-320", "ARM::V2M-MPS3-SSE-320", None, "app.csolution.yml", 9)],
                   measurements=[Measurement("docs/r.md", 3, "22 fps @team", True)], old_vela="5.1.0")
     body = pr_body(_plan(tmp_path), upstream="pytorch/executorch", evidence=ev)
     assert ("- [ ] target type `Corstone-320` (`ARM::V2M-MPS3-SSE-320`) from `app.csolution.yml:9`: flash, run the "
             "sample, compare timing and output with the docs' numbers") in body
-    assert ("measured before this bump with ExecuTorch `1.4.0` and Vela `5.1.0` or earlier; 1 name the old version "
-            "outright") in body
+    assert ("> 1 line of the docs quote measured numbers (cycles, fps, CRCs, latency) taken before this bump to "
+            "ExecuTorch `1.5.1`: 1 line names no release (the template was on ExecuTorch `1.4.0` and Vela `5.1.0` "
+            "before this bump). Re-measure them on hardware or mark them as history.") in body
     assert "- `docs/r.md:3`: `22 fps @team` (names the old version)" in body
 
 

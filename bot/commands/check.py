@@ -17,6 +17,24 @@ DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url, pac
                ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
+def github_repo(value: str) -> str:
+    """``--github-repo``: ``OWNER/NAME`` as GitHub spells a repository (owner: letters, digits and single hyphens;
+    name: letters, digits, ``.``, ``_``, ``-``), checked before any request.  Raises
+    :class:`argparse.ArgumentTypeError` (argparse exits 2 with the command's usage) for anything else, such as an
+    owner alone or a URL."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}/[A-Za-z0-9._-]{1,100}", value) or \
+            value.split("/")[1] in (".", ".."):
+        hint = ""
+        m = re.fullmatch(r"(?:https?://)?github\.com/([^/]+/[^/]+?)(?:\.git)?/?", value.strip())
+        if m:
+            hint = f" (for this URL: {m.group(1)})"
+        raise argparse.ArgumentTypeError(f"{value!r} is not a repository: expected OWNER/NAME, such as "
+                                         f"octocat/cmsis-template{hint}")
+    return value
+
+
 def add_github_arguments(p: argparse.ArgumentParser, *, write: bool = False) -> None:
     """``--token`` (default $GITHUB_TOKEN; API base URL from $GITHUB_API_URL).
 
@@ -107,7 +125,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_source_arguments(p)
     add_github_arguments(p)
     add_ignored_argument(p)
-    p.add_argument("--github-repo", metavar="OWNER/NAME",
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo,
                    help="the template repository, for --respect-ignored (default: $GITHUB_REPOSITORY)")
     add_pack_index_argument(p)
 

@@ -14,13 +14,14 @@ DESCRIPTION = ("Read the template's pinned ExecuTorch version, upstream's newest
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import github_repo
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--upstream", default="github:pytorch/executorch", help="upstream ExecuTorch source")
     p.add_argument("--outcome", default=None,
                    help="the run's outcome in a few words, for the 'Last run' line (default: "
                         "$EXECUTORCH_PACK_BOT_OUTCOME)")
-    p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo, help="the template repository (default: $GITHUB_REPOSITORY)")
     add_github_arguments(p)
 
 

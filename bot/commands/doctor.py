@@ -59,6 +59,7 @@ class Problem:
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import github_repo
     from bot.commands.check import add_github_arguments
     from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
@@ -66,7 +67,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_set_argument(p)
     add_exclude_argument(p)
     add_github_arguments(p)
-    p.add_argument("--github-repo", metavar="OWNER/NAME",
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo,
                    help="the template repository whose settings are checked (default: $GITHUB_REPOSITORY, else "
                         "the checkout's origin remote); without a token, the settings are not checked")
     p.add_argument("--workflow-token", action="store_true",
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from bot.textreport import plan_summary
         out += [note, ""] + plan_summary(plan).rstrip("\n").splitlines()
-        title, body = pr_text(plan, args.upstream, config)
+        title, body = pr_text(plan, args.upstream, config, source=source, exclude=tuple(args.exclude))
         out += ["", "The pull request the bot would open (nothing was opened, pushed or written):", "",
                 "    " + title, ""] + ["    " + line if line else "" for line in body.splitlines()]
     workflow_files = sorted({e for e in (plan.contents if plan is not None else {}) if e.startswith(WORKFLOWS_DIR)})
@@ -202,17 +203,24 @@ def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerele
                    "the next real one starts from " + current + ").")
 
 
-def pr_text(plan, upstream_spec: str, config) -> tuple[str, str]:
-    """``(title, body)`` of the pull request the bot would open for ``plan`` (as ``publish --dry-run`` renders it,
-    with no pack: doctor neither fetches nor verifies one)."""
-    from bot.report import pr_title, render
-    from bot.report.evidence import gather
+def pr_text(plan, upstream_spec: str, config, *, source=None, exclude: tuple[str, ...] = ()) -> tuple[str, str]:
+    """``(title, body)`` of the pull request the bot would open for ``plan``, made as the workflow makes it: the
+    bump record ``update --plan-file`` writes (upstream evidence read from ``source``, the upstream doctor was
+    given; None: not read), extended with no pack (doctor neither fetches nor verifies one) and rendered by the
+    one renderer ``publish`` uses (:func:`bot.report.record.render_record`)."""
+    from bot.report import pr_title
+    from bot.report.evidence import PackProvenance, gather
+    from bot.report.record import add_pack, record_of, render_record
 
     upstream = upstream_spec.split(":", 1)[-1] if upstream_spec.startswith("github:") else "pytorch/executorch"
-    evidence = gather(plan, None, upstream=upstream, upstream_spec=upstream_spec, base=config.base,
-                      branch=config.branch_for(plan.bump.new_executorch))
-    rendered = render(plan, upstream=upstream, pack_report=None,
-                      pack_note="doctor fetches and verifies no pack; the workflow's run does.", evidence=evidence)
+    name = getattr(source, "full_name", None) or upstream
+    spec = upstream_spec if upstream_spec.startswith("github:") else None
+    branch = config.branch_for(plan.bump.new_executorch)
+    evidence = gather(plan, source, upstream=name, upstream_spec=spec, exclude=exclude, env={})
+    record = record_of(plan, evidence, upstream_spec=upstream_spec, upstream_ran=source is not None)
+    add_pack(record, PackProvenance(), None, note="doctor fetches and verifies no pack; the workflow's run does.")
+    rendered = render_record(record, repo=plan.repo, contents=plan.contents, upstream=upstream, base=config.base,
+                             branch=branch, env={})
     return pr_title(plan), rendered.body
 
 

@@ -18,6 +18,7 @@ HELP = "push the applied bump to the bot branch and open or update its pull requ
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import github_repo
     from bot.commands.check import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
@@ -48,7 +49,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_model_results_arguments(p)
     p.add_argument("--upstream", default="github:pytorch/executorch", metavar="github:OWNER/NAME",
                    help="for the release-notes and compare links")
-    p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo, help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--commit", choices=("git", "api"), default=None,
                    help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "

@@ -14,6 +14,7 @@ DESCRIPTION = ("Check upstream releases; when the template is behind, plan and a
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    from bot.commands.check import github_repo
     from bot.commands.check import add_github_arguments
     from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
@@ -27,7 +28,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_github_arguments(p, write=True)
     from bot.commands.check import add_ignored_argument
     add_ignored_argument(p)
-    p.add_argument("--github-repo", metavar="OWNER/NAME", help="the template repository (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo, help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
     p.add_argument("--commit", choices=("git", "api"), default=None,
                    help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "

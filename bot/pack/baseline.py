@@ -139,5 +139,8 @@ def template_check(template: Path, new: Pdsc) -> CheckResult:
     if not selected:
         return CheckResult("template-components", "warn",
                            f"no *.clayer.yml or *.cproject.yml under {template} selects an ExecuTorch component")
+    distinct = {(s.cclass, s.cgroup, s.csub) for s in selected}   # one component selected in two files is one
+    files = {s.path for s in selected}
+    where = (f" ({len(selected)} selections in {len(files)} files)" if len(selected) != len(distinct) else "")
     return CheckResult("template-components", "pass",
-                       f"all {len(selected)} ExecuTorch components the template selects are in the pack")
+                       f"all {len(distinct)} ExecuTorch components the template selects{where} are in the pack")

@@ -37,9 +37,9 @@ HEAD_SHARE = 40_000     # the most the never-cut head may take before the blocki
 CAPS = {"reviewer": 10_000, "procedure": 6_000, "upstream": 10_000, "index": 600, "pins": 8_000,
         "files": 8_000, "included": 5_000, "pack": 14_000, "ci": 4_000, "testplan": 5_000, "reproduce": 1_500}
 CUT_MARK = "✂"
-NOT_GATHERED = ("### Upstream changes that matter\n\nNot gathered: the stage that wrote the bump record had no "
-                "upstream access, so the `.pte` schema, the components the template selects and the Arm backends "
-                "were not compared.")
+NOT_GATHERED = ("### Upstream changes that matter\n\nNot gathered: upstream ExecuTorch was not read when this "
+                "bump was planned, so the `.pte` schema, the components the template selects and the Arm backends "
+                "were not compared; a new run of the workflow reads it.")
 _FENCE = re.compile(r"^ {0,3}(`{3,})(.*)$")
 
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from bot.inert import code, markdown
@@ -93,13 +94,7 @@ def test_plan_section(plan, evidence) -> str:
                    "sample, compare timing and output with the docs' numbers")
     meas = list(getattr(evidence, "measurements", None) or [])
     if meas:
-        vela = getattr(evidence, "old_vela", None)
-        with_what = f"ExecuTorch {code(b.old_executorch)}" + (f" and Vela {code(vela)}" if vela else "")
-        n_old = sum(1 for m in meas if m.old)
-        out += ["", f"> [!NOTE]\n> {plural(len(meas), 'line')} of the docs quote measured numbers (cycles, fps, "
-                f"CRCs, latency), measured before this bump with {with_what} or earlier"
-                + (f"; {n_old} name the old version outright" if n_old else "")
-                + ": re-measure them on hardware or mark them as history.", "",
+        out += ["", "> [!NOTE]\n> " + measured_sentence(b, meas, getattr(evidence, "old_vela", None)), "",
                 f"<details><summary>The {plural(len(meas), 'line')}</summary>", ""]
         for m in sorted(meas, key=lambda m: (not m.old, m.path, m.line))[:MAX_MEASUREMENTS]:
             out.append(f"- {code(f'{m.path}:{m.line}')}: {code(m.text, cap=160)}"
@@ -108,6 +103,36 @@ def test_plan_section(plan, evidence) -> str:
             out.append(f"- … and {len(meas) - MAX_MEASUREMENTS} more lines")
         out += ["", "</details>"]
     return "\n".join(out)
+
+
+_NAMED_EXECUTORCH = re.compile(r"(?i)\bExecuTorch\s+v?(\d+\.\d+(?:\.\d+)?)(?![\w.])")
+
+
+def measured_sentence(bump, meas, old_vela=None) -> str:
+    """The note over the docs' measured lines (:class:`bot.template.hardware.Measurement`), true of each line
+    cited: the ExecuTorch versions the lines themselves name (``ExecuTorch 1.4.1``), and for the lines that name
+    none, the versions the template was on before the bump (the bump's old ExecuTorch, Vela ``old_vela``)."""
+    from packaging.version import Version
+
+    named: set[str] = set()
+    unnamed = 0
+    for m in meas:
+        found = _NAMED_EXECUTORCH.findall(m.text)
+        named.update(found)
+        unnamed += not found
+    parts = []
+    if named:
+        versions = sorted(named, key=Version)
+        k = len(meas) - unnamed
+        parts.append(f"{plural(k, 'line')} name{'s' if k == 1 else ''} the ExecuTorch release {'it was' if k == 1 else 'each was'} measured with ("
+                     + ", ".join(code(v, cap=40) for v in versions) + ")")
+    if unnamed:
+        with_what = f"ExecuTorch {code(bump.old_executorch)}" + (f" and Vela {code(old_vela)}" if old_vela else "")
+        parts.append(f"{plural(unnamed, 'line')} name{'s' if unnamed == 1 else ''} no release (the template was on "
+                     f"{with_what} before this bump)")
+    return (f"{plural(len(meas), 'line')} of the docs quote measured numbers (cycles, fps, CRCs, latency) taken before "
+            f"this bump to ExecuTorch {code(bump.new_executorch)}: " + "; ".join(parts)
+            + ". Re-measure them on hardware or mark them as history.")
 
 
 def reproduce_section(plan, evidence) -> str:

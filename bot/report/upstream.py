@@ -127,7 +127,8 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
             how = f" (paths from the pack's `<file>` lists; {conv} by the naming convention)"
         else:
             how = " (paths from the pack's `<file>` lists)"
-        out.append(f"{len(touched)} of {len(changes.components)} have changed upstream sources{how}.")
+        out.append(f"{len(touched)} of the {len(changes.components)} ExecuTorch components the template selects have "
+                   f"changed upstream sources{how}.")
         for c in sorted(changes.components, key=lambda c: (not c.changed, c.ident))[:MAX_COMPONENTS]:
             if c.changed:
                 out.append(f"- {code(c.ident)}: {plural(len(c.changed), 'file')} changed: {_paths(c.changed)}")

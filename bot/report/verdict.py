@@ -9,7 +9,9 @@
 4. the ``.pte`` schema between the tags (``schema/*.fbs``), or that it was not compared;
 5. the proofs that ran: ``verify-pack``, the compile check, a model run (the bot runs none: "not run").
 
-A fact the record lacks is said as not known or not run, never as a pass.
+A fact the record lacks is said as not known or not run, never as a pass: a line is ✅ only when everything it
+names passed; when part of it passed and the rest did not run or was not asked, it is ➖ and names what did not
+run; ❔ when nothing it names is known.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from urllib.parse import quote
 
 from bot.inert import code
 
-OK, NO, WARN, UNKNOWN = "✅", "❌", "⚠️", "❔"
+OK, NO, WARN, UNKNOWN, PARTIAL = "✅", "❌", "⚠️", "❔", "➖"
 PACK = "PyTorch::ExecuTorch"
+NOT_READ = "upstream ExecuTorch was not read when this bump was planned"
 _SAFE_URL = re.compile(r"https://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
 _FILE = re.compile(r"^(?P<path>[\w./-]+?\.(?:py|txt|toml|cfg))(?: [\w.]+)? @ (?P<tag>\S+)$")
 
@@ -55,7 +58,7 @@ def pins_line(plan, server: str, upstream: str, evidence=None) -> str:
     b = plan.bump
     python = [r for r in plan.rows if "::" not in r.name and r.new]
     if not getattr(evidence, "upstream_ran", True):
-        return f"- {UNKNOWN} **Pins = upstream's**: not compared (the bump record has no upstream evidence)"
+        return f"- {UNKNOWN} **Pins = upstream's**: not compared ({NOT_READ})"
     linked, by_hand, other = [], [], []
     lines = dict(getattr(evidence, "pin_lines", None) or {})
     for r in python:
@@ -95,14 +98,22 @@ def _declared_url(report):
 
 def download_sentence(plan, prov, report) -> str:
     """Whether ``cbuild setup --packs`` downloads the very pack verified, or that the bot cannot tell."""
+    return download_state(plan, prov, report)[0]
+
+
+def download_state(plan, prov, report) -> tuple[str, str]:
+    """``(sentence, icon)``: :func:`download_sentence` and its mark: OK when ``cbuild setup --packs`` downloads
+    the verified release asset and the public index lists it, PARTIAL when the bot could not tell or the index was
+    not asked, WARN when it downloads another file (a built pack, another ``<url>``) or the index does not list
+    the pack yet."""
     name = f"PyTorch.ExecuTorch.{plan.bump.new_pack}.pack"
     how = getattr(prov, "how", None)
     declared = _declared_url(report)
     if how == "built":
         return ("`cbuild setup --packs` downloads the published pack, **not this built one**: install this run's pack "
-                f"with `cpackget add {name}` to build what was verified")
+                f"with `cpackget add {name}` to build what was verified", WARN)
     if how != "asset" or not declared or not getattr(prov, "url", None):
-        return "whether `cbuild setup --packs` downloads this very file: could not tell"
+        return "whether `cbuild setup --packs` downloads this very file: could not tell", PARTIAL
     target = declared.rstrip("/") + "/" + name
     if target == prov.url and getattr(prov, "sha256", None):
         listed = getattr(prov, "on_index", None)
@@ -110,9 +121,9 @@ def download_sentence(plan, prov, report) -> str:
                 "; the public index does **not** list it yet" if listed is False else
                 "; the public index was not asked")
         return (f"`cbuild setup --packs` downloads the file the PDSC `<url>` names, the release asset verified here "
-                f"(same URL, sha256 above){tail}")
+                f"(same URL, sha256 above){tail}", OK if listed is True else WARN if listed is False else PARTIAL)
     return (f"the PDSC `<url>` ({code(declared, cap=200)}) does not name the release asset verified here: "
-            "`cbuild setup --packs` may download another file or none")
+            "`cbuild setup --packs` may download another file or none", WARN)
 
 
 def pack_line(plan, evidence, pack_report) -> str:
@@ -138,18 +149,20 @@ def pack_line(plan, evidence, pack_report) -> str:
         state, icon = ("verification **failed**", NO) if failed else ("verified by an earlier job", OK)
     if how is None:
         icon = UNKNOWN
-    out = f"- {icon} **Pack**: {source}" + (f", sha256 {code(sha, cap=80)}" if sha else ", sha256 not known") + \
-        f"; {state}"
+    out = f"**Pack**: {source}" + (f", sha256 {code(sha, cap=80)}" if sha else ", sha256 not known") + f"; {state}"
     if pack_report is not None:
-        out += "; " + download_sentence(plan, prov, pack_report)
-    return out
+        sentence, mark = download_state(plan, prov, pack_report)
+        out += "; " + sentence
+        if icon == OK and mark != OK:   # verified, but not everything the line names passed
+            icon = mark
+    return f"- {icon} {out}"
 
 
 def schema_line(plan, evidence) -> str:
     b = plan.bump
     ch = getattr(evidence, "changes", None)
     if not getattr(evidence, "upstream_ran", True) or evidence is None:
-        return f"- {UNKNOWN} **`.pte` schema**: not compared (the bump record has no upstream evidence)"
+        return f"- {UNKNOWN} **`.pte` schema**: not compared ({NOT_READ})"
     if ch is None or ch.error or ch.paths is None:
         return (f"- {UNKNOWN} **`.pte` schema**: not compared (the upstream source could not list the files "
                 "changed between the tags)")
@@ -171,11 +184,19 @@ def proofs_line(evidence, pack_report) -> str:
         proofs["verify-pack"] = "fail" if failed else "pass"
         comp = pack_report.check("compile") if hasattr(pack_report, "check") else None
         proofs["compile"] = comp.status if comp is not None else "not-run"
-    vp, comp, model = (proofs.get(k, "not-run") for k in ("verify-pack", "compile", "model-run"))
-    ran = [s for s in (vp, comp, model) if s != "not-run"]
-    icon = NO if "fail" in ran else OK if ran else UNKNOWN
-    return (f"- {icon} **Proofs**: pack verification {_PROOF.get(vp, vp)}; compile of the Runtime sources "
-            f"{_PROOF.get(comp, comp)}; model run {_PROOF.get(model, model)}")
+    named = {"verify-pack": "pack verification", "compile": "compile of the Runtime sources", "model-run": "model run"}
+    states = {k: proofs.get(k, "not-run") for k in named}
+    ran = [v for v in states.values() if v != "not-run"]
+    missing = [named[k] for k, v in states.items() if v == "not-run"]
+    if "fail" in ran:
+        icon = NO
+    elif not ran:
+        icon = UNKNOWN
+    elif missing:
+        icon = PARTIAL      # what ran passed, the rest did not run: no ✅ for a proof not made
+    else:
+        icon = WARN if "warn" in ran else OK
+    return f"- {icon} **Proofs**: " + "; ".join(f"{named[k]} {_PROOF.get(v, v)}" for k, v in states.items())
 
 
 def verdict_section(plan, evidence, pack_report, upstream: str, server: str) -> str:

@@ -5,7 +5,9 @@
   ``device``).
 - Measured numbers: lines of the template's Markdown/text docs that quote a
   measurement (cycle counts, fps, inferences per second, latency in ms/us, a
-  CRC or checksum).  Numbers measured before a bump were measured with the
+  CRC or checksum), and the rows of a Markdown table whose header names such a
+  measurement (``| model | fps | notes |``: the row ``| ResNet-8 | 61 | |``
+  quotes 61 fps).  Numbers measured before a bump were measured with the
   old ExecuTorch and Vela; a line naming the old version says so outright.
 """
 
@@ -24,6 +26,11 @@ _DOCS = (".md", ".markdown", ".rst", ".txt")
 # A number next to a measurement word (either order); the words anchor the match, so the scan stays linear.
 _MEASURE = re.compile(r"(?i)\b(?:\d[\d,.]*\s*(?:k|m)?\s*(?:cycles|fps|inf(?:erences)?/s|ms|µs|us)\b"
                       r"|(?:cycles|fps|crc(?:32)?|checksum)\b[^\n]{0,40}?(?:0x[0-9a-f]+|\d))")
+# A table header cell naming a measurement, and a table's header/body separator row (GitHub Flavored Markdown).
+_MEASURE_HEADER = re.compile(r"(?i)\b(?:cycles|fps|inf(?:erences)?/s|latency|crc(?:32)?|checksum|ms|µs|us)\b")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|")
+_NUMBER_CELL = re.compile(r"\d[\d.,]*")
 
 
 @dataclass(frozen=True)
@@ -116,7 +123,17 @@ def measurements(repo: Path, old_versions: tuple[str, ...] = ()) -> list[Measure
         if text is None:
             continue
         rel = p.relative_to(repo).as_posix()
-        for no, line in enumerate(text.splitlines(), 1):
-            if len(line) <= 2000 and _MEASURE.search(line):
+        lines = text.splitlines()
+        measured_table = False   # inside the body of a table whose header names a measurement
+        for no, line in enumerate(lines, 1):
+            if len(line) > 2000:
+                continue
+            if _TABLE_ROW.match(line) and no < len(lines) and _TABLE_SEP.match(lines[no]) and "-" in lines[no]:
+                measured_table = bool(_MEASURE_HEADER.search(line))   # a header row
+                continue
+            if not _TABLE_ROW.match(line):
+                measured_table = False
+            in_table = measured_table and any(_NUMBER_CELL.fullmatch(c.strip()) for c in line.split("|")[1:-1])
+            if in_table or _MEASURE.search(line):
                 out.append(Measurement(rel, no, line.strip(), bool(old_rx and old_rx.search(line))))
     return out
