@@ -1,5 +1,5 @@
 """What act ignores, checked statically: the reusable workflow's ``concurrency:`` group, evaluated for each
-event with GitHub's expression evaluator (tests/github_expressions.py), and its ``permissions:``."""
+event with GitHub's expression evaluator (tests/actions_expressions.py), and its ``permissions:``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from github_expressions import evaluate
+from actions_expressions import evaluate_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = yaml.safe_load((ROOT / ".github/workflows/executorch-pack-bot.yml").read_text(encoding="utf-8"))
@@ -22,21 +22,27 @@ def github(event_name: str, event: dict) -> dict:
     return {"github": {"repository": REPO, "event_name": event_name, "event": event, "run_id": "4242"}}
 
 
+# Only the schedule and workflow_dispatch queue in the bump group: any other event, a writer's command or a
+# ticked "Check now" included, gets its own (no comment can cancel or delay a queued bump); a command that asks
+# for a run waits in the pull-request job's group instead (test_the_publish_job_waits_... in
+# tests/test_command_gate_matches_the_parser.py).
 EVENTS = [
     ("schedule", {}, BUMP),
     ("workflow_dispatch", {"inputs": {"version": "1.5.1"}}, BUMP),
-    ("issue_comment", {"comment": {"body": "/executorch-pack-bot recheck"}}, BUMP),
+    ("workflow_dispatch", {"inputs": {"doctor": "true"}}, BUMP),
+    ("issue_comment", {"comment": {"body": "/executorch-pack-bot recheck"}}, OWN),
     ("issue_comment", {"comment": {"body": "Looks good to me"}}, OWN),
     ("issue_comment", {"comment": {"body": "I ran /executorch-pack-bot recheck"}}, OWN),
-    ("issues", {"issue": {"body": "- [x] Check now (tick to start a run; the bot unticks it)"}}, BUMP),
+    ("issues", {"issue": {"body": "- [x] Check now (tick to start a run; the bot unticks it)"}}, OWN),
     ("issues", {"issue": {"body": "- [ ] Check now (tick to start a run; the bot unticks it)"}}, OWN),
     ("pull_request_review", {"review": {"state": "approved"}}, OWN),
+    ("pull_request_target", {"action": "synchronize"}, OWN),
 ]
 
 
 def test_events_that_can_start_a_bump_share_one_group_others_get_their_own():
     group = DOC["concurrency"]["group"]
-    got = evaluate([(group, github(name, event)) for name, event, _ in EVENTS])
+    got = evaluate_templates([(group, github(name, event)) for name, event, _ in EVENTS])
     assert got == [want for _, _, want in EVENTS]
 
 
@@ -49,7 +55,7 @@ def test_the_workflow_grants_nothing_by_default_and_each_job_only_what_it_uses()
     writes = {name: sorted(k for k, v in job.get("permissions", {}).items() if v == "write")
               for name, job in DOC["jobs"].items()}
     assert writes == {"command": ["issues", "pull-requests"], "approval": ["contents", "pull-requests"],
-                      "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [],
+                      "doctor": [], "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [],
                       "pull-request": ["contents", "pull-requests"], "dashboard": ["issues"]}
     # the jobs where upstream or template code runs can only read the repository
     for name in ("build-pack", "ai-layer", "fetch-pack"):
@@ -76,4 +82,4 @@ def test_the_caller_grants_no_more_than_the_jobs_use():
      "1.6.0"),
 ])
 def test_the_watch_version_reads_the_command_only_when_it_ran(expr, context, want):
-    assert evaluate([(expr, context)]) == [want]
+    assert evaluate_templates([(expr, context)]) == [want]
