@@ -239,6 +239,30 @@ run.chmod(0o755)
 """
 
 
+def test_a_doctor_dispatch_runs_only_the_install_check_and_opens_nothing(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", doctor=True)
+    assert run.code == 0, run
+    assert run.jobs == {"doctor": "success"}, run      # no watch, no pack job, no pull request, no dashboard
+    assert not run.errors, run.errors
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []   # read requests only
+    # the rehearsed pull request is in the job's log and its summary; the App's token did the reading
+    assert "Bump ExecuTorch to 1.5.1" in run.log
+    assert "Bump ExecuTorch to 1.5.1" in run.summaries, run.summaries[-2000:]
+    assert "--workflow-token" not in run.log
+
+
+def test_a_doctor_dispatch_without_app_or_token_checks_the_workflow_token(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", doctor=True, secrets={}, variables={})
+    assert run.jobs == {"doctor": run.jobs["doctor"]} and run.ran("doctor"), run
+    assert "--workflow-token" in run.log
+    assert "Bump ExecuTorch to 1.5.1" in run.summaries
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []
+
+
 def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
     aw.template_commit({"create_ai_layer.py": (CREATE_AI_LAYER, 0o644)})
     aw.release("good")
@@ -279,7 +303,7 @@ def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
 def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
     aw.release("good")
     run = aw.run("schedule", secrets={})
-    assert_failed_cleanly(aw, run, "watch", "app-id is set but the app-private-key secret is empty")
+    assert_failed_cleanly(aw, run, "watch", "client-id is set but the app-private-key secret is empty")
     assert not aw.fake.requests       # stopped before the first request
 
 
