@@ -131,6 +131,15 @@ def test_a_release_without_a_pack_asset_is_built(aw):
     assert run.jobs == {"watch": "success", "build-pack": "success", "pull-request": "success",
                         "dashboard": "success"}, run
     assert_bump_pr(aw, built=True)
+    build = [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
+    # flatc of the template venv's executorch wheel, of the tree's flatbuffers version: nothing compiled for the host
+    assert any("/site-packages/executorch/data/bin/flatc of the executorch 1.5.1 package of " in ln
+               and "version 24.3.25, the version of the tree's third-party/flatbuffers" in ln for ln in build)
+    assert "[build-pack]   \u2699  ::set-output:: build-path=release-flatc" in build
+    # the pack is proved once (verify-pack's compile check, whose bit the PR job takes), not also by build-pack
+    assert [ln for ln in build if "Runtime sources compile with" in ln] == [
+        "[build-pack] compile              pass    all 2 Runtime sources compile with arm-none-eabi-g++"]
+    assert not run.errors, run.errors
 
 
 def test_nothing_to_do_costs_one_request_and_skips_the_later_jobs(aw):
@@ -168,6 +177,15 @@ def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
     assert run.jobs == {"watch": "success", "build-pack": "success", "pull-request": "success",
                         "dashboard": "success"}, run
     assert_bump_pr(aw, built=True)
+    build = [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
+    # flatc of the template venv's executorch wheel, of the tree's flatbuffers version: nothing compiled for the host
+    assert any("/site-packages/executorch/data/bin/flatc of the executorch 1.5.1 package of " in ln
+               and "version 24.3.25, the version of the tree's third-party/flatbuffers" in ln for ln in build)
+    assert "[build-pack]   \u2699  ::set-output:: build-path=release-flatc" in build
+    # the pack is proved once (verify-pack's compile check, whose bit the PR job takes), not also by build-pack
+    assert [ln for ln in build if "Runtime sources compile with" in ln] == [
+        "[build-pack] compile              pass    all 2 Runtime sources compile with arm-none-eabi-g++"]
+    assert not run.errors, run.errors
 
 
 def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
@@ -248,19 +266,39 @@ def test_a_doctor_dispatch_runs_only_the_install_check_and_opens_nothing(aw):
     assert aw.pulls() == [] and aw.branches() == ["main"]
     assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []   # read requests only
     # the rehearsed pull request is in the job's log and its summary; the App's token did the reading
-    assert "Bump ExecuTorch to 1.5.1" in run.log
-    assert "Bump ExecuTorch to 1.5.1" in run.summaries, run.summaries[-2000:]
-    assert "--workflow-token" not in run.log
+    assert "[doctor]     Bump ExecuTorch to 1.5.1" in run.log.splitlines()
+    assert "[doctor] ## executorch-pack-bot doctor: OK\n" in run.summaries   # the job summary is the report
+    assert "### Rehearsed pull request: Bump ExecuTorch to 1\\.5\\.1\n" in run.summaries, run.summaries[-2000:]
+    # the App's token is the bump's (no --workflow-token checks): the workflow files need only a permission note
+    assert "GITHUB\\_TOKEN" not in run.summaries and "- **blocks**" not in run.summaries
+    assert "- note: the bump edits \\.github/workflows/build\\.yml: the bot's token needs Workflows: read and write" \
+        in run.summaries
+    assert len(aw.app_log.read_text().splitlines()) == 1   # the App's token, minted once, for the check
 
 
 def test_a_doctor_dispatch_without_app_or_token_checks_the_workflow_token(aw):
     aw.release("good")
     run = aw.run("workflow_dispatch", doctor=True, secrets={}, variables={})
-    assert run.jobs == {"doctor": run.jobs["doctor"]} and run.ran("doctor"), run
-    assert "--workflow-token" in run.log
-    assert "Bump ExecuTorch to 1.5.1" in run.summaries
+    # --workflow-token: the sample template's bump edits .github/workflows/build.yml, which GITHUB_TOKEN can never
+    # push, and the fake repository has "Allow GitHub Actions to create and approve pull requests" off: exit 1
+    assert run.jobs == {"doctor": "failure"}, run
+    assert run.summaries.startswith("[doctor] ## executorch-pack-bot doctor: FAIL\n"), run.summaries[:2000]
+    blocks = [ln for ln in run.summaries.splitlines() if ln.startswith("- **blocks**: ")]
+    assert len(blocks) == 4, blocks   # two problems, in the summary of the step and of the job
+    assert "GitHub never lets the workflow's GITHUB\\_TOKEN push a change under \\.github/workflows/" in blocks[0]
+    assert '"Allow GitHub Actions to create and approve pull requests" is off' in blocks[1]
+    assert "### Rehearsed pull request: Bump ExecuTorch to 1\\.5\\.1\n" in run.summaries
+    assert not run.errors, run.errors
     assert aw.pulls() == [] and aw.branches() == ["main"]
     assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []
+
+
+def test_the_deprecated_app_id_input_still_names_the_app(aw):
+    aw.release("good")
+    run = aw.run("schedule", variables={}, with_inputs={"app-id": "Iv23standin"})   # client-id left empty
+    assert run.code == 0, run
+    assert_bump_pr(aw, built=False)
+    assert len(aw.app_log.read_text().splitlines()) == 1   # the pull-request job minted the App's token
 
 
 def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
