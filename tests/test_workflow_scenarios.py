@@ -335,7 +335,8 @@ def test_a_bot_ref_that_is_not_a_sha_fails_with_one_error_and_no_pr(aw):
 def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
     aw.release("good")
     run = aw.run("workflow_dispatch", version="1.5")
-    assert_failed_cleanly(aw, run, "watch", "--to: '1.5' is not a release version")
+    assert_failed_cleanly(aw, run, "watch",
+                          "--version: '1.5' is not a release version (expected X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
 
 
 def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
