@@ -121,10 +121,26 @@ def session_site(dest: Path) -> Path:
     return next(dest.glob("lib/python3*/site-packages"))
 
 
+#: The flatbuffers version of the upstream tree's third-party/flatbuffers stand-in, and of the fake flatc that
+#: the stand-in executorch wheel ships (the ExecuTorch 1.4.1 wheel's flatc is 24.3.25, as its submodule).
+FLATBUFFERS_VERSION = "24.3.25"
+
+
 def empty_wheel(dest: Path, name: str, version: str) -> None:
-    """An installable wheel of ``name==version`` with no code (PEP 427)."""
+    """An installable wheel of ``name==version`` with no code (PEP 427).
+
+    The ``executorch`` one ships ``executorch/data/bin/flatc`` (mode 755), where the real wheel keeps flatc
+    (bot/pack/wheel_flatc.py): the fake flatc of tests/test_build_pack_release_flatc.py, version
+    :data:`FLATBUFFERS_VERSION`, run by the runner's python3.
+    """
     dist = f"{name.replace('-', '_')}-{version}"
     with zipfile.ZipFile(dest / f"{dist}-py3-none-any.whl", "w") as zf:
+        if name == "executorch":
+            from test_build_pack_release_flatc import FAKE_FLATC
+            flatc = zipfile.ZipInfo("executorch/data/bin/flatc")
+            flatc.external_attr = 0o100755 << 16   # pip keeps the executable bit of a wheel member
+            zf.writestr("executorch/__init__.py", "")
+            zf.writestr(flatc, FAKE_FLATC.format(python=real_python(), version=FLATBUFFERS_VERSION))
         zf.writestr(f"{dist}.dist-info/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
         zf.writestr(f"{dist}.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: actworld\nRoot-Is-Purelib: true\n"
                                                "Tag: py3-none-any\n")
@@ -188,6 +204,7 @@ class ActWorld:
         """
         from bot.sample import UPSTREAM_DIR, build_upstream_repo
         from packgen import write_demo_packs
+        from test_build_pack_release_flatc import BASE_H
         packs = write_demo_packs(self.tmp / "packs", "1.5.1")
         assets = {} if asset is None else {"PyTorch.ExecuTorch.1.5.1.pack": (packs.good if asset == "good"
                                                                               else packs.trap).read_bytes()}
@@ -206,6 +223,8 @@ class ActWorld:
         (v / "examples/arm/ethos-u-setup/arm-none-eabi-gcc.cmake").write_text("# toolchain (stand-in)\n")
         (v / "third-party/flatbuffers/include/flatbuffers").mkdir(parents=True)
         (v / "third-party/flatbuffers/include/flatbuffers/flatbuffers.h").write_text("// flatbuffers\n")
+        (v / "third-party/flatbuffers/include/flatbuffers/base.h").write_text(
+            BASE_H.format(**dict(zip(("major", "minor", "rev"), FLATBUFFERS_VERSION.split(".")))))
         (v / "CMakeLists.txt").write_text("project(executorch)\n")
         shutil.copyfile(packs.good, v / "backends/arm/cmsis_pack/scripts/PyTorch.ExecuTorch.1.5.1.pack")
         validator = v / "backends/arm/cmsis_pack/test/validate_pack.py"
@@ -254,8 +273,14 @@ class ActWorld:
 
     # ------------------------------------------------------------- the run
     def caller(self, dest: Path) -> Path:
+        """docs/example-caller.yml with the bot's repository and commit, plus the GHES fallback inputs
+        ``bot-repository`` and ``bot-ref``: act 0.2.89 gives no ``job.workflow_repository`` /
+        ``job.workflow_sha`` (GitHub's own pin of a called workflow), so every job checks out the bot from them."""
         text = CALLER.read_text(encoding="utf-8")
         text = text.replace("OWNER/executorch-pack-bot", BOT_REPOSITORY).replace("COMMIT_SHA", self.bot_sha)
+        assert text.count("    with:\n") == 1, "the caller's job has one with: block"
+        text = text.replace("    with:\n", f"    with:\n      bot-repository: {BOT_REPOSITORY}\n"
+                                            f"      bot-ref: {self.bot_sha}\n")
         dest.write_text(text, encoding="utf-8")
         return dest
 
@@ -348,7 +373,7 @@ class ActWorld:
 
     @staticmethod
     def _parse(code: int, out: str, seconds: float) -> ActRun:
-        jobs, lines, errors = {}, [], []
+        jobs, lines, errors, summaries = {}, [], [], []
         for raw in out.splitlines():
             try:
                 rec = json.loads(raw)
@@ -360,9 +385,11 @@ class ActWorld:
             lines.append(f"[{job}] {msg}")
             if "jobResult" in rec:
                 jobs[job.split("/")[-1]] = rec["jobResult"]
+            if "\u2699  Summary - " in msg:   # act prints a step's $GITHUB_STEP_SUMMARY as "⚙  Summary - TEXT"
+                summaries.append(f"[{job}] " + msg.split("\u2699  Summary - ", 1)[1])
             if "::error" in msg:   # act shows a workflow command as the line it read ("  ❗  ::error ...::text")
                 errors.append(msg[msg.index("::error"):].strip())
-        return ActRun(code, jobs, "\n".join(lines), "", seconds, errors)
+        return ActRun(code, jobs, "\n".join(lines), "\n".join(summaries), seconds, errors)
 
 
 BUILD_PACK_SH = """\

@@ -34,7 +34,7 @@ def test_event_jobs_check_out_only_the_default_branch_and_the_pinned_bot():
             w = s["with"]
             assert w["persist-credentials"] is False
             if "repository" in w:
-                assert (w["repository"], w["ref"]) == ("${{ inputs.bot-repository }}", "${{ inputs.bot-ref }}")
+                assert (w["repository"], w["ref"]) == ("${{ job.workflow_repository || inputs.bot-repository }}", "${{ job.workflow_sha || inputs.bot-ref }}")
             else:
                 assert w["ref"] == "${{ github.event.repository.default_branch }}", job_id
         bots = [s for s in job["steps"] if s.get("uses") == "./.executorch-pack-bot"]
@@ -87,7 +87,8 @@ def test_every_bot_checkout_is_the_same_pinned_bot():
         for s in job.get("steps", []):
             w = s.get("with") or {}
             if str(s.get("uses", "")).startswith("actions/checkout@") and "repository" in w:
-                assert (w["repository"], w["ref"]) == ("${{ inputs.bot-repository }}", "${{ inputs.bot-ref }}"), job_id
+                # the workflow's own repository and commit (the caller's uses: line); GHES: the fallback inputs
+                assert (w["repository"], w["ref"]) == ("${{ job.workflow_repository || inputs.bot-repository }}", "${{ job.workflow_sha || inputs.bot-ref }}"), job_id
 
 
 def test_the_caller_example_wires_the_events():

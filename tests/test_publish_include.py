@@ -71,7 +71,7 @@ def test_publish_include_refuses_paths_outside_or_links(world, capsys, bad, word
 
 @pytest.mark.parametrize("result,include", [("success", True), ("skipped", False), ("failure", False)])
 def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result, include):
-    from github_expressions import evaluate
+    from actions_expressions import evaluate_templates
     from test_workflow_jobs import bot_steps
     publish = bot_steps("pull-request")[-1]
     assert publish["command"] == "publish"
@@ -80,7 +80,7 @@ def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result
                          "fetch-pack": {"result": "success", "outputs": {"asset-refused": "false"}},
                          "build-pack": {"result": "skipped", "outputs": {}},
                          "ai-layer": {"result": result, "outputs": {}}}}
-    args = evaluate([(publish["args"], context)])[0].split()
+    args = evaluate_templates([(publish["args"], context)])[0].split()
     assert ("--include" in args) is include
     if include:
         assert args[args.index("--include") + 1] == "ai_layer"

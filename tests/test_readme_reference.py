@@ -56,7 +56,7 @@ def test_readme_lists_every_reusable_workflow_input_with_its_default():
     rows = _table_rows(_action_section())
     inputs = WORKFLOW[True]["workflow_call"]["inputs"]
     for name in ("python-version", "requirements", "build-runner", "ai-layer-runner", "csolution",
-                 "active-target", "upstream", "app-id", "app-workflows-permission", "set"):
+                 "active-target", "upstream", "client-id", "app-id", "app-workflows-permission", "set", "doctor"):
         assert name in inputs
     for name, spec in inputs.items():
         assert name in rows, f"README: no row for the workflow input {name}"
@@ -77,12 +77,13 @@ def test_readme_lists_every_action_input_including_python():
     assert "`python`" in text
 
 
-def test_readme_says_what_owner_is_and_pins_a_sha_without_a_version_comment():
+def test_readme_says_what_owner_is_and_pins_one_sha_with_its_release_in_a_comment():
     text = _flat(_section(README, "Install in your template repository"))
     assert "`OWNER` is the GitHub owner" in text and "fork" in text and "no published release" in text
-    assert "40-hex commit SHA" in text and "`bot-ref`" in text and "`uses:`" in text
+    assert "40-hex commit SHA" in text and "`bot-ref`" in text and "`uses:`" in text and "the one pin" in text
     caller = (ROOT / "docs/example-caller.yml").read_text()
-    assert "# vX.Y.Z" not in caller and "# vX.Y.Z" not in README
+    assert caller.count("@COMMIT_SHA") == 1 and "executorch-pack-bot.yml@COMMIT_SHA # vX.Y.Z\n" in caller
+    assert "      bot-ref:" not in caller and "      bot-repository:" not in caller   # the GHES fallback is a comment
 
 
 def test_readme_says_how_cmsis_toolbox_reaches_the_ai_layer_runner():

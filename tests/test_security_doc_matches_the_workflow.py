@@ -49,10 +49,10 @@ def test_the_approval_job_holds_the_app_token_as_the_doc_says():
     steps = WORKFLOW["jobs"]["approval"]["steps"]
     mint = [s for s in steps if str(s.get("uses", "")).startswith("actions/create-github-app-token@")]
     decide = next(s for s in steps if s.get("uses") == "./.executorch-pack-bot")
-    assert len(mint) == 1 and mint[0]["if"] == "inputs.app-id != ''"
+    assert len(mint) == 1 and mint[0]["if"] == "inputs.client-id != '' || inputs.app-id != ''"
     assert decide["with"]["token"] == "${{ steps.app-token.outputs.token || secrets.token || github.token }}"
     for event in ("pull_request_review", "pull_request_target"):
-        assert "the App token when `app-id` is given" in rows()[event][4]
+        assert "the App token when `client-id` is given" in rows()[event][4]
 
 
 def test_the_concurrency_paragraph_matches_the_groups():

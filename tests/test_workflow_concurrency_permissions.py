@@ -1,5 +1,5 @@
 """What act ignores, checked statically: the reusable workflow's ``concurrency:`` group, evaluated for each
-event with GitHub's expression evaluator (tests/github_expressions.py), and its ``permissions:``."""
+event with GitHub's expression evaluator (tests/actions_expressions.py), and its ``permissions:``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from github_expressions import evaluate
+from actions_expressions import evaluate_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = yaml.safe_load((ROOT / ".github/workflows/executorch-pack-bot.yml").read_text(encoding="utf-8"))
@@ -22,9 +22,14 @@ def github(event_name: str, event: dict) -> dict:
     return {"github": {"repository": REPO, "event_name": event_name, "event": event, "run_id": "4242"}}
 
 
+# Only the schedule and workflow_dispatch queue in the bump group: any other event, a writer's command or a
+# ticked "Check now" included, gets its own (no comment can cancel or delay a queued bump); a command that asks
+# for a run waits in the pull-request job's group instead (test_the_publish_job_waits_... in
+# tests/test_command_gate_matches_the_parser.py).
 EVENTS = [
     ("schedule", {}, BUMP),
     ("workflow_dispatch", {"inputs": {"version": "1.5.1"}}, BUMP),
+    ("workflow_dispatch", {"inputs": {"doctor": "true"}}, BUMP),
     # a command, by a writer or not, never joins the bump group: nobody's comment can cancel or delay a
     # queued bump; a writer's command waits for other pushes in the pull-request job's own group
     ("issue_comment", {"comment": {"body": "/executorch-pack-bot recheck"}}, OWN),
@@ -39,7 +44,7 @@ EVENTS = [
 
 def test_events_that_can_start_a_bump_share_one_group_others_get_their_own():
     group = DOC["concurrency"]["group"]
-    got = evaluate([(group, github(name, event)) for name, event, _ in EVENTS])
+    got = evaluate_templates([(group, github(name, event)) for name, event, _ in EVENTS])
     assert got == [want for _, _, want in EVENTS]
 
 
@@ -52,7 +57,7 @@ def test_the_workflow_grants_nothing_by_default_and_each_job_only_what_it_uses()
     writes = {name: sorted(k for k, v in job.get("permissions", {}).items() if v == "write")
               for name, job in DOC["jobs"].items()}
     assert writes == {"command": ["issues", "pull-requests"], "approval": ["contents", "pull-requests"],
-                      "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [], "run-model": [],
+                      "doctor": [], "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [], "run-model": [],
                       "pull-request": ["contents", "pull-requests"], "dashboard": ["issues"]}
     # the jobs where upstream or template code runs can only read the repository
     for name in ("build-pack", "ai-layer", "fetch-pack"):
@@ -79,4 +84,4 @@ def test_the_caller_grants_no_more_than_the_jobs_use():
      "1.6.0"),
 ])
 def test_the_watch_version_reads_the_command_only_when_it_ran(expr, context, want):
-    assert evaluate([(expr, context)]) == [want]
+    assert evaluate_templates([(expr, context)]) == [want]

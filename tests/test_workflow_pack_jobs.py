@@ -47,7 +47,7 @@ def test_verification_gets_the_template_and_the_previous_pack():
         if "update" in commands:   # the previous pack is the one the template pins before it moves
             assert commands.index("previous-pack") < commands.index("update"), job
         previous = _command(job, "previous-pack")
-        assert (previous["with"]["repo-path"], previous["with"]["args"]) == ("template", "--dest baseline")
+        assert (previous["with"]["repo-path"], previous["with"]["args"]) == ("template", "--output-dir baseline")
         if job == "pull-request":
             continue   # publish --pack verifies against its --repo, the template
         args = _command(job, "verify-pack")["with"]["args"].split()
@@ -79,7 +79,7 @@ def test_vcpkg_action_is_pinned_with_its_tag_comment():
 
 def test_action_runs_previous_pack_with_the_template_and_upstream(tmp_path):
     run = ActionRun(tmp_path)
-    run.run({"command": "previous-pack", "repo-path": "template", "args": "--dest baseline"})
+    run.run({"command": "previous-pack", "repo-path": "template", "args": "--output-dir baseline"})
     (call,) = run.calls()
     assert call["argv"] == ["previous-pack", "--repo", "template", "--upstream", "github:pytorch/executorch",
-                            "--dest", "baseline"]
+                            "--output-dir", "baseline"]

@@ -135,6 +135,15 @@ def test_a_release_without_a_pack_asset_is_built(aw):
     assert run.jobs == {"watch": "success", "build-pack": "success", "run-model": "success", "pull-request": "success",
                         "dashboard": "success"}, run
     assert_bump_pr(aw, built=True)
+    build = [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
+    # flatc of the template venv's executorch wheel, of the tree's flatbuffers version: nothing compiled for the host
+    assert any("/site-packages/executorch/data/bin/flatc of the executorch 1.5.1 package of " in ln
+               and "version 24.3.25, the version of the tree's third-party/flatbuffers" in ln for ln in build)
+    assert "[build-pack]   \u2699  ::set-output:: build-path=release-flatc" in build
+    # the pack is proved once (verify-pack's compile check, whose bit the PR job takes), not also by build-pack
+    assert [ln for ln in build if "Runtime sources compile with" in ln] == [
+        "[build-pack] compile              pass    all 2 Runtime sources compile with arm-none-eabi-g++"]
+    assert not run.errors, run.errors
 
 
 def test_nothing_to_do_costs_one_request_and_skips_the_later_jobs(aw):
@@ -172,6 +181,15 @@ def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
     assert run.jobs == {"watch": "success", "build-pack": "success", "run-model": "success", "pull-request": "success",
                         "dashboard": "success"}, run
     assert_bump_pr(aw, built=True)
+    build = [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
+    # flatc of the template venv's executorch wheel, of the tree's flatbuffers version: nothing compiled for the host
+    assert any("/site-packages/executorch/data/bin/flatc of the executorch 1.5.1 package of " in ln
+               and "version 24.3.25, the version of the tree's third-party/flatbuffers" in ln for ln in build)
+    assert "[build-pack]   \u2699  ::set-output:: build-path=release-flatc" in build
+    # the pack is proved once (verify-pack's compile check, whose bit the PR job takes), not also by build-pack
+    assert [ln for ln in build if "Runtime sources compile with" in ln] == [
+        "[build-pack] compile              pass    all 2 Runtime sources compile with arm-none-eabi-g++"]
+    assert not run.errors, run.errors
 
 
 def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
@@ -243,6 +261,50 @@ run.chmod(0o755)
 """
 
 
+def test_a_doctor_dispatch_runs_only_the_install_check_and_opens_nothing(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", doctor=True)
+    assert run.code == 0, run
+    assert run.jobs == {"doctor": "success"}, run      # no watch, no pack job, no pull request, no dashboard
+    assert not run.errors, run.errors
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []   # read requests only
+    # the rehearsed pull request is in the job's log and its summary; the App's token did the reading
+    assert "[doctor]     Bump ExecuTorch to 1.5.1" in run.log.splitlines()
+    assert "[doctor] ## executorch-pack-bot doctor: OK\n" in run.summaries   # the job summary is the report
+    assert "### Rehearsed pull request: Bump ExecuTorch to 1\\.5\\.1\n" in run.summaries, run.summaries[-2000:]
+    # the App's token is the bump's (no --workflow-token checks): the workflow files need only a permission note
+    assert "GITHUB\\_TOKEN" not in run.summaries and "- **blocks**" not in run.summaries
+    assert "- note: the bump edits \\.github/workflows/build\\.yml: the bot's token needs Workflows: read and write" \
+        in run.summaries
+    assert len(aw.app_log.read_text().splitlines()) == 1   # the App's token, minted once, for the check
+
+
+def test_a_doctor_dispatch_without_app_or_token_checks_the_workflow_token(aw):
+    aw.release("good")
+    run = aw.run("workflow_dispatch", doctor=True, secrets={}, variables={})
+    # --workflow-token: the sample template's bump edits .github/workflows/build.yml, which GITHUB_TOKEN can never
+    # push, and the fake repository has "Allow GitHub Actions to create and approve pull requests" off: exit 1
+    assert run.jobs == {"doctor": "failure"}, run
+    assert run.summaries.startswith("[doctor] ## executorch-pack-bot doctor: FAIL\n"), run.summaries[:2000]
+    blocks = [ln for ln in run.summaries.splitlines() if ln.startswith("- **blocks**: ")]
+    assert len(blocks) == 4, blocks   # two problems, in the summary of the step and of the job
+    assert "GitHub never lets the workflow's GITHUB\\_TOKEN push a change under \\.github/workflows/" in blocks[0]
+    assert '"Allow GitHub Actions to create and approve pull requests" is off' in blocks[1]
+    assert "### Rehearsed pull request: Bump ExecuTorch to 1\\.5\\.1\n" in run.summaries
+    assert not run.errors, run.errors
+    assert aw.pulls() == [] and aw.branches() == ["main"]
+    assert [(r.method, r.path) for r in aw.fake.requests if r.method != "GET"] == []
+
+
+def test_the_deprecated_app_id_input_still_names_the_app(aw):
+    aw.release("good")
+    run = aw.run("schedule", variables={}, with_inputs={"app-id": "Iv23standin"})   # client-id left empty
+    assert run.code == 0, run
+    assert_bump_pr(aw, built=False)
+    assert len(aw.app_log.read_text().splitlines()) == 1   # the pull-request job minted the App's token
+
+
 def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
     aw.template_commit({"create_ai_layer.py": (CREATE_AI_LAYER, 0o644)})
     aw.release("good")
@@ -277,13 +339,14 @@ def test_a_bot_ref_that_is_not_a_sha_fails_with_one_error_and_no_pr(aw):
 def test_a_bad_version_input_fails_the_check_with_one_error_and_no_pr(aw):
     aw.release("good")
     run = aw.run("workflow_dispatch", version="1.5")
-    assert_failed_cleanly(aw, run, "watch", "--to: '1.5' is not a release version")
+    assert_failed_cleanly(aw, run, "watch",
+                          "--version: '1.5' is not a release version (expected X.Y.Z, vX.Y.Z or X.Y.Z-rcN)")
 
 
 def test_an_app_id_without_its_private_key_fails_before_anything_is_pushed(aw):
     aw.release("good")
     run = aw.run("schedule", secrets={})
-    assert_failed_cleanly(aw, run, "watch", "app-id is set but the app-private-key secret is empty")
+    assert_failed_cleanly(aw, run, "watch", "client-id is set but the app-private-key secret is empty")
     assert not aw.fake.requests       # stopped before the first request
 
 

@@ -93,29 +93,60 @@ def _needs(job: dict) -> list[str]:
     return n if isinstance(n, list) else [n]
 
 
-def test_bot_ref_is_checked_before_any_job_checks_it_out(tmp_path):
-    """Each job that checks out the bot at bot-ref runs the check first, or runs after a job that did."""
+PIN_STEP = "Check the bot's pin (this workflow's repository and commit, or bot-repository and bot-ref)"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def test_bot_pin_is_checked_before_any_job_checks_it_out(tmp_path):
+    """Each job that checks out the bot runs the pin check first, or runs after a job that did."""
     def checks_first(job_id: str) -> bool:
-        steps = JOBS[job_id]["steps"]
-        names = [s.get("name") for s in steps]
-        return names[0] == "Refuse a bot-ref that is not a commit SHA"
+        return JOBS[job_id]["steps"][0].get("name") == PIN_STEP
 
     def guarded(job_id: str) -> bool:
         return checks_first(job_id) or any(guarded(n) for n in _needs(JOBS[job_id]))
 
     for job_id, job in JOBS.items():
-        if any(s.get("with", {}).get("ref") == "${{ inputs.bot-ref }}" for s in job["steps"]):
+        if any(s.get("with", {}).get("ref") == "${{ job.workflow_sha || inputs.bot-ref }}" for s in job["steps"]):
             assert guarded(job_id), job_id
-    first = JOBS["watch"]["steps"][0]
-    assert first["env"] == {"BOT_REF": "${{ inputs.bot-ref }}"}
+    firsts = {job_id: job["steps"][0] for job_id, job in JOBS.items() if checks_first(job_id)}
+    assert set(firsts) == {"command", "approval", "doctor", "watch"}
+    assert len({yaml.safe_dump(step) for step in firsts.values()}) == 1   # one check, the same everywhere
+    assert firsts["watch"]["env"] == {"WORKFLOW_REPOSITORY": "${{ job.workflow_repository }}",
+                                      "WORKFLOW_SHA": "${{ job.workflow_sha }}",
+                                      "BOT_REPOSITORY": "${{ inputs.bot-repository }}", "BOT_REF": "${{ inputs.bot-ref }}"}
 
-    def check(ref: str) -> int:
-        return subprocess.run(["bash", "-e", "-c", first["run"]], env={"BOT_REF": ref, "PATH": "/usr/bin:/bin"},
-                              capture_output=True).returncode
-    assert check("0123456789abcdef0123456789abcdef01234567") == 0
-    for bad in ("main", "v1.0.0", "0123456789abcdef0123456789abcdef0123456", "0123456789ABCDEF0123456789ABCDEF01234567",
-                "0123456789abcdef0123456789abcdef01234567\nx", ""):
-        assert check(bad) == 2, bad
+
+def _pin_check(workflow_repository: str = "", workflow_sha: str = "", repository: str = "", ref: str = ""):
+    p = subprocess.run(["bash", "-e", "-c", JOBS["watch"]["steps"][0]["run"]], text=True, capture_output=True,
+                       env={"WORKFLOW_REPOSITORY": workflow_repository, "WORKFLOW_SHA": workflow_sha,
+                            "BOT_REPOSITORY": repository, "BOT_REF": ref, "PATH": "/usr/bin:/bin"})
+    return p.returncode, p.stdout
+
+
+def test_without_the_workflows_own_pin_bot_ref_must_be_a_sha():
+    """The GHES fallback: the runner gives no job.workflow_*, so bot-repository and a 40-hex bot-ref are needed."""
+    assert _pin_check(repository="acme/executorch-pack-bot", ref=SHA) == (0, "")
+    for bad in ("main", "v1.0.0", SHA[:-1], SHA.upper(), SHA + "\nx", ""):
+        code, out = _pin_check(repository="acme/executorch-pack-bot", ref=bad)
+        assert (code, out) == (2, "::error title=executorch-pack-bot::bot-ref must be a full 40-hex commit SHA (the "
+                                  "runner does not give this workflow's commit, job.workflow_sha)\n"), bad
+    assert _pin_check(ref=SHA) == (2, "::error title=executorch-pack-bot::the runner does not give this workflow's "
+                                      "repository (job.workflow_repository): set the bot-repository input\n")
+
+
+def test_with_the_workflows_own_pin_the_inputs_are_optional_and_must_agree():
+    own = {"workflow_repository": "Acme/executorch-pack-bot", "workflow_sha": SHA}
+    assert _pin_check(**own) == (0, "")
+    assert _pin_check(**own, repository="acme/Executorch-Pack-Bot", ref=SHA) == (0, "")   # GitHub's names ignore case
+    assert _pin_check(**own, repository="evil/executorch-pack-bot") == (
+        2, "::error title=executorch-pack-bot::bot-repository (evil/executorch-pack-bot) is not the repository this "
+           "workflow was called from (Acme/executorch-pack-bot): remove bot-repository (the workflow's own is used) "
+           "or make it agree with the uses: line\n")
+    other = "f" * 40
+    assert _pin_check(**own, ref=other) == (
+        2, f"::error title=executorch-pack-bot::bot-ref ({other}) is not the commit this workflow was called at "
+           f"({SHA}): remove bot-ref (the workflow's own commit is used) or make it the SHA of the uses: line\n")
+    assert _pin_check(**own, ref="main")[0] == 2
 
 
 def test_ai_layer_uses_a_fresh_pack_root_and_checks_the_installed_files():

@@ -216,7 +216,9 @@ def test_dispatched_values_only_reach_scripts_through_env():
 def test_caller_example_matches_the_reusable_workflow():
     caller = _load(CALLER)
     dispatch = caller["on"]["workflow_dispatch"]["inputs"]
-    assert set(dispatch) == {"version", "force-build", "dry-run"}
+    assert set(dispatch) == {"version", "force-build", "dry-run", "doctor"}
+    assert dispatch["doctor"] == {"description": "Install check: rehearse the next PR and check the set-up (nothing "
+                                                 "opened)", "type": "boolean", "default": False}
     assert "schedule" in caller["on"]
     (job,) = caller["jobs"].values()
     assert job["uses"].split("@")[0].endswith("/.github/workflows/executorch-pack-bot.yml")
@@ -225,6 +227,12 @@ def test_caller_example_matches_the_reusable_workflow():
     required = {k for k, v in declared["inputs"].items() if v.get("required")}
     assert required <= set(job["with"])
     assert set(job.get("secrets", {})) <= set(declared["secrets"])
+    for name, spec in dispatch.items():   # each dispatch input is passed on (empty on the other events)
+        fallback = "''" if spec["type"] == "string" else "false"
+        assert job["with"][name] == f"${{{{ inputs.{name} || {fallback} }}}}", name
+    assert "bot-ref" not in job["with"] and job["uses"].count("@") == 1   # one pin: the uses: line
+    assert declared["inputs"]["doctor"] == {"description": declared["inputs"]["doctor"]["description"],
+                                            "type": "boolean", "default": False}
 
 
 def test_readme_shows_the_caller_example():
