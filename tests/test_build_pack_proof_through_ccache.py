@@ -64,3 +64,24 @@ def test_a_compile_error_through_the_cache_names_the_pack_file_not_the_relative_
     assert ("include/executorch/schema/program_generated.h:1:23: error: 'undeclared_name' was not declared in this "
             "scope") in res.detail
     assert "pack/include" not in res.detail and "/tmp" not in res.detail
+
+
+def test_verify_pack_compiles_through_ccache_when_asked(tmp_path, cache, capsys):
+    # The build job proves the pack once, with verify-pack --compile-check --ccache: a warm runner's cache serves it.
+    from bot.cli import main
+    pack = make_pack(tmp_path / "p")
+    argv = ["verify-pack", str(pack), "--version", V, "--compile-check", "--ccache"]
+    before = build.ccache_counters(CCACHE)
+    assert main(argv) == 0
+    cold = build.ccache_delta(before, build.ccache_counters(CCACHE))
+    assert main(argv) == 0
+    warm = build.ccache_delta(before, build.ccache_counters(CCACHE))
+    assert cold == build.CcacheStats(hits=0, misses=2)
+    assert warm == build.CcacheStats(hits=2, misses=2)
+
+
+def test_verify_pack_ccache_needs_the_compile_check(tmp_path, capsys):
+    from bot.cli import main
+    pack = make_pack(tmp_path / "p")
+    assert main(["verify-pack", str(pack), "--version", V, "--ccache"]) == 2
+    assert "--ccache needs --compile-check" in capsys.readouterr().err

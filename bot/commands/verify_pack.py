@@ -47,6 +47,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="run DIR/backends/arm/cmsis_pack/test/validate_pack.py on the pack")
     parser.add_argument("--compile-check", action="store_true", help="compile the Runtime component's sources")
     parser.add_argument("--cxx", metavar="COMPILER", help="compiler for --compile-check (default arm-none-eabi-g++)")
+    parser.add_argument("--ccache", action="store_true",
+                        help="with --compile-check: compile through the ccache on PATH, so that a warm runner's cache "
+                             "serves the compiles (CCACHE_BASEDIR is the check's temporary folder)")
     parser.add_argument("--cpackget", action="store_true",
                         help="install into a temporary pack root with cpackget and check `cpackget list`")
     parser.add_argument("--installed", type=Path, metavar="PACK_ROOT",
@@ -77,6 +80,14 @@ def run(args: argparse.Namespace) -> int:
         installed = args.installed / "PyTorch" / "ExecuTorch" / pack_version(args.pack_version)[0]
     if args.compile_result and not args.compile_check:
         raise UsageError("--compile-result needs --compile-check")
+    ccache = None
+    if args.ccache:
+        import shutil
+        if not args.compile_check:
+            raise UsageError("--ccache needs --compile-check")
+        ccache = shutil.which("ccache")
+        if ccache is None:
+            raise UsageError("--ccache: no ccache on PATH (Debian: apt-get install ccache), or leave --ccache out")
     if args.markdown:
         _check_markdown_target(args.markdown, [p for p in (args.pack, args.baseline) if p])
     if args.compile_result:   # a result left there before (by anyone) must not survive a run that stops early
@@ -85,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     report = verify_pack(args.pack, args.pack_version, url=args.url, tag=args.tag, baseline=args.baseline,
                          template=args.template, executorch_root=args.executorch_root,
                          compile_check=args.compile_check, cxx=args.cxx, cpackget=args.cpackget,
-                         installed=installed)
+                         installed=installed, ccache=ccache)
     if args.markdown:
         try:
             args.markdown.write_text(report.to_markdown(), encoding="utf-8")
