@@ -139,7 +139,8 @@ def test_secondary_rate_limit_is_waited_out_and_the_fleet_resumes(fake, world, t
     assert code == 0
     rows = {r["template"]: r["state"] for r in p["rows"]}
     assert rows["acme/behind-b"] == "behind" and rows["acme/current-a"] == "up to date"
-    assert slept == [5.0, 10.0]   # behind-b gave up in pass 1, current-a in passes 1 and 2: the pause doubles
+    # behind-b and current-a gave up in pass 1 (the longest Retry-After: 7), current-a again in pass 2 (3)
+    assert slept == [7.0, 3.0]
     assert "acme-behind-b" in {j["key"] for j in p["pull-requests"]}
 
 

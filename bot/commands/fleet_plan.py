@@ -32,8 +32,12 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="pull-request jobs at most (GitHub runs 256 matrix jobs per workflow run at most; the rest "
                         "are deferred to the next run; default: 256)")
     p.add_argument("--pause", type=float, default=60.0, metavar="SECONDS",
-                   help="pause before trying again the templates GitHub kept refusing for a rate limit (doubles "
-                        "each time, 3 passes; default: 60)")
+                   help="pause before trying again the templates GitHub kept refusing for a rate limit, when "
+                        "its answer gave no Retry-After or x-ratelimit-reset (doubles each time, 3 passes; "
+                        "default: 60)")
+    p.add_argument("--max-pause", type=float, default=900.0, metavar="SECONDS",
+                   help="the longest pause between passes: when GitHub asks for a longer wait, the templates it "
+                        "refused are rows 'rate limited' at once, planned by the next run (default: 900)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--upstream {args.upstream}: expected github:OWNER/NAME")
     if not 1 <= args.max_jobs <= 256:
         raise UsageError(f"--max-jobs {args.max_jobs}: expected 1 to 256")
-    if args.pause < 0:
-        raise UsageError(f"--pause {args.pause:g}: expected a number of seconds, 0 or more")
+    for opt, value in (("--pause", args.pause), ("--max-pause", args.max_pause)):
+        if not value >= 0 or value == float("inf"):
+            raise UsageError(f"{opt} {value:g}: expected a number of seconds, 0 or more")
     if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
         raise UsageError("cannot write the plan: " + ("is a directory" if args.out.is_dir()
                                                       else f"the folder {args.out.parent} does not exist"),
@@ -69,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     cache = FleetCache(cache_path)
     remote = Remote(make_github(token), cache)
     found = discover(remote, fleet) if fleet.discover else []
-    plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs)
+    plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs,
+                     max_pause=args.max_pause)
     cache.save()
     if args.out:
         import json

@@ -18,12 +18,42 @@ import json
 from typing import Callable, Optional
 from urllib.parse import urlencode
 
-from bot.errors import PlatformError
+from bot.errors import PlatformError, TransientError
 from bot.fleet.cache import FleetCache
 from bot.github.client import RetryPolicy, call
 
 MISSING = object()   # GitHub answered 404
 MAX_PAGES = 50
+
+
+def wait_hint(headers: dict, now: Optional[float] = None) -> Optional[float]:
+    """Seconds GitHub asked a client to wait before its next request, from the headers of a refusal (403, 429),
+    or None when they say nothing.
+
+    GitHub REST docs, "Rate limits for the REST API" ("Exceeding the rate
+    limit"): a ``retry-after`` header gives the seconds to wait (HTTP also
+    allows an HTTP date there: RFC 9110, "Retry-After"; both parsed by
+    urllib3's ``Retry.parse_retry_after``); otherwise, when
+    ``x-ratelimit-remaining`` is ``0``, wait until ``x-ratelimit-reset``
+    (UTC epoch seconds).  ``now``: epoch seconds (default the clock).  A
+    header that is neither form is ignored.
+    """
+    import time
+
+    from urllib3.exceptions import InvalidHeader
+    from urllib3.util.retry import Retry
+
+    low = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
+    if "retry-after" in low:
+        try:
+            return float(Retry().parse_retry_after(low["retry-after"].strip()))
+        except (InvalidHeader, ValueError, OverflowError):
+            pass
+    if low.get("x-ratelimit-remaining", "").strip() == "0":
+        reset = low.get("x-ratelimit-reset", "").strip()
+        if reset.isdigit() and len(reset) <= 12:
+            return max(0.0, int(reset) - (time.time() if now is None else now))
+    return None
 
 
 class Remote:
@@ -45,6 +75,7 @@ class Remote:
         from github import GithubException
 
         req = self.gh.requester
+        last: dict = {}
 
         def once():
             self.requests += 1
@@ -53,6 +84,7 @@ class Remote:
             if status in (304, 404):
                 return status, hdrs, None
             if status >= 400:
+                last["headers"] = hdrs
                 try:
                     data = json.loads(body) if body else {}
                 except ValueError:
@@ -65,7 +97,11 @@ class Remote:
 
         if etag:
             self.conditional += 1
-        status, hdrs, data = call(once, what, self.policy)
+        try:
+            status, hdrs, data = call(once, what, self.policy)
+        except TransientError as exc:
+            exc.wait = wait_hint(last.get("headers") or {})   # what GitHub asked for, read by the plan's pause
+            raise
         if status == 304:
             self.not_modified += 1
         return status, {k.lower(): v for k, v in hdrs.items()}, data
