@@ -38,7 +38,8 @@ LINK = "link:"   # a pin file's kept sha when the tree lists it as a symbolic li
 class Pins:
     """A template branch's state: ``current`` (PEP 440 text) and ``label`` (``"local"`` for a locally built
     pack, else None), the bot's branch for it (:attr:`bot.config.Config.branch`, ``{version}`` unreplaced)
-    and base (``base:`` of the config, else None); or ``error`` (why it could not be read: ``missing``
+    and base (``base:`` of the config, else None), whether its config keeps a dashboard issue (``dashboard:``,
+    where reviewers' ignored versions then live: :mod:`bot.events.ignored`); or ``error`` (why it could not be read: ``missing``
     when GitHub answered 404) with the other fields empty."""
 
     current: str = ""
@@ -47,6 +48,7 @@ class Pins:
     base: Optional[str] = None
     error: str = ""
     missing: bool = False
+    dashboard: bool = False
 
 
 def plain_path(path) -> bool:
@@ -76,6 +78,8 @@ def pins_value_ok(value) -> bool:
     if not all(isinstance(value.get(k), str) for k in ("current", "bot_branch", "error")):
         return False
     if not all(value.get(k) is None or isinstance(value.get(k), str) for k in ("label", "base")):
+        return False
+    if not isinstance(value.get("dashboard"), bool):
         return False
     if value["error"]:
         return True
@@ -142,7 +146,7 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
     known = remote.cache.pin_result(digest)
     if known is not None and pins_value_ok(known):
         remote.cache.keep_blobs(files.values())   # one changed file later re-reads only that file
-        return Pins(**{k: known.get(k) for k in ("current", "label", "bot_branch", "base", "error")})
+        return Pins(**{k: known.get(k) for k in ("current", "label", "bot_branch", "base", "error", "dashboard")})
     texts = {}
     for path, sha in sorted(files.items()):
         text = remote.cache.blob(sha) if sha else None
@@ -153,7 +157,7 @@ def read_pins(remote: Remote, repository: str, branch: Optional[str]) -> Pins:
         texts[path] = text
     pins = _pins_of(texts)
     remote.cache.put_pin_result(digest, {"current": pins.current, "label": pins.label, "bot_branch": pins.bot_branch,
-                                         "base": pins.base, "error": pins.error})
+                                         "base": pins.base, "error": pins.error, "dashboard": pins.dashboard})
     return pins
 
 
@@ -193,4 +197,5 @@ def _pins_of(texts: dict) -> Pins:
             current, label = engine.current_pins(engine.read_template(root))
         except BotError as exc:
             return Pins(error=str(exc).replace(str(root) + "/", "").replace(str(root), "."))
-    return Pins(current=str(current), label=label, bot_branch=config.branch, base=config.base)
+    return Pins(current=str(current), label=label, bot_branch=config.branch, base=config.base,
+                dashboard=bool(config.dashboard))

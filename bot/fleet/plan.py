@@ -18,8 +18,11 @@ list entry) and the two matrices the fleet workflow feeds to
 Rate limits (GitHub REST docs, "Rate limits for the REST API"): each request
 is retried by the bot's client (honouring ``Retry-After``); a template whose
 requests still fail for a transient reason is set aside and tried again
-after a pause, twice more (the pause doubles); one still failing then is a
-row "rate limited", never a failed fleet.
+after a pause, twice more: the pause is what GitHub's last refusal asked
+for (``Retry-After``, seconds or an HTTP date, or the primary limit's
+``x-ratelimit-reset``), else ``--pause`` doubling, and never over
+``max_pause``; one still failing then is a row "rate limited", never a
+failed fleet.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from bot.fleet.remote import MISSING, Remote
 
 #: GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run" (docs, "Using a matrix").
 MATRIX_LIMIT = 256
+#: The longest pause between passes (seconds): a longer ``Retry-After`` or ``x-ratelimit-reset`` ends the plan's
+#: tries (the templates are rows "rate limited", planned by the next run) rather than hold the job.
+MAX_PAUSE = 900.0
 _TITLE = re.compile(r"^Bump ExecuTorch to (\S+)$")   # bot.report.pr_title
 
 # Row states (docs/fleet.md lists them)
@@ -45,6 +51,7 @@ BEHIND, UP_TO_DATE, PR_OPEN, CLOSED = "behind", "up to date", "pull request open
 FOREIGN, NOT_VISIBLE, REFUSED, TEMPLATE, RATE, ERROR, DEFERRED = (
     "branch used by another pull request", "not visible", "refused entry", "template error", "rate limited",
     "error", "deferred")
+IGNORED = "ignored by reviewers"
 
 
 @dataclass
@@ -119,9 +126,11 @@ def upstream_releases(remote: Remote, upstream: str) -> list:
     return [Release.from_json(d) for d in got]
 
 
-def choose_target(releases: list, current: str, track: Optional[str]) -> tuple[Optional[object], str]:
-    """(the target release or None, why none): the newest stable ``vX.Y.Z`` (in ``track`` when given), or the
-    current version itself (None, "") when that is not older: the bot never proposes a downgrade."""
+def choose_target(releases: list, current: str, track: Optional[str],
+                  ignored: tuple | list = ()) -> tuple[Optional[object], str]:
+    """(the target release or None, why none): the newest stable ``vX.Y.Z`` (in ``track`` when given) that is
+    not one of the ``ignored`` ``X.Y.Z`` versions, or the current version itself (None, "") when that is not
+    older: the bot never proposes a downgrade (:func:`bot.upstream.releases.select_target`'s rule)."""
     from bot.versions import stable_version
 
     stable = [(stable_version(r.tag), r) for r in releases
@@ -129,6 +138,8 @@ def choose_target(releases: list, current: str, track: Optional[str]) -> tuple[O
     if track:
         want = tuple(int(x) for x in track.split("."))
         stable = [(v, r) for v, r in stable if v.release[:len(want)] == want]
+    if ignored and stable:
+        stable = [(v, r) for v, r in stable if str(v) not in set(ignored)] or [(Version(current), None)]
     if not stable:
         return None, f"no stable release{' in track ' + track if track else ''} upstream"
     v, r = max(stable, key=lambda vr: vr[0])
@@ -137,13 +148,15 @@ def choose_target(releases: list, current: str, track: Optional[str]) -> tuple[O
 
 def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Optional[list[Entry]] = None,
               rounds: int = 3, pause: float = 60.0, sleep: Optional[Callable[[float], None]] = None,
-              limit: int = MATRIX_LIMIT) -> Plan:
+              limit: int = MATRIX_LIMIT, max_pause: float = MAX_PAUSE) -> Plan:
     """Plan the fleet; see the module docstring.
 
     ``discovered`` entries (from :func:`discover`) are added after the list's
     own (a repository already listed keeps the list's branches and track).
-    ``rounds`` passes at most over templates that met a transient failure,
-    ``pause`` seconds (doubling) between passes.  ``limit`` caps the
+    ``rounds`` passes at most over templates that met a transient failure;
+    between passes the plan waits what GitHub asked for (:func:`pause_for`),
+    else ``pause`` seconds (doubling); a wait over ``max_pause`` seconds is not
+    made: the templates still refused are rows "rate limited" at once.  ``limit`` caps the
     pull-request matrix; templates beyond it are rows "deferred" (next run).
     Raises :class:`~bot.errors.PlatformError` or :class:`TransientError` only
     when upstream's releases cannot be listed (nothing can be planned then).
@@ -152,31 +165,36 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
     for e in discovered or ():
         fleet.add(e)
     plan = Plan(upstream=upstream)
-    releases = _with_resume(lambda: upstream_releases(remote, upstream), rounds, pause, sleep)
+    releases = _with_resume(lambda: upstream_releases(remote, upstream), rounds, pause, sleep, max_pause)
     order = {e.key: i for i, e in enumerate(fleet.entries)}
     done: dict[str, Row] = {}
     pending = list(fleet.entries)
-    wait = pause
     last: dict[str, str] = {}
+    tried = 0
     for attempt in range(max(1, rounds)):
-        retry = []
+        retry, hints = [], []
+        tried += 1
         for entry in pending:
             try:
                 done[entry.key] = _plan_entry(remote, entry, releases, plan)
             except TransientError as exc:
                 retry.append(entry)
                 last[entry.key] = exc.message
+                hints.append(getattr(exc, "wait", None))
             except PlatformError as exc:
                 done[entry.key] = _row(entry, state=ERROR, reason=str(exc))
         pending = retry
-        if not pending:
+        if not pending or attempt + 1 >= rounds:
             break
-        if attempt + 1 < rounds:
-            sleep(wait)
-            wait *= 2
+        wait = pause_for(hints, pause * 2 ** attempt)
+        if wait > max_pause:
+            for entry in pending:
+                last[entry.key] += f"; GitHub asks to wait {wait:.0f} s, more than the plan waits ({max_pause:g} s)"
+            break
+        sleep(wait)
     for entry in pending:
-        done[entry.key] = _row(entry, state=RATE, reason=f"{last[entry.key]}; tried {rounds} times, planned again "
-                                                         "by the next run")
+        done[entry.key] = _row(entry, state=RATE, reason=f"{last[entry.key]}; tried {tried} time{'s' * (tried > 1)}, "
+                                                         "planned again by the next run")
     plan.rows = [done[k] for k in sorted(done, key=order.get)]
     _shared_bot_branches(plan.rows)
     plan.rows += [_refused_row(r, fleet.path) for r in fleet.refused]
@@ -201,14 +219,23 @@ def _shared_bot_branches(rows: list[Row]) -> None:
             first[key] = row
 
 
-def _with_resume(fn, rounds, pause, sleep):
+def pause_for(hints: list, fallback: float) -> float:
+    """Seconds to pause before the next pass: the longest wait GitHub asked for in this pass's refusals
+    (``hints``: :func:`bot.fleet.remote.wait_hint` values, None where the answer said nothing; ``Retry-After`` or
+    the primary limit's ``x-ratelimit-reset``), else ``fallback`` (the ``--pause`` doubling each pass)."""
+    asked = [h for h in hints if h is not None]
+    return max(asked) if asked else fallback
+
+
+def _with_resume(fn, rounds, pause, sleep, max_pause):
     for attempt in range(max(1, rounds)):
         try:
             return fn()
-        except TransientError:
-            if attempt + 1 >= rounds:
+        except TransientError as exc:
+            wait = pause_for([getattr(exc, "wait", None)], pause * 2 ** attempt)
+            if attempt + 1 >= rounds or wait > max_pause:
                 raise
-            sleep(pause * 2 ** attempt)
+            sleep(wait)
 
 
 def _row(entry: Entry, **kw) -> Row:
@@ -238,13 +265,58 @@ def _plan_entry(remote: Remote, entry: Entry, releases: list, plan: Plan) -> Row
         base.state, base.target = UP_TO_DATE, pins.current
         base.pack_version = _pack_version(pins.current, pins.label)
         return base
-    target = str(Version(release.tag[1:]))
-    base.target = target
-    base.pack_version = f"{to_semver(target)}-{pins.label}" if pins.label else to_semver(target)
-    bot_branch = pins.bot_branch.replace("{version}", target)
-    base.bot_branch = bot_branch
-    _pull_state(remote, entry, bot_branch, target, base)
+    pulls = _aim(remote, entry, pins, base, release)
+    if not base.job:
+        return base
+    # Behind, a pull-request job planned: the versions reviewers ignored are read now (only now: a template up to
+    # date, or whose proposal is open or was closed, costs no request for them) and, as `check --respect-ignored`
+    # does (bot.upstream.releases.select_target), the newest release in the track that is not ignored is the target.
+    try:
+        ignored, where = _ignored(remote, entry, pins, pulls)
+    except PlatformError as exc:
+        base.job, base.state, base.reason = False, ERROR, (
+            f"{exc}; the pull request waits until the ignored versions can be read (docs/fleet.md, Ignored versions)")
+        return base
+    if base.target not in ignored:
+        return base
+    skipped = base.target
+    release, _ = choose_target(releases, pins.current, entry.track, ignored=ignored)
+    if release is None:
+        base.job, base.state, base.pr_url, base.pr_state = False, IGNORED, "", ""
+        base.reason = (f"reviewers ignored {skipped} (kept in {where}): no pull request; comment "
+                       f"`/executorch-pack-bot unignore {skipped}` on a bot pull request to propose it again")
+        return base
+    base.job, base.pr_url, base.pr_state = False, "", ""
+    _aim(remote, entry, pins, base, release)
+    base.reason = f"reviewers ignored {skipped} (kept in {where}); {base.reason}"
     return base
+
+
+def _aim(remote: Remote, entry: Entry, pins: Pins, row: Row, release):
+    """Set ``row``'s target, pack version and bot branch for ``release`` and its PR state (:func:`_pull_state`)."""
+    from bot.versions import to_semver
+
+    target = str(Version(release.tag[1:]))
+    row.target = target
+    row.pack_version = f"{to_semver(target)}-{pins.label}" if pins.label else to_semver(target)
+    row.bot_branch = pins.bot_branch.replace("{version}", target)
+    return _pull_state(remote, entry, row.bot_branch, target, row)
+
+
+def _ignored(remote: Remote, entry: Entry, pins: Pins, pulls) -> tuple[list[str], str]:
+    """(the versions ``entry``'s reviewers ignored, where they are kept) (:mod:`bot.fleet.ignored`): the dashboard
+    issue with ``dashboard: true``; else the bot's pull requests, the listing already read when the bot's branch
+    is one fixed name, else all of them on its branch pattern (one more conditional request)."""
+    from bot.config import Config
+    from bot.fleet.ignored import dashboard_ignored, pulls_ignored
+
+    if pins.dashboard:
+        return dashboard_ignored(remote, entry.repository)
+    if "{version}" in pins.bot_branch:
+        pattern = Config(branch=pins.bot_branch).branch_pattern()
+        pulls = _bot_pulls(remote, entry, {})
+        pulls = [p for p in pulls if pattern.fullmatch(p["ref"])] if pulls is not MISSING else []
+    return pulls_ignored(pulls or [])
 
 
 def _pack_version(current: str, label: Optional[str]) -> str:
@@ -255,8 +327,9 @@ def _pack_version(current: str, label: Optional[str]) -> str:
         return ""
 
 
-def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row: Row) -> None:
-    """Fill ``row``'s PR fields and decide ``row.job`` from the bot's pull requests on ``bot_branch``.
+def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row: Row):
+    """Fill ``row``'s PR fields and decide ``row.job`` from the bot's pull requests on ``bot_branch``; returns
+    the listing (:func:`_bot_pulls`), None when GitHub answered 404.
 
     GitHub REST docs, "List pull requests": ``head=OWNER:BRANCH`` filters by
     the head branch (a bare branch name is ignored).  A pull request is the
@@ -267,19 +340,10 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
 
     owner = entry.repository.split("/")[0]
 
-    def keep(items):
-        return [{"number": p["number"], "state": _str(p.get("state")), "merged": p.get("merged_at") is not None,
-                 "url": _str(p.get("html_url")), "title": _str(p.get("title")),
-                 "ours": parse_fingerprint(_str(p.get("body"))) is not None and _head_repo(p) == entry.repository.lower()}
-                for p in items if isinstance(p, dict) and _whole(p.get("number"))]
-
-    pulls = remote.get_pages(f"/repos/{entry.repository}/pulls",
-                             {"state": "all", "head": f"{owner}:{bot_branch}", "per_page": 100},
-                             what=f"list the pull requests of {entry.repository}", keep=keep,
-                             check=lambda v: _typed(v, PULL_FIELDS))
+    pulls = _bot_pulls(remote, entry, {"head": f"{owner}:{bot_branch}"})
     if pulls is MISSING:
         row.state, row.reason = NOT_VISIBLE, f"GitHub answers 404 for the pull requests of {entry.repository}"
-        return
+        return None
     version = lambda p: (m.group(1) if (m := _TITLE.match(p["title"])) else "")   # noqa: E731
     open_ours = [p for p in pulls if p["state"] == "open" and p["ours"]]
     foreign = [p for p in pulls if p["state"] == "open" and not p["ours"]]
@@ -288,26 +352,61 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
         row.state, row.pr_url, row.pr_state = FOREIGN, p["url"] or "", "open"
         row.reason = (f"#{p['number']} is open from {bot_branch} without the bot's fingerprint; merge or close it to "
                       "hand the branch back")
-        return
+        return pulls
     if open_ours:
         p = max(open_ours, key=lambda p: p["number"])
         row.pr_url, row.pr_state = p["url"] or "", "open"
         if version(p) == target:
             row.state, row.reason = PR_OPEN, f"#{p['number']} proposes {target}"
-            return
+            return pulls
         row.state, row.job, row.reason = BEHIND, True, f"#{p['number']} proposes {version(p) or 'another version'}: update it"
-        return
+        return pulls
+    # a pull request closed by `/executorch-pack-bot ignore` does not count: the ignored versions decide
+    # (bot.events.ignored; bot.github.publish skips it the same way)
     closed = sorted((p for p in pulls if p["ours"] and p["state"] == "closed" and not p["merged"]
-                     and version(p) == target), key=lambda p: -p["number"])
+                     and not p["closed_by_ignore"] and version(p) == target), key=lambda p: -p["number"])
     if closed and _closed_by_person(remote, entry.repository, closed[0]["number"]):
         p = closed[0]
         row.state, row.pr_url, row.pr_state = CLOSED, p["url"] or "", "closed"
         row.reason = f"#{p['number']} proposed {target} and was closed unmerged; a newer release opens a new one"
-        return
+        return pulls
     row.state, row.job, row.reason = BEHIND, True, f"open a pull request for {target}"
+    return pulls
 
 
-PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "title": str, "ours": bool}
+PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "title": str, "ours": bool, "ref": str,
+               "closed_by_ignore": bool}
+
+
+def _bot_pulls(remote: Remote, entry: Entry, params: dict):
+    """The pull requests of ``entry``'s repository (``state=all``, first 100, ``params`` added: ``head``), each as
+    :data:`PULL_FIELDS` plus ``ignored`` (the versions of its hidden state's list, None without one); or
+    :data:`MISSING` on a 404.  One conditional request."""
+    from bot.events.ignored import closed_by_ignore
+    from bot.fleet.ignored import state_versions
+    from bot.report import parse_fingerprint
+
+    def keep(items):
+        return [{"number": p["number"], "state": _str(p.get("state")), "merged": p.get("merged_at") is not None,
+                 "url": _str(p.get("html_url")), "title": _str(p.get("title")),
+                 "ours": parse_fingerprint(_str(p.get("body"))) is not None and _head_repo(p) == entry.repository.lower(),
+                 "ref": _head_ref(p), "closed_by_ignore": closed_by_ignore(_str(p.get("body"))),
+                 "ignored": state_versions(_str(p.get("body")))}
+                for p in items if isinstance(p, dict) and _whole(p.get("number"))]
+
+    def check(v):
+        return _typed(v, PULL_FIELDS) and all(
+            p.get("ignored") is None or (isinstance(p["ignored"], list) and all(isinstance(x, str) for x in p["ignored"]))
+            for p in v)
+
+    return remote.get_pages(f"/repos/{entry.repository}/pulls", {"state": "all", "per_page": 100, **params},
+                            what=f"list the pull requests of {entry.repository}", keep=keep, check=check)
+
+
+def _head_ref(p: dict) -> str:
+    """``head.ref`` of a pull request, "" when the answer lacks it."""
+    head = p.get("head") if isinstance(p.get("head"), dict) else {}
+    return _str(head.get("ref"))
 
 
 def _str(v) -> str:
