@@ -88,7 +88,11 @@ def test_each_pull_request_job_writes_with_a_token_for_its_one_repository(doc):
 def test_the_plan_token_only_reads_and_upstream_code_never_gets_a_token(doc):
     mint = next(s for s in doc["jobs"]["plan"]["steps"] if s.get("id") == "app-token")
     assert {k: v for k, v in mint["with"].items() if k.startswith("permission-")} == {
-        "permission-contents": "read", "permission-pull-requests": "read", "permission-metadata": "read"}
+        "permission-contents": "read", "permission-pull-requests": "read", "permission-metadata": "read",
+        "permission-issues": "${{ inputs.app-issues-permission && 'read' || '' }}"}   # dashboards: read only
+    assert doc["on"]["workflow_call"]["inputs"]["app-issues-permission"]["default"] is False
+    plan = step(doc["jobs"]["plan"], "fleet-plan")
+    assert plan["env"] == {"EXECUTORCH_PACK_BOT_CACHE_KEY": "${{ secrets.app-private-key }}"}   # the cache's HMAC
     pack = doc["jobs"]["pack"]
     for command in ("update", "build-pack", "verify-pack", "previous-pack"):
         assert step(pack, command)["with"]["token"] == "", command

@@ -26,7 +26,8 @@ def register(p: argparse.ArgumentParser) -> None:
                                    "Pull requests and Metadata read; Metadata read on the organizations of discover:")
     p.add_argument("--cache", type=Path, metavar="FILE",
                    help="the ETag cache kept between runs (default: $EXECUTORCH_PACK_BOT_CACHE/fleet.json; none "
-                        "when unset)")
+                        "when unset); with $EXECUTORCH_PACK_BOT_CACHE_KEY set, the file carries an HMAC made with "
+                        "it and a file whose HMAC does not verify is not used")
     p.add_argument("--out", type=Path, metavar="FILE", help="write the plan (JSON) for fleet-summary")
     p.add_argument("--max-jobs", type=int, default=256, metavar="N",
                    help="pull-request jobs at most (GitHub runs 256 matrix jobs per workflow run at most; the rest "
@@ -71,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
         cache_path = Path(os.environ["EXECUTORCH_PACK_BOT_CACHE"]) / "fleet.json"
     token = token_from(args.token)
     actions.add_mask(token)
-    cache = FleetCache(cache_path)
+    cache = FleetCache(cache_path, key=os.environ.get("EXECUTORCH_PACK_BOT_CACHE_KEY") or None)
+    if cache.refused:
+        print(f"# the cache file {cache_path}: {cache.refused}; every template is asked without an ETag", file=sys.stderr)
     remote = Remote(make_github(token), cache)
     found = discover(remote, fleet) if fleet.discover else []
     plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs,

@@ -15,10 +15,26 @@ API": conditional requests).  Entries:
 
 A missing, unreadable or malformed file is an empty cache (it only costs
 requests); the file is written atomically.
+
+Trust.  On a ``304`` the plan believes the value kept beside the ETag, and a
+pin answer is believed for its digest: whoever can write the file can make the
+plan see any template as up to date (GitHub answers 304 to the true ETag of
+a resource, which anyone who can read the repository can learn).  In Actions
+the file is restored by ``actions/cache``, which any job of a workflow run on
+the calling repository's default branch can write (a person with write
+access, or code that such a job runs).  So with a key (``key``: the fleet
+workflow passes the App's private key, a secret only the jobs that mint
+tokens hold, and someone holding it could act as the App anyway), the file
+carries an HMAC-SHA256 (RFC 2104, Python's :mod:`hmac`) of all its entries,
+and a file whose HMAC does not verify is an empty cache: a forged, edited or
+mixed file only costs requests.  Without a key (a local run) the file is
+trusted as its folder is.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import tempfile
@@ -38,11 +54,21 @@ def blob_sha(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def mac_key(secret: str) -> bytes:
+    """The HMAC key derived from ``secret`` (SHA-256 of a fixed prefix and the secret: the secret itself is never
+    used as the key, so the HMAC tells nothing of it)."""
+    return hashlib.sha256(b"executorch-pack-bot fleet cache\0" + secret.encode("utf-8", "surrogateescape")).digest()
+
+
 class FleetCache:
     """The cache file's content; :meth:`save` writes it back (only the entries used by this run are kept)."""
 
-    def __init__(self, path: Optional[Path] = None):
+    def __init__(self, path: Optional[Path] = None, key: Optional[str] = None):
+        """``key``: the secret the file's HMAC is made with (:func:`mac_key` of it), or None for no HMAC.
+        :attr:`refused` says why a file was set aside ("" when it was used or absent)."""
         self.path = Path(path) if path else None
+        self._key = mac_key(key) if key else None
+        self.refused = ""
         self.etags: dict = {}
         self.blobs: dict = {}
         self.pins: dict = {}
@@ -50,12 +76,21 @@ class FleetCache:
         if self.path is not None:
             self._load()
 
+    def _mac(self, data: dict) -> str:
+        body = {k: v for k, v in data.items() if k != "mac"}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hmac.new(self._key, text.encode("ascii"), hashlib.sha256).hexdigest()
+
     def _load(self) -> None:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return
         if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return
+        if self._key is not None and not (isinstance(data.get("mac"), str)
+                                          and hmac.compare_digest(data["mac"], self._mac(data))):
+            self.refused = "its HMAC does not verify (written without the key, or edited): not used"
             return
         for name in ("etags", "blobs", "pins"):
             if isinstance(data.get(name), dict):
@@ -112,6 +147,8 @@ class FleetCache:
         for name in ("etags", "blobs", "pins"):
             store = getattr(self, name)
             data[name] = {k: store[k] for k in sorted(self._used[name]) if k in store}
+        if self._key is not None:
+            data["mac"] = self._mac(data)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".fleet-cache-", dir=self.path.parent)
