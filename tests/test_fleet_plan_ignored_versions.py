@@ -12,6 +12,7 @@ from bot.events import state as hidden
 from bot.events.dashboard import LABEL, MARKER
 from fakegithub import UPSTREAM, Fault
 from github_world import cli
+from test_fleet_summary import table
 from fakegitdata import add_event
 
 WORKFLOW_BOT = "github-actions[bot]"
@@ -138,3 +139,15 @@ def test_a_version_branch_reads_the_list_on_any_of_the_bots_pull_requests(efake,
     rows, _ = run_plan(capsys, tmp_path, [full])
     assert (rows[full]["state"], rows[full]["target"]) == ("behind", "1.4.2")
     assert rows[full]["reason"] == "reviewers ignored 1.5.1 (kept in #1); open a pull request for 1.4.2"
+
+
+def test_the_fleet_summary_shows_the_ignored_row_with_its_version(world, tmp_path, capsys):
+    run_plan(capsys, tmp_path, ["acme/dash-ignored", "acme/dash-fallback"])
+    (tmp_path / "results").mkdir()
+    code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
+                    str(tmp_path / "results"))
+    assert code == 0
+    row = next(r for r in table(out.out) if r[0] == "acme/dash-ignored")
+    assert row[1:4] == ["1.4.0", "1.5.1", "ignored by reviewers"]
+    assert row[-1] == ("reviewers ignored 1.5.1 (kept in the dashboard issue #&#8203;2): no pull request; comment "
+                       "`/executorch-pack-bot unignore 1.5.1` on a bot pull request to propose it again")  # notes inert

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     actions.add_mask(token)
     cache = FleetCache(cache_path, key=os.environ.get("EXECUTORCH_PACK_BOT_CACHE_KEY") or None)
     if cache.refused:
-        print(f"# the cache file {cache_path}: {cache.refused}; every template is asked without an ETag", file=sys.stderr)
+        print(f"# the cache file {cache_path}: {cache.refused}; every template is asked without an ETag",
+              file=sys.stderr)
     remote = Remote(make_github(token), cache)
     found = discover(remote, fleet) if fleet.discover else []
     plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs,

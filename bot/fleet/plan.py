@@ -249,8 +249,6 @@ def _refused_row(r: Refused, path: str) -> Row:
 
 
 def _plan_entry(remote: Remote, entry: Entry, releases: list, plan: Plan) -> Row:
-    from bot.versions import to_semver
-
     pins: Pins = read_pins(remote, entry.repository, entry.branch)
     if pins.missing:
         return _row(entry, state=NOT_VISIBLE, reason=pins.error)
@@ -336,10 +334,7 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
     bot's when its body carries the fingerprint marker and its head is in the
     template repository (as :mod:`bot.github.publish` decides).
     """
-    from bot.report import parse_fingerprint
-
     owner = entry.repository.split("/")[0]
-
     pulls = _bot_pulls(remote, entry, {"head": f"{owner}:{bot_branch}"})
     if pulls is MISSING:
         row.state, row.reason = NOT_VISIBLE, f"GitHub answers 404 for the pull requests of {entry.repository}"

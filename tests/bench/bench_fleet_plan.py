@@ -4,7 +4,8 @@ For each size, a fresh fake serves upstream and the templates (the usual mix of
 a scheduled run: tests/fleetworld.py ``CYCLE``: up to date, behind, a pull request
 open, a locally built pack, a pinned track).  The plan runs twice in-process:
 a cold run (empty cache: every pin file read) and a warm run (the cache of the
-cold run: conditional requests).  Printed per size and run: requests per
+cold run: conditional requests; the file with its HMAC, as in the fleet
+workflow).  Printed per size and run: requests per
 template (what the fake saw, divided by the templates), 304 answers, and wall
 time per template (best of ``--repeat`` warm runs), beside one bare
 ``requests.get`` of a tree on the same server (the reference) and their ratio.
@@ -46,7 +47,7 @@ def one_size(n: int, repeat: int) -> None:
             cache_file = Path(tmp) / "fleet.json"
 
             def run():
-                cache = FleetCache(cache_file)
+                cache = FleetCache(cache_file, key="bench key")   # with its HMAC, as the fleet workflow runs it
                 fake.requests.clear()
                 t0 = time.perf_counter()
                 plan = make_plan(load_fleet_list(lst), Remote(make_github("ghs_bench"), cache), UPSTREAM)
