@@ -8,7 +8,11 @@ release series: the newest ``vX.Y.Z`` of ``1.4`` for track ``1.4``; never a
 downgrade, as :func:`bot.upstream.releases.select_target`), and, for a
 template behind its target only, asks for the bot's pull requests on its
 branch (one more conditional request, plus the issue events of a closed one
-at the same version: :mod:`bot.github.lifecycle`).  Templates are grouped
+at the same version: :mod:`bot.github.lifecycle`).  For a template that
+needs a pull request, the versions its reviewers ignored are read
+(:mod:`bot.fleet.ignored`) and, as ``check --respect-ignored`` does, the
+newest release of its track that is not ignored is its target; none newer
+than its pins is a row "ignored by reviewers".  Templates are grouped
 by pack version: ``X.Y.Z`` (the release's pack asset, or a build when the
 release has none) or ``X.Y.Z-LABEL`` for a template on a locally built pack
 (always built).  The result holds the rows (one per template and per refused
