@@ -54,6 +54,18 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it: a new or empty folder, "
                         "or one an earlier run-model made (emptied first; default: a temporary folder, removed)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="ccache's folder (default: ccache's own)")
+    deps = parser.add_argument_group("packs a selected component requires (CMSIS-NN's CMSIS:NN Lib)")
+    deps.add_argument("--dep-pack", type=Path, action="append", default=[], metavar="PACK",
+                      help="a local pack providing a required component (ARM.CMSIS-NN.V.pack or an unpacked folder); "
+                           "used before the pack index (offline)")
+    deps.add_argument("--cbuild-pack", type=Path, metavar="FILE",
+                      help="the template's *.cbuild-pack.yml lock file: the version it pins (resolved-pack: "
+                           "ARM::CMSIS-NN@V) is fetched; default: the newest the pack index lists")
+    deps.add_argument("--pack-index-url", metavar="URL",
+                      help="the CMSIS pack index (index.pidx) a required pack is found in, or 'off' "
+                           "(default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else the public index)")
+    deps.add_argument("--pack-cache", type=Path, metavar="DIR",
+                      help="keep downloaded packs here (default: $EXECUTORCH_PACK_BOT_CACHE, else not kept)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the result (outputs, differences, instruction count, stage and error) to FILE "
                              "for the pull-request job")
@@ -75,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--write-expected needs --host-python")
     if args.json and args.json.is_dir():
         raise UsageError(f"--json: cannot write {args.json}: a directory")
+    args.deps = _dep_options(args)
     if args.suite is not None:
         return _suite(args)
     if args.results is not None:
@@ -84,11 +97,36 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--expected: {expected}: no such file")
     result = run_model(args.pack, args.pte, name=args.name, label=args.label, host_python=args.host_python,
                        expected=expected, tolerance=args.tolerance, timeout=args.timeout, work_dir=args.work_dir,
-                       cache_dir=args.cache_dir, flavour=args.runner, keep_host=args.write_expected)
+                       cache_dir=args.cache_dir, flavour=args.runner, keep_host=args.write_expected,
+                       deps=args.deps)
     if args.json:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
     return 0 if result.status == "match" else 1
+
+
+def _dep_options(args):
+    """The :class:`~bot.modelrun.packdeps.DepOptions` of the command line; :class:`UsageError` for bad input."""
+    from bot.errors import UsageError
+    from bot.github.releases import cache_dir
+    from bot.modelrun.packdeps import DepOptions, lock_pins
+    from bot.pack.public_index import pack_index_url
+
+    for p in args.dep_pack:
+        if not p.exists():
+            raise UsageError(f"--dep-pack: {p}: no such pack file or folder")
+    pins = None
+    if args.cbuild_pack is not None:
+        try:
+            pins = lock_pins(args.cbuild_pack.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"--cbuild-pack: cannot read {args.cbuild_pack}: {exc.strerror or exc}") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--cbuild-pack: {args.cbuild_pack} is not a cbuild-pack lock file (YAML): "
+                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    cache = args.pack_cache if args.pack_cache is not None else cache_dir()
+    return DepOptions(local=tuple(args.dep_pack), pins=pins, index_url=pack_index_url(args.pack_index_url),
+                      cache=Path(cache) / "packs" if cache is not None and args.pack_cache is None else cache)
 
 
 def _suite(args: argparse.Namespace) -> int:
@@ -114,7 +152,8 @@ def _suite(args: argparse.Namespace) -> int:
     for pte in paths:
         work = args.work_dir / pte.stem if args.work_dir else None
         result = run_model(args.pack, pte, label=args.label, host_python=args.host_python, tolerance=args.tolerance,
-                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner)
+                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner,
+                           deps=args.deps)
         if args.results is not None:
             write_result(result, args.results / f"{pte.stem}.json")
         sys.stdout.write(summary(result))
@@ -143,6 +182,8 @@ def summary(result) -> str:
     lines = [head]
     if result.operators:
         lines.append("  operators: " + line(", ".join(result.operators), cap=2000))
+    if result.packs:
+        lines.append("  required packs: " + line(", ".join(result.packs), cap=600))
     if result.instructions is not None:
         lines.append(f"  instructions per inference: {result.instructions} ({result.ticks} SysTick ticks at 32 MHz "
                      "under -icount shift=0, 31.25 instructions each)")
