@@ -59,8 +59,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                       help="a local pack providing a required component (ARM.CMSIS-NN.V.pack or an unpacked folder); "
                            "used before the pack index (offline)")
     deps.add_argument("--cbuild-pack", type=Path, metavar="FILE",
-                      help="the template's *.cbuild-pack.yml lock file: the version it pins (resolved-pack: "
-                           "ARM::CMSIS-NN@V) is fetched; default: the newest the pack index lists")
+                      help="the template's *.cbuild-pack.yml lock file, or the template's folder (its lock files "
+                           "at the top or one folder down): the version it pins (resolved-pack: ARM::CMSIS-NN@V) is "
+                           "fetched; default: the newest the pack index lists")
     deps.add_argument("--pack-index-url", metavar="URL",
                       help="the CMSIS pack index (index.pidx) a required pack is found in, or 'off' "
                            "(default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else the public index)")
@@ -117,13 +118,19 @@ def _dep_options(args):
             raise UsageError(f"--dep-pack: {p}: no such pack file or folder")
     pins = None
     if args.cbuild_pack is not None:
-        try:
-            pins = lock_pins(args.cbuild_pack.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"--cbuild-pack: cannot read {args.cbuild_pack}: {exc.strerror or exc}") from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--cbuild-pack: {args.cbuild_pack} is not a cbuild-pack lock file (YAML): "
-                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        files = [args.cbuild_pack]
+        if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
+            files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
+                           for p in args.cbuild_pack.glob(pattern) if p.is_file())
+        pins = {}
+        for f in files:
+            try:
+                pins.update(lock_pins(f.read_text(encoding="utf-8")))
+            except OSError as exc:
+                raise UsageError(f"--cbuild-pack: cannot read {f}: {exc.strerror or exc}") from None
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise UsageError(f"--cbuild-pack: {f} is not a cbuild-pack lock file (YAML): "
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     cache = args.pack_cache if args.pack_cache is not None else cache_dir()
     return DepOptions(local=tuple(args.dep_pack), pins=pins, index_url=pack_index_url(args.pack_index_url),
                       cache=Path(cache) / "packs" if cache is not None and args.pack_cache is None else cache)
@@ -134,14 +141,15 @@ def _suite(args: argparse.Namespace) -> int:
     from bot.errors import UsageError
     from bot.modelrun.result import write_result
     from bot.modelrun.run import run_model
-    from bot.modelrun.suite import MODELS, export_suite
+    from bot.modelrun.result import ModelResult
+    from bot.modelrun.suite import MODELS, TOLERANCES, export_error, export_suite, reference
 
     if args.json or args.expected or args.write_expected:
         raise UsageError("--suite takes --results DIR, not --json, --expected or --write-expected")
     if not args.host_python:
         raise UsageError("--suite needs --host-python (the venv that exports the models and runs them on the host)")
     paths = [args.suite / f"{m}.pte" for m in MODELS]
-    if not all(p.is_file() for p in paths):
+    if not all(p.is_file() or export_error(p) is not None for p in paths):
         paths = export_suite(args.host_python, args.suite)
     if args.results is not None:
         try:
@@ -151,9 +159,16 @@ def _suite(args: argparse.Namespace) -> int:
     code = 0
     for pte in paths:
         work = args.work_dir / pte.stem if args.work_dir else None
-        result = run_model(args.pack, pte, label=args.label, host_python=args.host_python, tolerance=args.tolerance,
-                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner,
-                           deps=args.deps)
+        why = export_error(pte) if not pte.is_file() else None
+        ref = reference(pte)   # a model the host runtime cannot run (Cortex-M int8): the wheel's own reference
+        if why is not None:
+            result = ModelResult(model=pte.stem, pack=args.label or Path(args.pack).name, status="fail",
+                                 error=f"not exported: {why}")
+        else:
+            result = run_model(args.pack, pte, label=args.label, host_python=None if ref else args.host_python,
+                               expected=ref, tolerance=max(args.tolerance, TOLERANCES.get(pte.stem, 0.0)),
+                               timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner,
+                               deps=args.deps)
         if args.results is not None:
             write_result(result, args.results / f"{pte.stem}.json")
         sys.stdout.write(summary(result))
