@@ -188,3 +188,64 @@ def test_lock_pins_read_resolved_packs():
             "    - resolved-pack: ARM::CMSIS-NN@7.0.0\n    - resolved-pack: no-version\n")
     assert lock_pins(text) == {"ARM::CMSIS": "6.2.0", "ARM::CMSIS-NN": "7.0.0"}
     assert lock_pins("") == {}
+
+
+def test_an_unpacked_local_pack_folder_is_used(run, packs, tmp_path):
+    import zipfile
+
+    folder = tmp_path / "cmsis-nn"
+    with zipfile.ZipFile(packs["nn"]) as zf:
+        zf.extractall(folder)
+    code, out, result = run("--dep-pack", str(folder), "--pack-index-url", "off")
+    assert (code, result["packs"]) == (0, ["ARM::CMSIS-NN@7.0.0 (local pack cmsis-nn)"]), out
+
+
+def test_local_packs_of_other_names_are_skipped_and_a_non_zip_fails(run, packs, tmp_path):
+    code, out, result = run("--dep-pack", str(packs["et"]), "--pack-index-url", "off")
+    assert (code, result["stage"]) == (1, "select")
+    assert "(--dep-pack) (1 local pack(s) given, none is ARM::CMSIS-NN) and the pack index is off" in result["error"]
+    junk = tmp_path / "ARM.CMSIS-NN.7.0.0.pack"
+    junk.write_bytes(b"not a zip")
+    code, out, result = run("--dep-pack", str(junk), "--pack-index-url", "off")
+    assert (code, result["stage"]) == (1, "select")
+    assert result["error"].startswith(f"the local pack {junk} is not a usable pack (zip): ")
+
+
+def test_the_index_newest_already_cached_is_not_downloaded_again(run, packs, httpserver, tmp_path):
+    serve_pack(httpserver, packs["nn"])
+    cache = tmp_path / "c"
+    for _ in range(2):
+        code, out, result = run("--pack-index-url", httpserver.url_for("/pack/index.pidx"), "--pack-cache", str(cache))
+        assert code == 0, out
+    assert result["packs"] == ["ARM::CMSIS-NN@7.0.0 (cache ARM.CMSIS-NN.7.0.0.pack)"]
+    assert [r.path for r, _ in httpserver.log] == ["/pack/index.pidx", "/nn/ARM.CMSIS-NN.7.0.0.pack",
+                                                   "/pack/index.pidx"]
+
+
+@pytest.mark.parametrize("what, error", [
+    ("no-entry", "CMSIS:NN Lib: the pack index {index} lists no ARM::CMSIS-NN pack"),
+    ("pack-404", "ARM::CMSIS-NN@7.0.0 from {base}ARM.CMSIS-NN.7.0.0.pack: answered 404 (not found)"),
+    ("index-404", "CMSIS:NN Lib (ARM::CMSIS-NN): the pack index {index} answered 404 (not found)"),
+])
+def test_what_the_index_lacks_fails_at_select(run, httpserver, tmp_path, what, error):
+    index, base = httpserver.url_for("/pack/index.pidx"), httpserver.url_for("/nn/")
+    if what == "no-entry":
+        httpserver.expect_request("/pack/index.pidx").respond_with_data(pidx(base, "7.0.0").replace(b"CMSIS-NN", b"DSP"))
+    elif what == "pack-404":
+        httpserver.expect_request("/pack/index.pidx").respond_with_data(pidx(base, "7.0.0"))
+        httpserver.expect_request("/nn/ARM.CMSIS-NN.7.0.0.pack").respond_with_data("", status=404)
+    else:
+        httpserver.expect_request("/pack/index.pidx").respond_with_data("", status=404)
+    code, out, result = run("--pack-index-url", index, "--pack-cache", str(tmp_path / "c"))
+    assert (code, result["stage"], result["error"]) == (1, "select", error.format(index=index, base=base))
+
+
+def test_a_nn_source_that_does_not_compile_fails_at_compile_naming_it(run, tmp_path):
+    bad = make_nn_pack(tmp_path / "bad", source='#include "nn_sample_functions.h"\n'
+                       'int nn_sample_add_s8(const int8_t *a, const int8_t *b, int8_t *o, int32_t n) { return gone; }\n')
+    code, out, result = run("--dep-pack", str(bad), "--pack-index-url", "off")
+    assert (code, result["stage"]) == (1, "compile")
+    # named relative to the build folder, as the pack's own sources are relative to the pack root
+    assert result["error"].startswith("1 of 8 sources fail to compile; first: "
+                                      "../deps/ARM.CMSIS-NN/Source/BasicMathFunctions/nn_sample_add_s8.c:")
+    assert "error: 'gone' undeclared" in result["error"] and "/tmp" not in result["error"]

@@ -222,20 +222,29 @@ def resolve(req: Requirement, options: DepOptions, work: Path, *, http=None, pol
         what = f"the local pack {path}"
         if not path.exists():
             raise StageError("select", f"{what}: no such file or folder")
-        root, pdsc = _open_pack(path, dest, vendor, name, what) if path.is_dir() or _names(path, vendor, name) \
-            else (None, None)
-        if root is not None:
+        if _holds_pdsc(path, vendor, name, what):
+            root, pdsc = _open_pack(path, dest, vendor, name, what)
             return _check(root, pdsc, req, vendor, name, None, what, f"local pack {path.name}")
     version = (options.pins or {}).get(pack_id)
     if options.index_url == "off":
+        given = f" ({len(options.local)} local pack(s) given, none is {pack_id})" if options.local else ""
         raise StageError("select", f"{req.needed_by} requires {req.ident} from {pack_id}: no local pack gives it "
-                                   "(--dep-pack) and the pack index is off")
+                                   f"(--dep-pack){given} and the pack index is off")
     return _download(req, vendor, name, version, options, dest, http=http, policy=policy)
 
 
-def _names(path: Path, vendor: str, name: str) -> bool:
-    """Whether a local ``.pack`` file is ``Vendor.Name[.V].pack`` (other local packs are for other requirements)."""
-    return path.name.startswith(f"{vendor}.{name}.") or path.name == f"{vendor}.{name}.pack"
+def _holds_pdsc(path: Path, vendor: str, name: str, what: str) -> bool:
+    """Whether the local pack (folder or ``.pack``) has ``Vendor.Name.pdsc`` at its root: it is the pack asked
+    for (other local packs are for other requirements).  A file that is not a zip fails at select."""
+    import zipfile
+
+    if path.is_dir():
+        return (path / f"{vendor}.{name}.pdsc").is_file()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return f"{vendor}.{name}.pdsc" in zf.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
 
 
 def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
@@ -245,15 +254,9 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
 
     pack_id = f"{vendor}::{name}"
     url = options.index_url
-    if options.cache is not None and version is not None:
-        cached = options.cache / f"{vendor}.{name}.{version}.pack"
-        if cached.is_file():
-            try:
-                root, pdsc = _open_pack(cached, dest, vendor, name, f"the cached pack {cached}")
-                return _check(root, pdsc, req, vendor, name, version, f"the cached pack {cached}",
-                              f"cache {cached.name}")
-            except StageError:
-                cached.unlink(missing_ok=True)   # a broken copy is fetched again
+    hit = _cached(req, vendor, name, version, options, dest)
+    if hit is not None:
+        return hit
     http = http or session()
     policy = policy or RetryPolicy.from_env()
     try:
@@ -271,9 +274,13 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
         raise StageError("select", f"{req.ident} ({pack_id}): {exc.message}") from None
     if entry is None:
         raise StageError("select", f"{req.ident}: the pack index {url} lists no {pack_id} pack")
+    pinned = version is not None
     version = version or entry["version"]
     if not re.fullmatch(r"[0-9A-Za-z.+-]{1,64}", version or ""):
         raise StageError("select", f"{pack_id}: the version {version!r} is not a pack version")
+    hit = None if pinned else _cached(req, vendor, name, version, options, dest)
+    if hit is not None:   # the index's newest is the one kept: no download
+        return hit
     base = entry["url"]
     if not base.lower().startswith(("https://", "http://")):
         raise StageError("select", f"{pack_id}: the pack index gives a URL that is not http(s): {base!r}")
@@ -303,6 +310,22 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
         raise
     part.replace(file)
     return resolved
+
+
+def _cached(req, vendor: str, name: str, version: str | None, options: DepOptions, dest: Path):
+    """The :class:`ResolvedPack` of ``Vendor.Name.V.pack`` in the cache when it is there and still verifies
+    (a copy that does not is removed and fetched again), else None."""
+    if options.cache is None or version is None:
+        return None
+    cached = options.cache / f"{vendor}.{name}.{version}.pack"
+    if not cached.is_file():
+        return None
+    try:
+        root, pdsc = _open_pack(cached, dest, vendor, name, f"the cached pack {cached}")
+        return _check(root, pdsc, req, vendor, name, version, f"the cached pack {cached}", f"cache {cached.name}")
+    except StageError:
+        cached.unlink(missing_ok=True)
+        return None
 
 
 def _get_pack(http, url: str, policy) -> bytes | None:

@@ -344,16 +344,17 @@ def nn_pack_pdsc(version: str = NN_VERSION, *, component: bool = True) -> str:
             f"  <components>\n{comp}  </components>\n</package>\n")
 
 
-def make_nn_pack(dest: Path, version: str = NN_VERSION, *, component: bool = True) -> Path:
+def make_nn_pack(dest: Path, version: str = NN_VERSION, *, component: bool = True, source: str | None = None) -> Path:
     """Write ``dest/ARM.CMSIS-NN.<version>.pack``: the sample NN library (:data:`sample_runtime.NN_ADD_C`) as a
-    CMSIS-NN-like pack; ``component=False`` leaves the ``NN Lib`` component out of its PDSC."""
+    CMSIS-NN-like pack; ``component=False`` leaves the ``NN Lib`` component out of its PDSC, ``source``
+    replaces the library's C source."""
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / f"ARM.CMSIS-NN.{version}.pack"
     files = [("ARM.CMSIS-NN.pdsc", nn_pack_pdsc(version, component=component)),
              ("LICENSE", "Apache-2.0 style licence text (invented sample)\n"),
              ("Documentation/index.md", "# Sample NN library\n"),
              ("Include/nn_sample_functions.h", sample_runtime.NN_HEADER),
-             ("Source/BasicMathFunctions/nn_sample_add_s8.c", sample_runtime.NN_ADD_C)]
+             ("Source/BasicMathFunctions/nn_sample_add_s8.c", sample_runtime.NN_ADD_C if source is None else source)]
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         for n, text in files:
             zf.writestr(n, text)
