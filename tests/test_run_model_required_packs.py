@@ -249,3 +249,16 @@ def test_a_nn_source_that_does_not_compile_fails_at_compile_naming_it(run, tmp_p
     assert result["error"].startswith("1 of 8 sources fail to compile; first: "
                                       "../deps/ARM.CMSIS-NN/Source/BasicMathFunctions/nn_sample_add_s8.c:")
     assert "error: 'gone' undeclared" in result["error"] and "/tmp" not in result["error"]
+
+
+def test_the_pr_section_names_the_required_pack_once():
+    from bot.modelrun.result import ModelResult
+    from bot.report.modelrun import modelrun_section
+
+    nn = "ARM::CMSIS-NN@7.0.0 (pack index https://example.invalid/index.pidx)"
+    new = [ModelResult("add_mul", "1.5.1", "match"), ModelResult("linear_int8", "1.5.1", "match", packs=[nn]),
+           ModelResult("conv_int8", "1.5.1", "match", packs=[nn])]
+    text = modelrun_section(new)
+    assert text.count("ARM::CMSIS-NN@7.0.0") == 1
+    assert f"Built with, besides the new pack: `{nn}`." in text
+    assert "besides the new pack" not in modelrun_section(new[:1])
