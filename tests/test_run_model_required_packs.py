@@ -59,6 +59,7 @@ def ccache_dir(tmp_path_factory):
 def run(tmp_path, capsys, packs, ccache_dir, monkeypatch):
     monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "1")
     monkeypatch.delenv("EXECUTORCH_PACK_BOT_CACHE", raising=False)
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_PACK_INDEX_URL", "off")   # never the public index
     pte = tmp_path / "q.pte"
     pte.write_bytes(int8_add_pte())
     (tmp_path / "e.json").write_text(dump(expected()))
@@ -262,3 +263,17 @@ def test_the_pr_section_names_the_required_pack_once():
     assert text.count("ARM::CMSIS-NN@7.0.0") == 1
     assert f"Built with, besides the new pack: `{nn}`." in text
     assert "besides the new pack" not in modelrun_section(new[:1])
+
+
+def test_a_pinned_version_that_is_not_a_pack_version_is_refused_before_any_file_is_touched(run, tmp_path):
+    cache = tmp_path / "c"
+    cache.mkdir()
+    victim = tmp_path / "x.pack"
+    victim.write_bytes(b"keep")
+    lock = tmp_path / "s.cbuild-pack.yml"
+    lock.write_text("cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@/../../x\n")
+    code, out, result = run("--pack-index-url", "http://127.0.0.1:9/index.pidx", "--pack-cache", str(cache),
+                            "--cbuild-pack", str(lock))
+    assert (code, result["stage"]) == (1, "select")
+    assert result["error"] == "ARM::CMSIS-NN: the lock file pins '/../../x', which is not a pack version"
+    assert victim.read_bytes() == b"keep"

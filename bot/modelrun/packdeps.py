@@ -46,6 +46,8 @@ PROVIDERS = {("CMSIS", "NN Lib"): ("ARM", "CMSIS-NN")}
 MAX_PACK = 64 << 20
 #: Seconds a dependency pack's download may take.
 MAX_SECONDS = 300
+#: A pack version as it may appear in a file name (SemVer's characters; no '/', no "..").
+_VERSION = re.compile(r"(?!.*\.\.)[0-9A-Za-z][0-9A-Za-z.+-]{0,63}")
 _SOURCE_LANG = {".c": "c", ".cpp": "c++", ".cc": "c++", ".cxx": "c++", ".s": "assembler", ".S": "assembler-with-cpp"}
 
 
@@ -254,6 +256,8 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
 
     pack_id = f"{vendor}::{name}"
     url = options.index_url
+    if version is not None and not _VERSION.fullmatch(version):
+        raise StageError("select", f"{pack_id}: the lock file pins {version!r}, which is not a pack version")
     hit = _cached(req, vendor, name, version, options, dest)
     if hit is not None:
         return hit
@@ -276,7 +280,7 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
         raise StageError("select", f"{req.ident}: the pack index {url} lists no {pack_id} pack")
     pinned = version is not None
     version = version or entry["version"]
-    if not re.fullmatch(r"[0-9A-Za-z.+-]{1,64}", version or ""):
+    if not _VERSION.fullmatch(version or ""):
         raise StageError("select", f"{pack_id}: the version {version!r} is not a pack version")
     hit = None if pinned else _cached(req, vendor, name, version, options, dest)
     if hit is not None:   # the index's newest is the one kept: no download
