@@ -264,7 +264,8 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
     http = http or session()
     policy = policy or RetryPolicy.from_env()
     try:
-        index = _fetch(http, url, "read the public pack index", policy, None)
+        # kept with its ETag beside the packs: asked again with If-None-Match (a 304 reuses it)
+        index = _fetch(http, url, "read the public pack index", policy, options.cache)
     except BotError as exc:
         raise StageError("select", f"{req.ident} ({pack_id}): the pack index {url} cannot be read: {exc.message}") \
             from None
