@@ -54,6 +54,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--work-dir", type=Path, metavar="DIR", help="build here and keep it: a new or empty folder, "
                         "or one an earlier run-model made (emptied first; default: a temporary folder, removed)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="ccache's folder (default: ccache's own)")
+    deps = parser.add_argument_group("packs a selected component requires (CMSIS-NN's CMSIS:NN Lib)")
+    deps.add_argument("--dep-pack", type=Path, action="append", default=[], metavar="PACK",
+                      help="a local pack providing a required component (ARM.CMSIS-NN.V.pack or an unpacked folder); "
+                           "used before the pack index (offline)")
+    deps.add_argument("--cbuild-pack", type=Path, metavar="FILE",
+                      help="the template's *.cbuild-pack.yml lock file, or the template's folder (its lock files "
+                           "at the top or one folder down): the version it pins (resolved-pack: ARM::CMSIS-NN@V) is "
+                           "fetched; default: the newest the pack index lists")
+    deps.add_argument("--pack-index-url", metavar="URL",
+                      help="the CMSIS pack index (index.pidx) a required pack is found in, or 'off' "
+                           "(default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else the public index)")
+    deps.add_argument("--pack-cache", type=Path, metavar="DIR",
+                      help="keep downloaded packs here (default: $EXECUTORCH_PACK_BOT_CACHE, else not kept)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the result (outputs, differences, instruction count, stage and error) to FILE "
                              "for the pull-request job")
@@ -75,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--write-expected needs --host-python")
     if args.json and args.json.is_dir():
         raise UsageError(f"--json: cannot write {args.json}: a directory")
+    args.deps = _dep_options(args)
     if args.suite is not None:
         return _suite(args)
     if args.results is not None:
@@ -84,11 +98,42 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--expected: {expected}: no such file")
     result = run_model(args.pack, args.pte, name=args.name, label=args.label, host_python=args.host_python,
                        expected=expected, tolerance=args.tolerance, timeout=args.timeout, work_dir=args.work_dir,
-                       cache_dir=args.cache_dir, flavour=args.runner, keep_host=args.write_expected)
+                       cache_dir=args.cache_dir, flavour=args.runner, keep_host=args.write_expected,
+                       deps=args.deps)
     if args.json:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
     return 0 if result.status == "match" else 1
+
+
+def _dep_options(args):
+    """The :class:`~bot.modelrun.packdeps.DepOptions` of the command line; :class:`UsageError` for bad input."""
+    from bot.errors import UsageError
+    from bot.github.releases import cache_dir
+    from bot.modelrun.packdeps import DepOptions, lock_pins
+    from bot.pack.public_index import pack_index_url
+
+    for p in args.dep_pack:
+        if not p.exists():
+            raise UsageError(f"--dep-pack: {p}: no such pack file or folder")
+    pins = None
+    if args.cbuild_pack is not None:
+        files = [args.cbuild_pack]
+        if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
+            files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
+                           for p in args.cbuild_pack.glob(pattern) if p.is_file())
+        pins = {}
+        for f in files:
+            try:
+                pins.update(lock_pins(f.read_text(encoding="utf-8")))
+            except OSError as exc:
+                raise UsageError(f"--cbuild-pack: cannot read {f}: {exc.strerror or exc}") from None
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise UsageError(f"--cbuild-pack: {f} is not a cbuild-pack lock file (YAML): "
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    cache = args.pack_cache if args.pack_cache is not None else cache_dir()
+    return DepOptions(local=tuple(args.dep_pack), pins=pins, index_url=pack_index_url(args.pack_index_url),
+                      cache=Path(cache) / "packs" if cache is not None and args.pack_cache is None else cache)
 
 
 def _suite(args: argparse.Namespace) -> int:
@@ -96,14 +141,15 @@ def _suite(args: argparse.Namespace) -> int:
     from bot.errors import UsageError
     from bot.modelrun.result import write_result
     from bot.modelrun.run import run_model
-    from bot.modelrun.suite import MODELS, export_suite
+    from bot.modelrun.result import ModelResult
+    from bot.modelrun.suite import MODELS, TOLERANCES, export_error, export_suite, reference
 
     if args.json or args.expected or args.write_expected:
         raise UsageError("--suite takes --results DIR, not --json, --expected or --write-expected")
     if not args.host_python:
         raise UsageError("--suite needs --host-python (the venv that exports the models and runs them on the host)")
     paths = [args.suite / f"{m}.pte" for m in MODELS]
-    if not all(p.is_file() for p in paths):
+    if not all(p.is_file() or export_error(p) is not None for p in paths):
         paths = export_suite(args.host_python, args.suite)
     if args.results is not None:
         try:
@@ -113,8 +159,16 @@ def _suite(args: argparse.Namespace) -> int:
     code = 0
     for pte in paths:
         work = args.work_dir / pte.stem if args.work_dir else None
-        result = run_model(args.pack, pte, label=args.label, host_python=args.host_python, tolerance=args.tolerance,
-                           timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner)
+        why = export_error(pte) if not pte.is_file() else None
+        ref = reference(pte)   # a model the host runtime cannot run (Cortex-M int8): the wheel's own reference
+        if why is not None:
+            result = ModelResult(model=pte.stem, pack=args.label or Path(args.pack).name, status="fail",
+                                 error=f"not exported: {why}")
+        else:
+            result = run_model(args.pack, pte, label=args.label, host_python=None if ref else args.host_python,
+                               expected=ref, tolerance=max(args.tolerance, TOLERANCES.get(pte.stem, 0.0)),
+                               timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner,
+                               deps=args.deps)
         if args.results is not None:
             write_result(result, args.results / f"{pte.stem}.json")
         sys.stdout.write(summary(result))
@@ -143,6 +197,8 @@ def summary(result) -> str:
     lines = [head]
     if result.operators:
         lines.append("  operators: " + line(", ".join(result.operators), cap=2000))
+    if result.packs:
+        lines.append("  required packs: " + line(", ".join(result.packs), cap=600))
     if result.instructions is not None:
         lines.append(f"  instructions per inference: {result.instructions} ({result.ticks} SysTick ticks at 32 MHz "
                      "under -icount shift=0, 31.25 instructions each)")

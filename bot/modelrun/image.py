@@ -142,7 +142,9 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
             env["CCACHE_DIR"] = str(cache_dir)
     objs = work / "obj"
     objs.mkdir(exist_ok=True)
-    items = [(lang, pack_root / src, src) for lang, src in sources]
+    # a source of another pack (an absolute path under ``work``: bot.modelrun.packdeps) is named relative to it
+    items = [(lang, pack_root / src, os.path.relpath(src, work) if os.path.isabs(src) else src)
+             for lang, src in sources]
     items += [("c", run_dir / "startup.c", "runner/startup.c"), ("c++", run_dir / "runner.cpp", "runner/runner.cpp"),
               ("assembler-with-cpp", run_dir / "model.S", "runner/model.S")]
 
@@ -159,7 +161,7 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
                                env=env, cwd=work, timeout=timeout)
         except subprocess.TimeoutExpired:
             return label, out, [f"timed out after {timeout:.0f} s"]
-        return label, out, (None if p.returncode == 0 else _errors(p.stderr, [pack_root, work]))
+        return label, out, (None if p.returncode == 0 else _errors(p.stderr, [pack_root, work, work.parent]))
 
     hits_before = _ccache_hits(tools, env)
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:

@@ -6,7 +6,11 @@ Shape (``schema`` 1)::
      "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
      "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
      "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
-     "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null}
+     "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null,
+     "packs": [TEXT]}
+
+``packs`` names each pack a selected component required besides the pack run
+(``ARM::CMSIS-NN@7.0.0 (pack index URL)``, :mod:`bot.modelrun.packdeps`).
 
 As with the compile result (:mod:`bot.pack.compile_result`), the job that
 writes it ran foreign code (the pack's sources, the model), so the reader
@@ -49,6 +53,7 @@ class ModelResult:
     ticks: int | None = None
     build_seconds: float | None = None
     qemu_seconds: float | None = None
+    packs: list = field(default_factory=list)
 
     @property
     def max_abs_diff(self) -> float | None:
@@ -110,7 +115,8 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
                                        else [])[:MAX_ITEMS]],
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
-        build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")))
+        build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")),
+        packs=[_text(x) for x in (data.get("packs") if isinstance(data.get("packs"), list) else [])[:8]])
 
 
 def read_results(folder: Path, *, option: str = "--model-results") -> list[ModelResult]:

@@ -129,10 +129,24 @@ def read_pte(pte: Path):
         raise UsageError(f"{pte}: not an ExecuTorch program: {exc}") from None
 
 
+def _dependencies(pdsc, pdsc_bytes: bytes, selection, deps, work: Path) -> list:
+    """The packs providing what the selected components require and the pack lacks (:mod:`bot.modelrun.packdeps`),
+    each checked to name only entries inside its own root."""
+    from bot.modelrun import packdeps
+
+    out = []
+    for req in packdeps.external_requirements(pdsc, pdsc_bytes, selection.components):
+        dep = packdeps.resolve(req, deps or packdeps.DepOptions(), work)
+        inside_pack(dep.root, packdeps.entries(dep))
+        out.append(dep)
+    return out
+
+
 def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | None = None,
               host_python: str | None = None, expected: Path | None = None, tolerance: float = 0.0,
               timeout: float = 60, work_dir: Path | None = None, cache_dir: Path | None = None,
-              flavour: str = "auto", jobs: int | None = None, keep_host: Path | None = None) -> ModelResult:
+              flavour: str = "auto", jobs: int | None = None, keep_host: Path | None = None,
+              deps=None) -> ModelResult:
     """Run ``pte`` on ``pack``'s runtime in QEMU and compare with the host runtime (or ``expected``).
 
     Args:
@@ -146,10 +160,13 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
         cache_dir: ccache's folder.
         flavour: ``auto``, ``executorch`` or ``sample`` (the runner's ``main``).
         keep_host: write the host runtime's outputs here (the file ``expected`` reads).
+        deps: a :class:`bot.modelrun.packdeps.DepOptions`: where a pack that a selected component requires
+            (CMSIS-NN's ``CMSIS:NN Lib``) comes from (default: nowhere, a fail at select naming it).
 
     Raises:
         UsageError: the pack or the ``.pte`` cannot be read, or ``work_dir`` is refused.
     """
+    from bot.modelrun import packdeps
     from bot.modelrun import select as sel
     from bot.modelrun.compare import compare, matches
     from bot.modelrun.host import dump, host_outputs, read_expected
@@ -175,10 +192,15 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
             selection = sel.select(pdsc, program.operator_names())
             headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
             sources = sel.sources(selection)
-            inside_pack(root, [src for _, src in sources] + sel.include_dirs(selection))
+            includes = sel.include_dirs(selection)
+            inside_pack(root, [src for _, src in sources] + includes)
+            for dep in _dependencies(pdsc, pdsc_bytes, selection, deps, work):
+                sources += packdeps.component_sources(dep)   # absolute paths: pack_root / abs is abs
+                includes += packdeps.component_include_dirs(dep)
+                result.packs.append(f"{dep.pdsc.vendor}::{dep.pdsc.name}@{dep.version} ({dep.origin})")
             if flavour == "auto":
                 flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
-            image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",
+            image = build_image(root, sources, includes, headers, Path(pte), work / "build",
                                 flavour=flavour, tools=Tools.find(), jobs=jobs,
                                 cache_dir=Path(cache_dir).resolve() if cache_dir is not None else None)
             result.build_seconds = round(image.seconds, 3)

@@ -121,6 +121,9 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
                    f"{_instructions(o, r)} | {cross_check(o) if old is not None else 'not run'} |")
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
+    packs = list(dict.fromkeys(p for r in new[:MAX_MODELS] for p in r.packs))
+    if packs:   # packs a selected component required besides the new pack (CMSIS-NN for the Cortex-M operators)
+        out += ["", "Built with, besides the new pack: " + ", ".join(code(p, cap=160) for p in packs[:4]) + "."]
     failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
     for r in failed:
         out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",

@@ -77,6 +77,7 @@ class PackSpec:
     lying_size: bool = False                # central directory under-declares a member's size
     truncate: int = 0                       # bytes cut from the end of the file
     runtime_define: bool = True
+    cmsis_nn: bool = False                  # Cortex-M operators require CMSIS:NN Lib (the real pack's condition)
 
     def csub(self, kind: str, op: str) -> str:
         """The operator component's Csub: ``("Portable", "_adaptive_avg_pool2d")`` -> ``"Portable adaptive_avg_pool2d"``."""
@@ -168,11 +169,15 @@ def pdsc_text(spec: PackSpec) -> str:
              "RTE_ML_EXECUTORCH_BACKEND_ETHOSU"),
     ]
     conds = ['    <condition id="et_runtime">\n      <require Cclass="Machine Learning" Cgroup="ExecuTorch" Csub="Runtime"/>\n    </condition>']
+    if spec.cmsis_nn:
+        conds.append('    <condition id="CMSIS-NN">\n      <require condition="et_runtime"/>\n'
+                     '      <require Cclass="CMSIS" Cgroup="NN Lib"/>\n    </condition>')
     for kind, op in spec.operators:
         csub = spec.csub(kind, op)
         cid = "op_" + csub.lower().replace(" ", "_").replace("-", "_")
         comps.append(comp("ExecuTorch Operators", csub, [("sourceCpp", _op_path(kind, op))], _define(kind, op), cid))
-        conds.append(f'    <condition id="{cid}">\n      <require condition="et_runtime"/>\n    </condition>')
+        need = "CMSIS-NN" if spec.cmsis_nn and kind == "Cortex-M" else "et_runtime"
+        conds.append(f'    <condition id="{cid}">\n      <require condition="{need}"/>\n    </condition>')
         if spec.duplicate_component == csub:
             comps.append(comps[-1])
     overview = ' overview="Documentation/overview.md"' if spec.overview else ""
@@ -258,6 +263,8 @@ def files_of(spec: PackSpec) -> list[tuple[str, bytes]]:
     files.append(("src/registration/RegisterAllKernels.cpp", _registration(spec)))
     for kind, op in spec.operators:
         kernel = sample_runtime.KERNELS.get(op) if kind == "Portable" else None
+        if spec.cmsis_nn and (kind, op) == ("Cortex-M", "quantized_add"):
+            kernel = sample_runtime.INT8_ADD_KERNEL
         files.append((_op_path(kind, op), kernel or f"// operator {op} (invented sample)\n"))
     if spec.leak_py:
         files.append(("src/tools/gen_registration.py", "print('left behind')\n"))
@@ -312,6 +319,45 @@ def make_pack(dest: Path, spec: PackSpec | None = None, **knobs) -> Path:
         size = path.stat().st_size
         with open(path, "r+b") as fh:
             fh.truncate(size - spec.truncate)
+    return path
+
+
+NN_VERSION = "7.0.0"
+
+
+def nn_pack_pdsc(version: str = NN_VERSION, *, component: bool = True) -> str:
+    """The ``ARM.CMSIS-NN.pdsc`` of the sample NN pack (invented; the layout of ARM's CMSIS-NN pack: one
+    component ``Cclass="CMSIS" Cgroup="NN Lib"`` with ``header`` and ``source`` files)."""
+    comp = ('    <component Cclass="CMSIS" Cgroup="NN Lib" Cversion="{v}" condition="NN">\n'
+            '      <description>Sample NN library (invented sample)</description>\n      <files>\n'
+            '        <file category="header" name="Include/nn_sample_functions.h"/>\n'
+            '        <file category="source" name="Source/BasicMathFunctions/nn_sample_add_s8.c"/>\n'
+            '        <file category="doc" name="Documentation/index.md"/>\n'
+            '      </files>\n    </component>\n').format(v=version) if component else ""
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<package schemaVersion="1.7.36">\n'
+            "  <name>CMSIS-NN</name>\n  <description>Sample NN kernels (invented sample)</description>\n"
+            "  <vendor>ARM</vendor>\n  <license>LICENSE</license>\n  <url>https://example.invalid/pack/</url>\n"
+            f'  <releases>\n    <release version="{version}" date="2026-06-01">Sample {version}</release>\n'
+            '    <release version="6.0.0" date="2025-06-01">Sample 6.0.0</release>\n  </releases>\n'
+            '  <conditions>\n    <condition id="NN">\n      <description>nothing else</description>\n'
+            '    </condition>\n  </conditions>\n'
+            f"  <components>\n{comp}  </components>\n</package>\n")
+
+
+def make_nn_pack(dest: Path, version: str = NN_VERSION, *, component: bool = True, source: str | None = None) -> Path:
+    """Write ``dest/ARM.CMSIS-NN.<version>.pack``: the sample NN library (:data:`sample_runtime.NN_ADD_C`) as a
+    CMSIS-NN-like pack; ``component=False`` leaves the ``NN Lib`` component out of its PDSC, ``source``
+    replaces the library's C source."""
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / f"ARM.CMSIS-NN.{version}.pack"
+    files = [("ARM.CMSIS-NN.pdsc", nn_pack_pdsc(version, component=component)),
+             ("LICENSE", "Apache-2.0 style licence text (invented sample)\n"),
+             ("Documentation/index.md", "# Sample NN library\n"),
+             ("Include/nn_sample_functions.h", sample_runtime.NN_HEADER),
+             ("Source/BasicMathFunctions/nn_sample_add_s8.c", sample_runtime.NN_ADD_C if source is None else source)]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for n, text in files:
+            zf.writestr(n, text)
     return path
 
 

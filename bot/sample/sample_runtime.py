@@ -272,3 +272,66 @@ KERNELS = {
     "add": binary_kernel("add", "xv + alpha * yv", True),
     "mul": binary_kernel("mul", "xv * yv", False),
 }
+
+
+#: The int8 Cortex-M operator of the sample packs: ``cortex_m::quantized_add.out(Tensor a, Tensor b, Tensor out)``,
+#: a saturating int8 add (our own semantics), computed by the NN library's ``nn_sample_add_s8``
+#: (:data:`NN_ADD_C`), so its component requires ``CMSIS:NN Lib`` as the real pack's Cortex-M operators do.
+INT8_ADD_KERNEL = r"""// operator quantized_add (invented sample): int8 cortex_m::quantized_add.out through the NN library.
+#include <cstdio>
+#include <cstdint>
+#include <executorch/runtime/kernel/sample_kernel.h>
+extern "C" {
+#include "nn_sample_functions.h"
+}
+namespace {
+using executorch::sample::Value;
+int quantized_add_out(Value** a, int n, char* err, unsigned len) {
+  if (n != 3 && n != 4) { snprintf(err, len, "quantized_add.out: %d arguments, expected 3", n); return 1; }
+  Value *x = a[0], *y = a[1], *out = a[2];
+  if (x->kind != 4 || y->kind != 4 || out->kind != 4 || x->scalar_type != 1 || y->scalar_type != 1 ||
+      out->scalar_type != 1) {
+    snprintf(err, len, "quantized_add.out: only int8 tensors are supported"); return 1;
+  }
+  if (x->numel != out->numel || y->numel != out->numel) {
+    snprintf(err, len, "quantized_add.out: shapes do not match"); return 1;
+  }
+  int rc = nn_sample_add_s8((const int8_t*)x->data, (const int8_t*)y->data, (int8_t*)out->data,
+                            (int32_t)out->numel);
+  if (rc != 0) { snprintf(err, len, "quantized_add.out: the NN library returned %d", rc); return 1; }
+  return 0;
+}
+const bool registered = executorch::sample::register_kernel("cortex_m::quantized_add.out", quantized_add_out);
+}
+"""
+
+#: The sample NN library's header (our own, CMSIS-NN-like: ``arm_nnfunctions.h`` plays this part there).
+NN_HEADER = r"""/* The sample NN library (invented sample): int8 kernels for the sample packs' Cortex-M operators. */
+#ifndef NN_SAMPLE_FUNCTIONS_H
+#define NN_SAMPLE_FUNCTIONS_H
+#include <stdint.h>
+/* out[i] = saturate_s8(a[i] + b[i]) for i < n; returns 0, or -1 for a negative n. */
+int nn_sample_add_s8(const int8_t *a, const int8_t *b, int8_t *out, int32_t n);
+#endif
+"""
+
+#: Its one source: MVE (Helium) saturating adds 16 lanes at a time when the target has MVE
+#: (``-mcpu=cortex-m55``: ``__ARM_FEATURE_MVE``), the scalar loop for the tail and otherwise.
+NN_ADD_C = r"""/* nn_sample_add_s8 (invented sample). */
+#include "nn_sample_functions.h"
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
+int nn_sample_add_s8(const int8_t *a, const int8_t *b, int8_t *out, int32_t n) {
+  if (n < 0) return -1;
+  int32_t i = 0;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+  for (; i + 16 <= n; i += 16) vst1q_s8(out + i, vqaddq_s8(vld1q_s8(a + i), vld1q_s8(b + i)));
+#endif
+  for (; i < n; ++i) {
+    int32_t s = (int32_t)a[i] + (int32_t)b[i];
+    out[i] = (int8_t)(s > 127 ? 127 : (s < -128 ? -128 : s));
+  }
+  return 0;
+}
+"""

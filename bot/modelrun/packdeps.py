@@ -1,0 +1,397 @@
+"""Components a selected operator requires from another pack (CMSIS-NN's ``CMSIS:NN Lib``), resolved as cpackget would.
+
+A PDSC component names what it needs through its ``condition``: ``<require
+Cclass Cgroup Csub>`` and ``<require condition>`` (Open-CMSIS-Pack "Pack
+Description (.pdsc) Format", ``/package/conditions``).  The v1.4.1 ExecuTorch
+pack's Cortex-M operators (``op_cortex_m_*``) require the condition
+``CMSIS-NN``, which requires ``Cclass="CMSIS" Cgroup="NN Lib"``: a component
+of ARM's ``ARM.CMSIS-NN`` pack, which the ExecuTorch pack does not ship (its
+``<requirements>`` list only ``ARM::CMSIS``).
+
+:func:`external_requirements` walks the selected components' conditions and
+returns every ``require`` of a component no component of the pack itself
+provides.  :func:`resolve` finds the pack providing one (:data:`PROVIDERS`):
+
+1. a local pack given on the command line (``--dep-pack``: a ``.pack`` file or
+   an unpacked folder) whose PDSC has the vendor and name (offline);
+2. else the version the template's lock file pins (``*.cbuild-pack.yml``,
+   ``resolved-pack: ARM::CMSIS-NN@V``), or else the newest the public pack
+   index lists: the index (``index.pidx``: ``<pdsc url vendor name version>``)
+   gives the pack's URL, the pack is ``URL + Vendor.Name.V.pack`` (cpackget's
+   ``cmd/installer``).  A download is verified (a zip, a PDSC at its root with
+   the vendor and name, a release V when a version was asked, the component
+   present) and kept in the cache folder as ``Vendor.Name.V.pack``.
+
+Every failure is a :class:`~bot.modelrun.StageError` at stage ``select``
+naming what was asked and where.  :func:`component_sources` and
+:func:`component_include_dirs` list the resolved component's ``<file>``
+sources and header folders (CMSIS-NN's PDSC writes ``category="source"``:
+the language comes from the extension).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.modelrun import StageError
+from bot.pack.pdsc import Component, Pdsc
+
+#: (Cclass, Cgroup) -> (vendor, name) of the pack that provides it (ARM's CMSIS-NN pack, ARM.CMSIS-NN.pdsc).
+PROVIDERS = {("CMSIS", "NN Lib"): ("ARM", "CMSIS-NN")}
+#: The largest dependency pack downloaded (bytes); CMSIS-NN's pack is a few MB.
+MAX_PACK = 64 << 20
+#: Seconds a dependency pack's download may take.
+MAX_SECONDS = 300
+#: A pack version as it may appear in a file name (SemVer's characters; no '/', no "..").
+_VERSION = re.compile(r"(?!.*\.\.)[0-9A-Za-z][0-9A-Za-z.+-]{0,63}")
+_SOURCE_LANG = {".c": "c", ".cpp": "c++", ".cc": "c++", ".cxx": "c++", ".s": "assembler", ".S": "assembler-with-cpp"}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A component the pack lacks: ``Cclass``/``Cgroup``/``Csub`` (None: any) and the component that needs it."""
+
+    cclass: str
+    cgroup: str
+    csub: str | None
+    needed_by: str
+
+    @property
+    def ident(self) -> str:
+        """``"CMSIS:NN Lib"`` (``Cclass:Cgroup[:Csub]``)."""
+        return ":".join(p for p in (self.cclass, self.cgroup, self.csub) if p)
+
+
+@dataclass(frozen=True)
+class DepOptions:
+    """Where dependency packs come from: ``local`` packs (files or folders), the lock file's ``pins``
+    (``{"ARM::CMSIS-NN": "7.0.0"}``), the index URL (``"off"``: not asked) and the ``cache`` folder."""
+
+    local: tuple = ()
+    pins: dict | None = None
+    index_url: str = "off"
+    cache: Path | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedPack:
+    """A dependency pack: its root folder, PDSC, the component, its version and where it came from."""
+
+    root: Path
+    pdsc: Pdsc
+    component: Component
+    version: str
+    origin: str
+
+
+def _local(el) -> str:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    return tag.rsplit("}", 1)[-1]
+
+
+def external_requirements(pdsc: Pdsc, pdsc_bytes: bytes, components: list[Component]) -> list[Requirement]:
+    """Every ``require`` reached from ``components``' conditions that no component of ``pdsc`` satisfies.
+
+    ``require`` elements without ``Cclass`` (``Dcore``, ``Tcompiler``) are device or toolchain
+    conditions, not components, and are left to the build.  ``accept`` alternatives are not
+    followed (the ExecuTorch PDSC uses them only for ``Dcore``).  Read with lxml without DTD,
+    entities or network; call only on bytes :func:`bot.pack.pdsc.parse_pdsc` accepted.
+    """
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                             remove_comments=True, remove_pis=True)
+    root = etree.fromstring(pdsc_bytes, parser)
+    conditions = {}
+    for el in root.iter():
+        if _local(el) == "condition" and el.get("id") and el.get("id") not in conditions:
+            conditions[el.get("id")] = el
+
+    def provided(cclass, cgroup, csub) -> bool:
+        return any(c.cclass == cclass and c.cgroup == cgroup and (csub is None or c.csub == csub)
+                   for c in pdsc.components)
+
+    out: list[Requirement] = []
+    for comp in components:
+        todo, seen = [comp.condition] if comp.condition else [], set()
+        while todo:
+            cid = todo.pop()
+            if cid in seen or cid not in conditions:
+                continue
+            seen.add(cid)
+            for req in conditions[cid]:
+                if _local(req) != "require":
+                    continue
+                if req.get("condition"):
+                    todo.append(req.get("condition"))
+                elif req.get("Cclass") and req.get("Cgroup"):
+                    cclass, cgroup, csub = req.get("Cclass"), req.get("Cgroup"), req.get("Csub")
+                    if not provided(cclass, cgroup, csub) and not any(
+                            (r.cclass, r.cgroup, r.csub) == (cclass, cgroup, csub) for r in out):
+                        out.append(Requirement(cclass, cgroup, csub, comp.ident))
+    return out
+
+
+def lock_pins(text: str) -> dict:
+    """``{"ARM::CMSIS-NN": "7.0.0"}`` from a ``*.cbuild-pack.yml`` lock file's ``resolved-pack:`` items.
+
+    The lock file (written by ``cbuild setup``) lists ``- resolved-pack: Vendor::Name@Version``; read
+    as YAML, an item that is not of that form is skipped.  Raises :class:`ValueError` when it is not YAML.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
+    out = {}
+    items = ((data or {}).get("cbuild-pack") or {}).get("resolved-packs") if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else []:
+        ref = item.get("resolved-pack") if isinstance(item, dict) else None
+        if isinstance(ref, str) and "::" in ref and "@" in ref:
+            key, _, version = ref.partition("@")
+            out[key.strip()] = version.strip()
+    return out
+
+
+def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
+    """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad."""
+    from bot.errors import PackError
+    from bot.pack.archive import Limits, UnsafeArchive, extract_safely, open_zip, scan_archive
+    from bot.pack.pdsc import PdscError, parse_pdsc
+
+    if path.is_dir():
+        root = path
+    else:
+        try:
+            with open_zip(path) as zf:
+                scan = scan_archive(zf, Limits())
+                if scan.problems:
+                    raise StageError("select", f"{what} {path.name}: unsafe archive: {scan.problems[0]}")
+                shutil.rmtree(dest, ignore_errors=True)
+                dest.mkdir(parents=True)
+                extract_safely(zf, dest, Limits())
+        except (UnsafeArchive, PackError) as exc:
+            raise StageError("select", f"{what} {path.name} is not a usable pack (zip): {exc}") from None
+        except OSError as exc:
+            raise StageError("select", f"{what} {path}: cannot read: {exc.strerror or exc}") from None
+        root = dest
+    pdsc_file = root / f"{vendor}.{name}.pdsc"
+    if not pdsc_file.is_file():
+        raise StageError("select", f"{what} {path.name} has no {vendor}.{name}.pdsc at its root")
+    try:
+        return root, parse_pdsc(pdsc_file.read_bytes(), pdsc_file.name)
+    except PdscError as exc:
+        raise StageError("select", f"{what} {path.name}: {exc}") from None
+
+
+def _check(root: Path, pdsc: Pdsc, req: Requirement, vendor: str, name: str, version: str | None, what: str,
+           origin: str) -> ResolvedPack:
+    if (pdsc.vendor, pdsc.name) != (vendor, name):
+        raise StageError("select", f"{what}: its PDSC is {pdsc.vendor}::{pdsc.name}, not {vendor}::{name}")
+    releases = [r.version for r in pdsc.releases]
+    if version is not None and version not in releases:
+        raise StageError("select", f"{what}: its PDSC has no release {version} (releases: "
+                         + (", ".join(releases[:5]) or "none") + ")")
+    comp = next((c for c in pdsc.components if c.cclass == req.cclass and c.cgroup == req.cgroup
+                 and (req.csub is None or c.csub == req.csub)), None)
+    if comp is None:
+        raise StageError("select", f"{what}: {vendor}::{name} has no component {req.ident} "
+                         f"(required by {req.needed_by})")
+    return ResolvedPack(root, pdsc, comp, version or (releases[0] if releases else "?"), origin)
+
+
+def resolve(req: Requirement, options: DepOptions, work: Path, *, http=None, policy=None) -> ResolvedPack:
+    """The pack providing ``req``, unpacked under ``work``; see the module docstring for the order.
+
+    Raises :class:`StageError` (stage ``select``) naming the requirement, the pack and the failing
+    step: no known provider, the local pack wrong, the index unreachable or without the pack, the
+    download refused, the file not a zip, no PDSC, no such release or component.
+    """
+    key = PROVIDERS.get((req.cclass, req.cgroup))
+    if key is None:
+        raise StageError("select", f"{req.needed_by} requires {req.ident}, which the pack does not ship and no "
+                                   "pack run-model can fetch provides")
+    vendor, name = key
+    pack_id = f"{vendor}::{name}"
+    dest = work / "deps" / f"{vendor}.{name}"
+    for path in options.local:
+        path = Path(path)
+        what = f"the local pack {path}"
+        if not path.exists():
+            raise StageError("select", f"{what}: no such file or folder")
+        if _holds_pdsc(path, vendor, name, what):
+            root, pdsc = _open_pack(path, dest, vendor, name, what)
+            return _check(root, pdsc, req, vendor, name, None, what, f"local pack {path.name}")
+    version = (options.pins or {}).get(pack_id)
+    if options.index_url == "off":
+        given = f" ({len(options.local)} local pack(s) given, none is {pack_id})" if options.local else ""
+        raise StageError("select", f"{req.needed_by} requires {req.ident} from {pack_id}: no local pack gives it "
+                                   f"(--dep-pack){given} and the pack index is off")
+    return _download(req, vendor, name, version, options, dest, http=http, policy=policy)
+
+
+def _holds_pdsc(path: Path, vendor: str, name: str, what: str) -> bool:
+    """Whether the local pack (folder or ``.pack``) has ``Vendor.Name.pdsc`` at its root: it is the pack asked
+    for (other local packs are for other requirements).  A file that is not a zip fails at select."""
+    import zipfile
+
+    if path.is_dir():
+        return (path / f"{vendor}.{name}.pdsc").is_file()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return f"{vendor}.{name}.pdsc" in zf.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
+
+
+def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
+    from bot.errors import BotError
+    from bot.github.client import RetryPolicy, session
+    from bot.pack.public_index import _fetch, index_entry
+
+    pack_id = f"{vendor}::{name}"
+    url = options.index_url
+    if version is not None and not _VERSION.fullmatch(version):
+        raise StageError("select", f"{pack_id}: the lock file pins {version!r}, which is not a pack version")
+    hit = _cached(req, vendor, name, version, options, dest)
+    if hit is not None:
+        return hit
+    http = http or session()
+    policy = policy or RetryPolicy.from_env()
+    try:
+        # kept with its ETag beside the packs: asked again with If-None-Match (a 304 reuses it)
+        index = _fetch(http, url, "read the public pack index", policy, options.cache)
+    except BotError as exc:
+        raise StageError("select", f"{req.ident} ({pack_id}): the pack index {url} cannot be read: {exc.message}") \
+            from None
+    except OSError as exc:
+        raise StageError("select", f"{req.ident} ({pack_id}): the pack index {url} cannot be read: {exc}") from None
+    if index is None:
+        raise StageError("select", f"{req.ident} ({pack_id}): the pack index {url} answered 404 (not found)")
+    try:
+        entry = index_entry(index, url, vendor, name)
+    except BotError as exc:
+        raise StageError("select", f"{req.ident} ({pack_id}): {exc.message}") from None
+    if entry is None:
+        raise StageError("select", f"{req.ident}: the pack index {url} lists no {pack_id} pack")
+    pinned = version is not None
+    version = version or entry["version"]
+    if not _VERSION.fullmatch(version or ""):
+        raise StageError("select", f"{pack_id}: the version {version!r} is not a pack version")
+    hit = None if pinned else _cached(req, vendor, name, version, options, dest)
+    if hit is not None:   # the index's newest is the one kept: no download
+        return hit
+    base = entry["url"]
+    if not base.lower().startswith(("https://", "http://")):
+        raise StageError("select", f"{pack_id}: the pack index gives a URL that is not http(s): {base!r}")
+    pack_url = base.rstrip("/") + f"/{vendor}.{name}.{version}.pack"
+    what = f"{pack_id}@{version} from {pack_url}"
+    try:
+        data = _get_pack(http, pack_url, policy)
+    except BotError as exc:
+        raise StageError("select", f"{what}: the download failed: {exc.message}") from None
+    except OSError as exc:
+        raise StageError("select", f"{what}: the download failed: {exc}") from None
+    if data is None:
+        raise StageError("select", f"{what}: answered 404 (not found)")
+    store = options.cache if options.cache is not None else dest.parent
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        file = store / f"{vendor}.{name}.{version}.pack"
+        part = file.with_name(file.name + ".part")
+        part.write_bytes(data)
+    except OSError as exc:
+        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    try:
+        root, pdsc = _open_pack(part, dest, vendor, name, what)
+        resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {url}")
+    except StageError:
+        part.unlink(missing_ok=True)
+        raise
+    part.replace(file)
+    return resolved
+
+
+def _cached(req, vendor: str, name: str, version: str | None, options: DepOptions, dest: Path):
+    """The :class:`ResolvedPack` of ``Vendor.Name.V.pack`` in the cache when it is there and still verifies
+    (a copy that does not is removed and fetched again), else None."""
+    if options.cache is None or version is None:
+        return None
+    cached = options.cache / f"{vendor}.{name}.{version}.pack"
+    if not cached.is_file():
+        return None
+    try:
+        root, pdsc = _open_pack(cached, dest, vendor, name, f"the cached pack {cached}")
+        return _check(root, pdsc, req, vendor, name, version, f"the cached pack {cached}", f"cache {cached.name}")
+    except StageError:
+        cached.unlink(missing_ok=True)
+        return None
+
+
+def _get_pack(http, url: str, policy) -> bytes | None:
+    """The bytes at ``url`` (None for a 404), at most :data:`MAX_PACK` bytes in :data:`MAX_SECONDS` seconds."""
+    from bot.errors import PlatformError
+    from bot.github.client import BodyTooSlow, body_chunks, http_get
+
+    r = http_get(http, url, what="download a pack a component requires", policy=policy, stream=True, ok=(200, 404))
+    if r.status_code == 404:
+        r.close()
+        return None
+    out = bytearray()
+    try:
+        for chunk in body_chunks(r, size=1 << 16, seconds=MAX_SECONDS):
+            out += chunk
+            if len(out) > MAX_PACK:
+                raise PlatformError(f"{url} is larger than {MAX_PACK >> 20} MiB")
+    except BodyTooSlow:
+        raise PlatformError(f"{url} took longer than {MAX_SECONDS} s to send") from None
+    finally:
+        r.close()
+    return bytes(out)
+
+
+def component_sources(resolved: ResolvedPack) -> list[tuple[str, str]]:
+    """``[(language, absolute path)]`` of the component's source files (``source``, ``sourceC``, ``sourceCpp``,
+    ``sourceAsm``; the language of ``source`` from its extension), in the PDSC's order."""
+    out = []
+    for f in resolved.component.files:
+        if f.category not in ("source", "sourceC", "sourceCpp", "sourceAsm"):
+            continue
+        name = posixpath.normpath(f.name)
+        ext = posixpath.splitext(name)[1]
+        lang = {"sourceC": "c", "sourceCpp": "c++"}.get(f.category) or _SOURCE_LANG.get(ext) \
+            or _SOURCE_LANG.get(ext.lower())
+        if lang is None:
+            continue
+        item = (lang, str(resolved.root / name))
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def component_include_dirs(resolved: ResolvedPack) -> list[str]:
+    """Absolute include folders: the folder of each ``header`` file and each ``include`` folder."""
+    out = []
+    for f in resolved.component.files:
+        d = None
+        if f.category == "include":
+            d = f.name.rstrip("/") or "."
+        elif f.category == "header":
+            d = posixpath.dirname(f.name) or "."
+        if d is not None:
+            p = str(resolved.root / posixpath.normpath(d))
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def entries(resolved: ResolvedPack) -> list[str]:
+    """The pack-relative entries of the component's sources and include folders (for the pack-root check)."""
+    root = str(resolved.root)
+    return [p[len(root) + 1:] if p.startswith(root + "/") else p
+            for p in [s for _, s in component_sources(resolved)] + component_include_dirs(resolved)]
