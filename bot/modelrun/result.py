@@ -6,7 +6,11 @@ Shape (``schema`` 1)::
      "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
      "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
      "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
-     "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null}
+     "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null,
+     "runtime_sha256": HEX64 | null}
+
+``runtime_sha256`` is :func:`bot.modelrun.fingerprint.runtime_digest` of the
+pack files the image was built from (absent in older results: null).
 
 As with the compile result (:mod:`bot.pack.compile_result`), the job that
 writes it ran foreign code (the pack's sources, the model), so the reader
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -49,6 +54,7 @@ class ModelResult:
     ticks: int | None = None
     build_seconds: float | None = None
     qemu_seconds: float | None = None
+    runtime_sha256: str | None = None
 
     @property
     def max_abs_diff(self) -> float | None:
@@ -110,7 +116,13 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
                                        else [])[:MAX_ITEMS]],
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
-        build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")))
+        build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")),
+        runtime_sha256=_digest(data.get("runtime_sha256")))
+
+
+def _digest(v) -> str | None:
+    """A 64-hex-digit SHA-256 (lower case), or None for anything else."""
+    return v.lower() if isinstance(v, str) and re.fullmatch(r"[0-9a-fA-F]{64}", v) else None
 
 
 def read_results(folder: Path, *, option: str = "--model-results") -> list[ModelResult]:

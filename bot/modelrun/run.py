@@ -152,6 +152,7 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
     """
     from bot.modelrun import select as sel
     from bot.modelrun.compare import compare, matches
+    from bot.modelrun.fingerprint import runtime_digest
     from bot.modelrun.host import dump, host_outputs, read_expected
     from bot.modelrun.image import Tools, build_image
     from bot.modelrun.qemu import run_image
@@ -176,6 +177,7 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
             headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
             sources = sel.sources(selection)
             inside_pack(root, [src for _, src in sources] + sel.include_dirs(selection))
+            result.runtime_sha256 = runtime_digest(root, [src for _, src in sources], sel.include_dirs(selection))
             if flavour == "auto":
                 flavour = "executorch" if any(s.endswith(EXECUTORCH_MARKER) for _, s in sources) else "sample"
             image = build_image(root, sources, sel.include_dirs(selection), headers, Path(pte), work / "build",

@@ -51,12 +51,20 @@ def _instructions(old, new) -> str:
     return f"{o:,} → {n:,}{change}"
 
 
-def cross_check(old) -> str:
-    """The cross-check cell for the new ``.pte`` on the old pack's runtime (``old``: its result or None)."""
+def same_runtime(old, new) -> bool:
+    """Whether the old and the new pack's images of one model were built from byte-identical pack files
+    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`); False when either is unknown."""
+    return (old is not None and new is not None and old.runtime_sha256 is not None
+            and old.runtime_sha256 == new.runtime_sha256)
+
+
+def cross_check(old, new=None) -> str:
+    """The cross-check cell for the new ``.pte`` on the old pack's runtime (``old``: its result or None;
+    ``new``: the same model's result on the new pack, to say when both ran the same runtime sources)."""
     if old is None:
         return "not run"
     if old.status == "match":
-        return "loads and matches"
+        return "loads and matches" + (" (the same runtime sources as the new pack)" if same_runtime(old, new) else "")
     if old.status == "mismatch":
         return f"loads but differs (max difference {_diff(old)})"
     if old.stage == "load":
@@ -99,6 +107,29 @@ def job_note(job: str, run_url: Optional[str] = None) -> str:
             "its log says why (the toolchain, QEMU, the model export or the pack's build).")
 
 
+def _cross_check_note(new: list, olds: dict) -> list[str]:
+    """The lines after the table naming the old pack and saying what the cross check can show.
+
+    When every model that ran on both packs was built from byte-identical pack files, the old
+    runtime is the new one's code: "loads and matches" then only repeats the new run (measured:
+    the v1.4.0 and v1.4.1 packs differ only in the PDSC's version strings)."""
+    both = [(olds[r.model], r) for r in new if r.model in olds]
+    if not both:
+        return []
+    labels = sorted({o.pack for o, _ in both if o.pack and o.pack != "?"})
+    out = ["", "Cross check: the same `.pte` files on the old pack's runtime"
+           + (f" ({', '.join(code(x, cap=80) for x in labels[:2])})" if labels else "") + "."]
+    same = [r for o, r in both if same_runtime(o, r)]
+    if same and len(same) == len(both):
+        out[-1] += (" The old and the new pack build these models from byte-identical runtime sources: "
+                    "the cross check runs the same code twice and cannot show a difference between the "
+                    "two runtimes.")
+    elif same:
+        out[-1] += (f" {len(same)} of {len(both)} model(s) are built from byte-identical runtime sources on "
+                    "both packs: for those the cross check repeats the new run.")
+    return out
+
+
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
     """The Markdown section: a table per model, then each failure's own error lines in a code block.
 
@@ -118,9 +149,10 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
     for r in new[:MAX_MODELS]:
         o = olds.get(r.model)
         out.append(f"| {code(r.model, cap=60, in_table=True)} | {_status(r)} | {_diff(r)} | "
-                   f"{_instructions(o, r)} | {cross_check(o) if old is not None else 'not run'} |")
+                   f"{_instructions(o, r)} | {cross_check(o, r) if old is not None else 'not run'} |")
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
+    out += _cross_check_note(new[:MAX_MODELS], olds) if old is not None else []
     failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
     for r in failed:
         out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
