@@ -2,7 +2,7 @@
 
 Shape (``schema`` 1)::
 
-    {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail",
+    {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail" | "not-runnable",
      "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
      "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
      "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
@@ -34,7 +34,9 @@ SCHEMA = 1
 MAX_BYTES = 64 << 10
 TEXT_CAP = 400
 MAX_ITEMS = 64
-STATUSES = ("match", "mismatch", "fail")
+#: ``not-runnable``: a delegated program (an NPU QEMU lacks): reported, neither a failure nor a blocking item.
+NOT_RUNNABLE = "not-runnable"
+STATUSES = ("match", "mismatch", "fail", NOT_RUNNABLE)
 
 
 @dataclass

@@ -11,6 +11,8 @@ inference on the old and the new pack, and the cross check ("loads and
 matches", "refused at load: ERROR", "loads but differs", or another failed
 stage).  :func:`blocking_items` lists what must block the pull request: a
 new runtime that cannot load its own exporter's ``.pte``, or a mismatch.
+A delegated program (status ``not-runnable``: an NPU QEMU lacks) is shown
+as "not runnable in QEMU" and blocks nothing.
 """
 
 from __future__ import annotations
@@ -30,9 +32,14 @@ def _diff(r) -> str:
     return "0 (bit-exact)" if d == 0 and all(o.get("exact") for o in r.outputs) else f"{d:g}"
 
 
+NOT_RUNNABLE = "not-runnable"   # bot.modelrun.result.NOT_RUNNABLE (not imported: keeps this module light)
+
+
 def _status(r) -> str:
     if r.status == "match":
         return "✅ match"
+    if r.status == NOT_RUNNABLE:
+        return f"⏭️ not runnable in QEMU: {code(r.error, cap=160, in_table=True)}"
     if r.status == "mismatch":
         return "❌ outputs differ"
     return f"❌ failed at {r.stage or 'an unknown stage'}: {code(r.error, cap=160, in_table=True)}"
@@ -63,6 +70,8 @@ def cross_check(old, new=None) -> str:
     ``new``: the same model's result on the new pack, to say when both ran the same runtime sources)."""
     if old is None:
         return "not run"
+    if old.status == NOT_RUNNABLE:
+        return "not runnable in QEMU"
     if old.status == "match":
         return "loads and matches" + (" (the same runtime sources as the new pack)" if same_runtime(old, new) else "")
     if old.status == "mismatch":
@@ -82,7 +91,7 @@ def blocking_items(new: list) -> list[str]:
         if r.status == "mismatch":
             out.append(f"{name}: the new pack's runtime gives different outputs from the host runtime "
                        f"(max difference {_diff(r)})")
-        elif r.status != "match":
+        elif r.status not in ("match", NOT_RUNNABLE):
             what = ("cannot load its own exporter's .pte" if r.stage == "load"
                     else f"fails at {r.stage or 'an unknown stage'}")
             out.append(f"{name}: the new pack's runtime {what}: {code(r.error, cap=160) or 'no error given'}")
@@ -90,14 +99,14 @@ def blocking_items(new: list) -> list[str]:
 
 
 def proof(new: list, job: Optional[str] = None) -> str:
-    """``proofs["model-run"]`` of the results: ``pass`` when every model matched on the new pack, ``fail`` on
-    any other result or when the ``run-model`` job (``job``: its result, ``needs.run-model.result``) did not
+    """``proofs["model-run"]`` of the results: ``pass`` when every model matched on the new pack (a delegated
+    model, not runnable in QEMU, counts as no failure), ``fail`` on any other result or when the ``run-model`` job (``job``: its result, ``needs.run-model.result``) did not
     succeed, ``not-run`` when there is nothing to judge."""
     if job is not None and job != "success" and not new:
         return "not-run" if job == "skipped" else "fail"
     if not new:
         return "not-run"
-    return "pass" if all(r.status == "match" for r in new) else "fail"
+    return "pass" if all(r.status in ("match", NOT_RUNNABLE) for r in new) else "fail"
 
 
 def job_note(job: str, run_url: Optional[str] = None) -> str:
@@ -140,9 +149,14 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
         return "\n".join([TITLE, "", note or "No model was run in QEMU in this run."]) + "\n"
     olds = {r.model: r for r in (old or [])}
     ok = sum(r.status == "match" for r in new)
-    out = [TITLE, "",
-           f"{ok} of {len(new)} model(s) exported by the new ExecuTorch run on the new pack's runtime in QEMU "
-           "(`mps3-an547`, Cortex-M55) with outputs matching the host runtime.", "",
+    skipped = [r for r in new if r.status == NOT_RUNNABLE]
+    intro = (f"{ok} of {len(new) - len(skipped)} model(s) exported by the new ExecuTorch run on the new pack's "
+             "runtime in QEMU (`mps3-an547`, Cortex-M55) with outputs matching the host runtime.")
+    if skipped:
+        intro += (f" {len(skipped)} delegated model(s) need an NPU that QEMU does not have: not a failure; run "
+                  "them on an Arm Corstone FVP with the template's own build (docs/model-run.md of "
+                  "executorch-pack-bot).")
+    out = [TITLE, "", intro, "",
            "| Model | New pack | Max difference | Instructions per inference (old → new pack) | "
            "New `.pte` on the old pack |",
            "| --- | --- | --- | --- | --- |"]
