@@ -155,3 +155,19 @@ def test_the_model_setting_is_validated_with_the_others(tmp_path):
 def test_template_needs_the_suite(pack, tmp_path, capsys):
     code = main(["run-model", str(pack), "--pte", str(tmp_path / "x.pte"), "--template", str(tmp_path)])
     assert code == 2 and "--template needs --suite" in capsys.readouterr().err
+
+
+def test_the_bump_record_keeps_a_not_runnable_result_and_passes_the_proof():
+    import json as _json
+
+    from bot.report.record import add_model_run, model_run_from
+
+    new = [ModelResult("add_mul", "1.5.1", "match", outputs=EXACT, instructions=5, ticks=1),
+           ModelResult("template model/model.pte", "1.5.1", "not-runnable", "select", NOT_RUNNABLE,
+                       operators=["aten::add"])]
+    record = {"proofs": {"verify-pack": "pass", "compile": "pass", "model-run": "not-run"}}
+    add_model_run(record, new, None)
+    back = _json.loads(_json.dumps(record))
+    assert back["proofs"]["model-run"] == "pass"
+    assert back["model_run"]["new"][1]["status"] == "not-runnable"
+    assert model_run_from(back) == (new, None, None)
