@@ -95,6 +95,13 @@ def test_a_template_model_without_a_delegate_runs_with_the_suite(pack, suite, tm
     suites = json.loads((tmp_path / "results/add_mul.json").read_text())
     assert (mine["model"], mine["status"], mine["outputs"]) == ("template models/add.pte", "match", EXACT)
     assert mine["instructions"] == suites["instructions"] > 0
+    text = modelrun_section(read_results(tmp_path / "results"))
+    assert text.index("| `template models/add.pte` |") < text.index("<details>")   # linear_relu_add's error
+    assert text.splitlines()[text.splitlines().index("| `template models/add.pte` | ✅ match | 0 (bit-exact) | "
+                                                     f"{mine['instructions']:,} (new) | not run |") + 2] == (
+        "`template models/add.pte` is the program the template ships (`model:` in its settings), exported by the "
+        "template's current ExecuTorch: its row is that older export on the new pack's runtime, which says whether "
+        "the template's model must be re-exported.")
 
 
 def test_a_delegated_model_alone_is_a_passed_proof_in_the_pr(planned, capsys, tmp_path):  # noqa: F811

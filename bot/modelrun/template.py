@@ -64,4 +64,5 @@ def template_model(repo: Path) -> Optional[TemplateModel]:
         read_pte(path)
     except UsageError as exc:
         raise UsageError(f"model: {exc.message}", **where) from None
+    # the name bot.report.modelrun recognises (TEMPLATE_PREFIX) to say what the row shows
     return TemplateModel(f"{RESULT_NAME} {config.model}", path.resolve())

@@ -32,6 +32,8 @@ def _diff(r) -> str:
     return "0 (bit-exact)" if d == 0 and all(o.get("exact") for o in r.outputs) else f"{d:g}"
 
 
+#: The name run-model --template gives the template's own model (bot.modelrun.template.TemplateModel.name).
+TEMPLATE_PREFIX = "template "
 NOT_RUNNABLE = "not-runnable"   # bot.modelrun.result.NOT_RUNNABLE (not imported: keeps this module light)
 
 
@@ -167,6 +169,11 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
     out += _cross_check_note(new[:MAX_MODELS], olds) if old is not None else []
+    own = [r for r in new[:MAX_MODELS] if r.model.startswith(TEMPLATE_PREFIX)]
+    if own:
+        out += ["", f"{code(own[0].model, cap=60)} is the program the template ships (`model:` in its settings), "
+                "exported by the template's current ExecuTorch: its row is that older export on the new pack's "
+                "runtime, which says whether the template's model must be re-exported."]
     failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
     for r in failed:
         out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
