@@ -19,6 +19,7 @@ Example::
     signoff: false                           # true: a Signed-off-by trailer with the author (DCO)
     ignore-mentions:                         # review items a person has looked at (bot.engine.ignore)
       - {path: docs/bench.md:14, reason: the model zoo's version}
+    model: model/model.pte                   # the template's own model, run by run-model --template
 
 Labels, reviewers, assignees and the milestone are decorations: GitHub may
 refuse any of them (a reviewer who is not a collaborator, a label the token
@@ -50,7 +51,7 @@ COMMIT_MODES = ("git", "api")
 AUTOMERGE = ("off", "on-approval")
 MERGE_METHODS = ("squash", "merge", "rebase")   # GraphQL PullRequestMergeMethod, lower case
 KNOWN = ("branch", "base", "labels", "reviewers", "assignees", "milestone", "author", "draft", "exclude", "automerge",
-         "merge-method", "dashboard", "commit", "signoff", "ignore-mentions")
+         "merge-method", "dashboard", "commit", "signoff", "ignore-mentions", "model")
 _AUTHOR = re.compile(r"^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$")
 _BRANCH_OK = re.compile(r"^[A-Za-z0-9._/{}-]+$")
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -84,6 +85,8 @@ class Config:
     dashboard: bool = False
     commit: str = "git"
     signoff: bool = False
+    model: Optional[str] = None
+    model_line: Optional[int] = field(default=None, compare=False)
     path: Optional[str] = field(default=None, compare=False)
 
     def wants_draft(self, flags, check_failed: bool = False, model_failed: bool = False) -> bool:
@@ -230,6 +233,21 @@ def compose_config(repo: Path):
     return rel, node
 
 
+def model_path(value: str, err, node) -> str:
+    """``model:``: the template's own program, a repository-relative path to a ``.pte`` file (the sample
+    template ships ``model/model.pte``), in POSIX form.  Raises ``err(message, node)`` for an absolute path,
+    a ``..`` component, a backslash or a name not ending in ``.pte``; whether the file exists is checked by
+    ``run-model --template`` (:mod:`bot.modelrun.template`), which reads it."""
+    parts = value.split("/")
+    if value.startswith("/") or re.match(r"^[A-Za-z]:", value) or "\\" in value:
+        raise err(f"model: {value!r} is not a path relative to the repository root (e.g. model/model.pte)", node)
+    if ".." in parts:
+        raise err(f"model: {value!r} leaves the repository (a '..' component)", node)
+    if not value.endswith(".pte") or not parts[-1][:-4]:
+        raise err(f"model: {value!r} is not a .pte file (an ExecuTorch program exported by the template)", node)
+    return "/".join(p for p in parts if p not in ("", "."))
+
+
 def load_config(repo: Path) -> Config:
     """Read ``REPO/.github/executorch-pack-bot.yml`` or ``.yaml`` (absent: defaults).
 
@@ -339,6 +357,8 @@ def load_config(repo: Path) -> Config:
             values["commit"] = choice(key, v, COMMIT_MODES)
         elif key == "signoff":
             values["signoff"] = boolean(key, v)
+        elif key == "model":
+            values["model"], values["model_line"] = model_path(scalar(key, v), err, v), v.start_mark.line + 1
         else:
             raise err(f"unknown setting {key!r} (known: {', '.join(KNOWN)})", k)
     return Config(path=rel, **values)

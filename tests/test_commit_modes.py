@@ -140,7 +140,7 @@ def test_commit_message_leaves_out_unpinned_unresolved_and_unchanged_rows():
     ("signoff: \"true\"\n", 1, "signoff: expected true or false, got 'true'"),
     ("sign-off: true\n", 1, "unknown setting 'sign-off' (known: branch, base, labels, reviewers, assignees, "
                             "milestone, author, draft, exclude, automerge, merge-method, dashboard, commit, signoff, "
-                            "ignore-mentions)"),
+                            "ignore-mentions, model)"),
 ])
 def test_bad_commit_and_signoff_settings_name_file_and_line(tmp_path, text, line, message):
     from bot.config import load_config

@@ -70,7 +70,9 @@ def test_every_model_matching_is_a_passed_proof_and_no_blocking_item(planned, ca
         "| Model | New pack | Max difference | Instructions per inference (old → new pack) | New `.pte` on the old pack |",
         "| --- | --- | --- | --- | --- |",
         "| `add_mul` | ✅ match | 0 (bit-exact) | 3,000 → 2,900 (-3.3%) | loads and matches |",
-        "| `linear_relu_add` | ✅ match | 0 (bit-exact) | 12,000 (new) | not run |"]
+        "| `linear_relu_add` | ✅ match | 0 (bit-exact) | 12,000 (new) | not run |",
+        "",
+        "Cross check: the same `.pte` files on the old pack's runtime (`1.4.0`)."]
     # right after the pack verification
     headings = [ln for ln in body.splitlines() if ln.startswith("### ")]
     at = next(i for i, h in enumerate(headings) if h.startswith("### Pack verification"))

@@ -2,8 +2,10 @@
 
 Stages (:data:`bot.modelrun.STAGES`): select, compile, link, boot, load,
 execute, compare; a failure names its stage and shows the tool's or
-runtime's own error.  Exit 0: the outputs match; 1: a mismatch, a load
-failure, a crash or any other failed stage; 2: bad usage or unreadable input.
+runtime's own error.  Exit 0: the outputs match, or the program is delegated
+(an NPU QEMU lacks: "not runnable in QEMU", not a failure); 1: a mismatch, a
+load failure, a crash or any other failed stage; 2: bad usage or unreadable
+input (with ``--template``: a bad settings file or ``model:``).
 Heavy imports happen inside :func:`run`.
 """
 
@@ -20,7 +22,8 @@ DESCRIPTION = (
     "build a bare-metal Cortex-M55 image from the pack's sources and the bot's runner with arm-none-eabi-gcc, "
     "run it in qemu-system-arm -M mps3-an547 under a time limit, and compare its outputs with ExecuTorch's host "
     "runtime (bit-exact unless --tolerance). Reports the instructions of one inference. "
-    "Exit 0: match; 1: mismatch, load failure, crash or another failed stage; 2: bad usage or unreadable input.")
+    "Exit 0: match (or a delegated program, not runnable in QEMU); 1: mismatch, load failure, crash or another "
+    "failed stage; 2: bad usage or unreadable input (with --template: a bad settings file or model).")
 ORDER = 16
 
 
@@ -32,6 +35,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--suite", type=Path, metavar="DIR",
                       help="run the bot's model suite: export it into DIR with --host-python first unless DIR "
                            "already holds it (so the old pack's run takes the very .pte files the new one did)")
+    parser.add_argument("--template", type=Path, metavar="REPO",
+                        help="with --suite: also run the template's own model, the .pte its settings file "
+                             "(.github/executorch-pack-bot.yml) names with model: (a delegated program is "
+                             "reported as not runnable in QEMU, not as a failure)")
     parser.add_argument("--results", type=Path, metavar="DIR",
                         help="with --suite: write one result per model to DIR/<model>.json")
     ref = parser.add_mutually_exclusive_group()
@@ -93,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         return _suite(args)
     if args.results is not None:
         raise UsageError("--results needs --suite (one model: --json FILE)")
+    if args.template is not None:
+        raise UsageError("--template needs --suite (one model: --pte FILE)")
     expected = args.expected
     if expected is not None and not expected.is_file():
         raise UsageError(f"--expected: {expected}: no such file")
@@ -103,7 +112,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
-    return 0 if result.status == "match" else 1
+    return _exit(result)
+
+
+def _exit(result) -> int:
+    """0 for a match or a program QEMU cannot run (delegated: not a failure), else 1."""
+    from bot.modelrun.result import NOT_RUNNABLE
+
+    return 0 if result.status in ("match", NOT_RUNNABLE) else 1
 
 
 def _dep_options(args):
@@ -143,36 +159,42 @@ def _suite(args: argparse.Namespace) -> int:
     from bot.modelrun.run import run_model
     from bot.modelrun.result import ModelResult
     from bot.modelrun.suite import MODELS, TOLERANCES, export_error, export_suite, reference
+    from bot.modelrun.template import RESULT_NAME, template_model
 
     if args.json or args.expected or args.write_expected:
         raise UsageError("--suite takes --results DIR, not --json, --expected or --write-expected")
     if not args.host_python:
         raise UsageError("--suite needs --host-python (the venv that exports the models and runs them on the host)")
+    # the template's model is read first: a bad settings file or model is exit 2 before anything is written
+    own = template_model(args.template) if args.template is not None else None
     paths = [args.suite / f"{m}.pte" for m in MODELS]
     if not all(p.is_file() or export_error(p) is not None for p in paths):
         paths = export_suite(args.host_python, args.suite)
+    runs = [(p, None, p.stem) for p in paths] + ([(own.pte, own.name, RESULT_NAME)] if own else [])
     if args.results is not None:
         try:
             args.results.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--results: cannot create {args.results}: {exc.strerror}") from None
     code = 0
-    for pte in paths:
-        work = args.work_dir / pte.stem if args.work_dir else None
-        why = export_error(pte) if not pte.is_file() else None
-        ref = reference(pte)   # a model the host runtime cannot run (Cortex-M int8): the wheel's own reference
+    for pte, name, stem in runs:
+        work = args.work_dir / stem if args.work_dir else None
+        suite_model = name is None   # the template's own model has no export error file and no stored reference
+        why = export_error(pte) if suite_model and not pte.is_file() else None
+        ref = reference(pte) if suite_model else None   # one the host runtime cannot run (Cortex-M int8)
         if why is not None:
             result = ModelResult(model=pte.stem, pack=args.label or Path(args.pack).name, status="fail",
                                  error=f"not exported: {why}")
         else:
-            result = run_model(args.pack, pte, label=args.label, host_python=None if ref else args.host_python,
-                               expected=ref, tolerance=max(args.tolerance, TOLERANCES.get(pte.stem, 0.0)),
+            tolerance = max(args.tolerance, TOLERANCES.get(pte.stem, 0.0)) if suite_model else args.tolerance
+            result = run_model(args.pack, pte, name=name, label=args.label,
+                               host_python=None if ref else args.host_python, expected=ref, tolerance=tolerance,
                                timeout=args.timeout, work_dir=work, cache_dir=args.cache_dir, flavour=args.runner,
                                deps=args.deps)
         if args.results is not None:
-            write_result(result, args.results / f"{pte.stem}.json")
+            write_result(result, args.results / f"{stem}.json")
         sys.stdout.write(summary(result))
-        code = code or (0 if result.status == "match" else 1)
+        code = code or _exit(result)
     return code
 
 
@@ -184,6 +206,7 @@ def summary(result) -> str:
     escapes) replaced, no workflow command (``::error::``, ``##[error]``), capped.
     """
     from bot.inert import line
+    from bot.modelrun.result import NOT_RUNNABLE
 
     head = f"{NAME}: {line(result.model, cap=200)} on {line(result.pack, cap=200)}: "
     if result.status == "match":
@@ -192,6 +215,8 @@ def summary(result) -> str:
         head += f"match ({how}, {len(result.outputs)} output(s))"
     elif result.status == "mismatch":
         head += f"MISMATCH at compare: {line(result.error)}"
+    elif result.status == NOT_RUNNABLE:
+        head += f"{line(result.error)} (not a failure)"
     else:
         head += f"FAILED at {line(result.stage or '?', cap=40)}: {line(result.error)}"
     lines = [head]

@@ -2,15 +2,17 @@
 
 Shape (``schema`` 1)::
 
-    {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail",
+    {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail" | "not-runnable",
      "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
      "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
      "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
      "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null,
-     "packs": [TEXT]}
+     "packs": [TEXT], "runtime_sha256": HEX64 | null}
 
 ``packs`` names each pack a selected component required besides the pack run
 (``ARM::CMSIS-NN@7.0.0 (pack index URL)``, :mod:`bot.modelrun.packdeps`).
+``runtime_sha256`` is :func:`bot.modelrun.fingerprint.runtime_digest` of the
+pack files the image was built from (absent in older results: null).
 
 As with the compile result (:mod:`bot.pack.compile_result`), the job that
 writes it ran foreign code (the pack's sources, the model), so the reader
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -33,7 +36,9 @@ SCHEMA = 1
 MAX_BYTES = 64 << 10
 TEXT_CAP = 400
 MAX_ITEMS = 64
-STATUSES = ("match", "mismatch", "fail")
+#: ``not-runnable``: a delegated program (an NPU QEMU lacks): reported, neither a failure nor a blocking item.
+NOT_RUNNABLE = "not-runnable"
+STATUSES = ("match", "mismatch", "fail", NOT_RUNNABLE)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class ModelResult:
     build_seconds: float | None = None
     qemu_seconds: float | None = None
     packs: list = field(default_factory=list)
+    runtime_sha256: str | None = None
 
     @property
     def max_abs_diff(self) -> float | None:
@@ -116,7 +122,13 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
         build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")),
-        packs=[_text(x) for x in (data.get("packs") if isinstance(data.get("packs"), list) else [])[:8]])
+        packs=[_text(x) for x in (data.get("packs") if isinstance(data.get("packs"), list) else [])[:8]],
+        runtime_sha256=_digest(data.get("runtime_sha256")))
+
+
+def _digest(v) -> str | None:
+    """A 64-hex-digit SHA-256 (lower case), or None for anything else."""
+    return v.lower() if isinstance(v, str) and re.fullmatch(r"[0-9a-fA-F]{64}", v) else None
 
 
 def read_results(folder: Path, *, option: str = "--model-results") -> list[ModelResult]:

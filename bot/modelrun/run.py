@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bot.errors import PackError, UsageError
 from bot.modelrun import StageError
-from bot.modelrun.result import ModelResult
+from bot.modelrun.result import NOT_RUNNABLE, ModelResult
 
 #: A selected source whose presence says the pack holds ExecuTorch's own runtime (runtime/executor/method.cpp).
 EXECUTORCH_MARKER = "runtime/executor/method.cpp"
@@ -169,6 +169,7 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
     from bot.modelrun import packdeps
     from bot.modelrun import select as sel
     from bot.modelrun.compare import compare, matches
+    from bot.modelrun.fingerprint import runtime_digest
     from bot.modelrun.host import dump, host_outputs, read_expected
     from bot.modelrun.image import Tools, build_image
     from bot.modelrun.qemu import run_image
@@ -186,14 +187,18 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
         pdsc, pdsc_bytes = _pdsc(root)
         try:
             if program.delegates:
-                raise StageError("select", "not runnable in QEMU: the program is delegated to "
-                                 + ", ".join(sorted(set(program.delegates)))
-                                 + " (run it on an Arm FVP with the NPU instead)")
+                # an NPU QEMU lacks: not a failure of the pack (docs/model-run.md: run it on an Arm FVP)
+                result.status, result.stage = NOT_RUNNABLE, "select"
+                result.error = ("not runnable in QEMU: the program is delegated to "
+                                + ", ".join(sorted(set(program.delegates)))
+                                + " (run it on an Arm Corstone FVP with the NPU instead)")
+                return result
             selection = sel.select(pdsc, program.operator_names())
             headers = sel.generated_headers(selection, sel.define_blocks(pdsc_bytes))
             sources = sel.sources(selection)
             includes = sel.include_dirs(selection)
             inside_pack(root, [src for _, src in sources] + includes)
+            result.runtime_sha256 = runtime_digest(root, [src for _, src in sources], includes)
             for dep in _dependencies(pdsc, pdsc_bytes, selection, deps, work):
                 sources += packdeps.component_sources(dep)   # absolute paths: pack_root / abs is abs
                 includes += packdeps.component_include_dirs(dep)

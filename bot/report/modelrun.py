@@ -11,6 +11,8 @@ inference on the old and the new pack, and the cross check ("loads and
 matches", "refused at load: ERROR", "loads but differs", or another failed
 stage).  :func:`blocking_items` lists what must block the pull request: a
 new runtime that cannot load its own exporter's ``.pte``, or a mismatch.
+A delegated program (status ``not-runnable``: an NPU QEMU lacks) is shown
+as "not runnable in QEMU" and blocks nothing.
 """
 
 from __future__ import annotations
@@ -30,9 +32,16 @@ def _diff(r) -> str:
     return "0 (bit-exact)" if d == 0 and all(o.get("exact") for o in r.outputs) else f"{d:g}"
 
 
+#: The name run-model --template gives the template's own model (bot.modelrun.template.TemplateModel.name).
+TEMPLATE_PREFIX = "template "
+NOT_RUNNABLE = "not-runnable"   # bot.modelrun.result.NOT_RUNNABLE (not imported: keeps this module light)
+
+
 def _status(r) -> str:
     if r.status == "match":
         return "✅ match"
+    if r.status == NOT_RUNNABLE:
+        return f"⏭️ not runnable in QEMU: {code(r.error, cap=160, in_table=True)}"
     if r.status == "mismatch":
         return "❌ outputs differ"
     return f"❌ failed at {r.stage or 'an unknown stage'}: {code(r.error, cap=160, in_table=True)}"
@@ -51,12 +60,22 @@ def _instructions(old, new) -> str:
     return f"{o:,} → {n:,}{change}"
 
 
-def cross_check(old) -> str:
-    """The cross-check cell for the new ``.pte`` on the old pack's runtime (``old``: its result or None)."""
+def same_runtime(old, new) -> bool:
+    """Whether the old and the new pack's images of one model were built from byte-identical pack files
+    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`); False when either is unknown."""
+    return (old is not None and new is not None and old.runtime_sha256 is not None
+            and old.runtime_sha256 == new.runtime_sha256)
+
+
+def cross_check(old, new=None) -> str:
+    """The cross-check cell for the new ``.pte`` on the old pack's runtime (``old``: its result or None;
+    ``new``: the same model's result on the new pack, to say when both ran the same runtime sources)."""
     if old is None:
         return "not run"
+    if old.status == NOT_RUNNABLE:
+        return "not runnable in QEMU"
     if old.status == "match":
-        return "loads and matches"
+        return "loads and matches" + (" (the same runtime sources as the new pack)" if same_runtime(old, new) else "")
     if old.status == "mismatch":
         return f"loads but differs (max difference {_diff(old)})"
     if old.stage == "load":
@@ -74,7 +93,7 @@ def blocking_items(new: list) -> list[str]:
         if r.status == "mismatch":
             out.append(f"{name}: the new pack's runtime gives different outputs from the host runtime "
                        f"(max difference {_diff(r)})")
-        elif r.status != "match":
+        elif r.status not in ("match", NOT_RUNNABLE):
             what = ("cannot load its own exporter's .pte" if r.stage == "load"
                     else f"fails at {r.stage or 'an unknown stage'}")
             out.append(f"{name}: the new pack's runtime {what}: {code(r.error, cap=160) or 'no error given'}")
@@ -82,14 +101,14 @@ def blocking_items(new: list) -> list[str]:
 
 
 def proof(new: list, job: Optional[str] = None) -> str:
-    """``proofs["model-run"]`` of the results: ``pass`` when every model matched on the new pack, ``fail`` on
-    any other result or when the ``run-model`` job (``job``: its result, ``needs.run-model.result``) did not
+    """``proofs["model-run"]`` of the results: ``pass`` when every model matched on the new pack (a delegated
+    model, not runnable in QEMU, counts as no failure), ``fail`` on any other result or when the ``run-model`` job (``job``: its result, ``needs.run-model.result``) did not
     succeed, ``not-run`` when there is nothing to judge."""
     if job is not None and job != "success" and not new:
         return "not-run" if job == "skipped" else "fail"
     if not new:
         return "not-run"
-    return "pass" if all(r.status == "match" for r in new) else "fail"
+    return "pass" if all(r.status in ("match", NOT_RUNNABLE) for r in new) else "fail"
 
 
 def job_note(job: str, run_url: Optional[str] = None) -> str:
@@ -97,6 +116,29 @@ def job_note(job: str, run_url: Optional[str] = None) -> str:
     where = f"[this run]({run_url})" if run_url else "this workflow run"
     return (f"The `run-model` job of {where} ended with {code(job, cap=40)} and handed over no result: "
             "its log says why (the toolchain, QEMU, the model export or the pack's build).")
+
+
+def _cross_check_note(new: list, olds: dict) -> list[str]:
+    """The lines after the table naming the old pack and saying what the cross check can show.
+
+    When every model that ran on both packs was built from byte-identical pack files, the old
+    runtime is the new one's code: "loads and matches" then only repeats the new run (measured:
+    the v1.4.0 and v1.4.1 packs differ only in the PDSC's version strings)."""
+    both = [(olds[r.model], r) for r in new if r.model in olds]
+    if not both:
+        return []
+    labels = sorted({o.pack for o, _ in both if o.pack and o.pack != "?"})
+    out = ["", "Cross check: the same `.pte` files on the old pack's runtime"
+           + (f" ({', '.join(code(x, cap=80) for x in labels[:2])})" if labels else "") + "."]
+    same = [r for o, r in both if same_runtime(o, r)]
+    if same and len(same) == len(both):
+        out[-1] += (" The old and the new pack build these models from byte-identical runtime sources: "
+                    "the cross check runs the same code twice and cannot show a difference between the "
+                    "two runtimes.")
+    elif same:
+        out[-1] += (f" {len(same)} of {len(both)} model(s) are built from byte-identical runtime sources on "
+                    "both packs: for those the cross check repeats the new run.")
+    return out
 
 
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
@@ -109,21 +151,32 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
         return "\n".join([TITLE, "", note or "No model was run in QEMU in this run."]) + "\n"
     olds = {r.model: r for r in (old or [])}
     ok = sum(r.status == "match" for r in new)
-    out = [TITLE, "",
-           f"{ok} of {len(new)} model(s) exported by the new ExecuTorch run on the new pack's runtime in QEMU "
-           "(`mps3-an547`, Cortex-M55) with outputs matching the host runtime.", "",
+    skipped = [r for r in new if r.status == NOT_RUNNABLE]
+    intro = (f"{ok} of {len(new) - len(skipped)} model(s) exported by the new ExecuTorch run on the new pack's "
+             "runtime in QEMU (`mps3-an547`, Cortex-M55) with outputs matching the host runtime.")
+    if skipped:
+        intro += (f" {len(skipped)} delegated model(s) need an NPU that QEMU does not have: not a failure; run "
+                  "them on an Arm Corstone FVP with the template's own build (docs/model-run.md of "
+                  "executorch-pack-bot).")
+    out = [TITLE, "", intro, "",
            "| Model | New pack | Max difference | Instructions per inference (old → new pack) | "
            "New `.pte` on the old pack |",
            "| --- | --- | --- | --- | --- |"]
     for r in new[:MAX_MODELS]:
         o = olds.get(r.model)
         out.append(f"| {code(r.model, cap=60, in_table=True)} | {_status(r)} | {_diff(r)} | "
-                   f"{_instructions(o, r)} | {cross_check(o) if old is not None else 'not run'} |")
+                   f"{_instructions(o, r)} | {cross_check(o, r) if old is not None else 'not run'} |")
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
     packs = list(dict.fromkeys(p for r in new[:MAX_MODELS] for p in r.packs))
     if packs:   # packs a selected component required besides the new pack (CMSIS-NN for the Cortex-M operators)
         out += ["", "Built with, besides the new pack: " + ", ".join(code(p, cap=160) for p in packs[:4]) + "."]
+    out += _cross_check_note(new[:MAX_MODELS], olds) if old is not None else []
+    own = [r for r in new[:MAX_MODELS] if r.model.startswith(TEMPLATE_PREFIX)]
+    if own:
+        out += ["", f"{code(own[0].model, cap=60)} is the program the template ships (`model:` in its settings), "
+                "exported by the template's current ExecuTorch: its row is that older export on the new pack's "
+                "runtime, which says whether the template's model must be re-exported."]
     failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
     for r in failed:
         out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
