@@ -41,7 +41,7 @@ def test_every_upstream_command_is_contained_without_tokens_or_file_variables():
     assert re.search(r'guest=\("\$venv/bin/python" -m bot\.contain -- env ', run)
     assert "run-model --suite models --host-python" in run.replace("\n", " ")
     # the template's own model (model: in its settings) runs with the suite on both packs
-    assert '--template template --cache-dir "$HOME/.cache/ccache")' in run
+    assert '--template template --cache-dir "$HOME/.cache/ccache" --cbuild-pack template)' in run
 
 
 def test_it_installs_the_arm_toolchain_and_qemu_and_caches_ccache_on_the_packs_hash():
