@@ -98,18 +98,31 @@ def upload_artifact() -> None:
 
 
 def download_artifact() -> None:
-    """actions/download-artifact v4: the artifact ``name`` into ``path``; a missing one fails the step."""
-    name = os.environ["IN_NAME"]
-    store = Path(os.environ["STANDIN_ARTIFACTS"]) / name
-    if not store.is_dir():
-        fail(f"Unable to download artifact(s): Artifact not found for name: {name}")
+    """actions/download-artifact v4: the artifact ``name`` into ``path`` (a missing one fails the step); without a
+    name, every artifact whose name matches ``pattern`` (a glob; none: all), each into ``path/NAME/``, or all into
+    ``path`` itself with ``merge-multiple: true``.  A pattern that matches nothing downloads nothing and succeeds
+    (download-artifact v4's README, "Download multiple (filtered) Artifacts to the same directory")."""
+    import fnmatch
+
+    root = Path(os.environ["STANDIN_ARTIFACTS"])
     dest = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ.get("IN_PATH", ".")
-    for f in store.rglob("*"):
-        if f.is_file():
-            to = dest / f.relative_to(store)
-            to.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, to)
-    print(f"download-artifact stand-in: {name} into {dest}")
+    name = os.environ.get("IN_NAME", "")
+    if name:
+        if not (root / name).is_dir():
+            fail(f"Unable to download artifact(s): Artifact not found for name: {name}")
+        found, merge = [name], True
+    else:
+        pattern = os.environ.get("IN_PATTERN", "") or "*"
+        found = sorted(d.name for d in root.iterdir() if d.is_dir() and fnmatch.fnmatchcase(d.name, pattern))
+        merge = os.environ.get("IN_MERGE_MULTIPLE", "false") == "true"
+    for art in found:
+        store = root / art
+        for f in store.rglob("*"):
+            if f.is_file():
+                to = (dest if merge else dest / art) / f.relative_to(store)
+                to.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, to)
+    print(f"download-artifact stand-in: {len(found)} artifact(s) into {dest}: {', '.join(found)}")
 
 
 def create_github_app_token() -> None:
@@ -121,7 +134,9 @@ def create_github_app_token() -> None:
     token = os.environ["STANDIN_APP_TOKEN"]
     print(f"::add-mask::{token}")
     with open(os.environ["STANDIN_APP_LOG"], "a", encoding="utf-8") as f:
-        f.write(os.environ.get("IN_PERMISSIONS", "") + "\n")
+        f.write(" ".join([os.environ.get("IN_PERMISSIONS", ""), f"metadata={os.environ.get('IN_METADATA', '')}",
+                          f"owner={os.environ.get('IN_OWNER', '')}",
+                          f"repositories={os.environ.get('IN_REPOSITORIES', '')}"]) + "\n")
     output("token", token)
 
 
