@@ -109,6 +109,22 @@ def test_one_pack_is_fetched_or_built_once_and_handed_on_with_its_sha256(doc):
     assert "sha256sum" in pack["steps"][-2]["run"]
 
 
+def test_a_built_pack_is_verified_once_with_one_compile_check(doc):
+    # build-pack verifies what it wrote unless told not to: with verify-pack after it, the pack was verified
+    # (and its Runtime sources compiled) twice in the one pack job
+    pack = doc["jobs"]["pack"]
+    assert "--no-compile-check" in step(pack, "build-pack")["with"]["args"].split()
+    assert {"--compile-check", "--ccache"} <= set(step(pack, "verify-pack")["with"]["args"].split())
+
+
+def test_publish_names_the_template_not_the_calling_repository(doc):
+    # GITHUB_REPOSITORY is the calling (.github) repository in every job of a fleet run: without --github-repo,
+    # publish opens the pull request there (or, with the checkout's origin on github.com, refuses the mismatch)
+    args = step(doc["jobs"]["pull-request"], "publish")["with"]["args"].split()
+    at = args.index("--github-repo")
+    assert args[at:at + 4] == ["--github-repo", "${{", "matrix.repository", "}}"]
+
+
 @pytest.fixture
 def planned(fake, tmp_path, capsys, monkeypatch):
     out = tmp_path / "github-output"
