@@ -297,6 +297,10 @@ class ActWorld:
         """``{OWNER/NAME: git directory}``: the repositories the checkout stand-in clones (the bot's is added)."""
         return {TEMPLATE: str(self.remote)}
 
+    def extra_env(self) -> dict:
+        """More variables for every step (``--env``): none here."""
+        return {}
+
     def caller(self, dest: Path) -> Path:
         """docs/example-caller.yml with the bot's repository and commit, plus the GHES fallback inputs
         ``bot-repository`` and ``bot-ref``: act 0.2.89 gives no ``job.workflow_repository`` /
@@ -365,7 +369,7 @@ class ActWorld:
             "PIP_CONFIG_FILE": os.devnull, "PIP_NO_COMPILE": "1",
             "STANDIN_PYTHON": real_python(), "STANDIN_SITE": str(self.site),
             "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{self.gitroot.as_uri()}/.insteadOf",
-            "GIT_CONFIG_VALUE_0": "https://github.com/",
+            "GIT_CONFIG_VALUE_0": "https://github.com/", **self.extra_env(),
         }
         argv = [act_binary(), event_name, "-e", str(event), "-W", str(caller), "--json",
                 "-P", "ubuntu-24.04=-self-hosted", "-P", "ubuntu-24.04-arm=-self-hosted",

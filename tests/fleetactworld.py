@@ -134,6 +134,10 @@ class FleetActWorld(ActWorld):
             require_signed_commits(bare, full)
 
     # ------------------------------------------------------------- the run
+    def extra_env(self) -> dict:
+        """The ETag cache of fleet-plan is kept between the runs of one world (the cache stand-in's folder)."""
+        return {"STANDIN_CACHE": str(self.tmp / "actions-cache"), "STANDIN_CACHE_KEYS": "executorch-pack-bot-fleet-*"}
+
     def caller_remote(self) -> Path:
         return self.caller_repo
 

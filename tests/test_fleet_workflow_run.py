@@ -145,3 +145,29 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
            "8 up to date." in head
     assert ("2 pack(s): `1.5.1` (release-asset), `1.5.1-local` (build); "
             f"{plan['requests']['sent']} API requests for 21 templates (0 answered 304 Not Modified).") in head
+
+    # ---- the next scheduled run: the ETag cache (actions/cache) makes the plan's requests conditional; the
+    # seven pull requests opened are open now, the refused push is tried again with the one pack it needs
+    again = fw.run("schedule")
+    assert again.jobs == {"plan": "success", "pack": "success", "pull-request": "failure", "summary": "success"}, again
+    plan2 = json.loads(next((fw.tmp / "run2/artifacts/executorch-pack-bot-fleet-plan").glob("*.json")).read_text())
+    # the hidden repository's 404 kept no ETag; the pull-request listings of the seven templates changed
+    assert plan2["requests"] == {"sent": 1 + 21 + len(behind_target) + len(closed),
+                                 "conditional": 1 + 20 + len(behind_target) + len(closed),
+                                 "not-modified": 1 + 20 + len(behind_target) - len(NEEDS_PR) + len(closed),
+                                 "templates": 21}
+    assert [p["pack-version"] for p in plan2["packs"]] == ["1.5.1"]
+    assert [p["repository"] for p in plan2["pull-requests"]] == ["acme/refuses-push"]
+    rows2 = summary_rows(again)
+    assert rows2 == [(row[0], "1.4.0", "1.5.1", "pull request open", link.format(row[0], "open"), "#1 proposes 1.5.1")
+                     if row[3] == "proposed" else row for row in expected], rows2
+
+    # ---- the fleet dashboard issue of the calling repository (dashboard: true): created by the first run, edited by
+    # the second (rows changed), the same table without the request counts
+    from bot.fleet.summary import LABEL, MARKER
+    issues = fw.fake.issues[CALLER_REPOSITORY]
+    assert list(issues) == [1]
+    body = issues[1]["body"]
+    assert body.startswith(MARKER + "\n## ExecuTorch fleet: 23 rows") and "API requests" not in body
+    assert [x["name"] for x in issues[1]["labels"]] == [LABEL]
+    assert body.count("| pull request open |") == 2 + len(NEEDS_PR) and "| proposed |" not in body

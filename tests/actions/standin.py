@@ -140,6 +140,68 @@ def create_github_app_token() -> None:
     output("token", token)
 
 
+def _cache_paths() -> list[Path]:
+    """The ``path`` input's lines: relative to the workspace, ``~`` the runner's home."""
+    ws = Path(os.environ["GITHUB_WORKSPACE"])
+    return [ws / os.path.expanduser(line.strip()) for line in os.environ.get("INPUT_PATH", "").splitlines()
+            if line.strip()]
+
+
+def _cache_store() -> Path | None:
+    """The cache folder of the test world (``$STANDIN_CACHE``), None when caches are off or the key is not one the
+    test keeps (``$STANDIN_CACHE_KEYS``, a glob)."""
+    import fnmatch
+
+    store, keep = os.environ.get("STANDIN_CACHE", ""), os.environ.get("STANDIN_CACHE_KEYS", "*")
+    if not store or not fnmatch.fnmatchcase(os.environ.get("INPUT_KEY", ""), keep):
+        return None
+    return Path(store)
+
+
+def cache_restore() -> None:
+    """actions/cache, main step: the entry of the primary key (``cache-hit`` true), else the newest whose key starts
+    with one of ``restore-keys`` in order (``cache-hit`` false); nothing restored without ``$STANDIN_CACHE``.
+    actions/cache's README, "Cache Restore"."""
+    key, store = os.environ.get("INPUT_KEY", ""), _cache_store()
+    saved = json.loads((store / "index.json").read_text()) if store and (store / "index.json").is_file() else []
+    hit = next((e for e in saved if e["key"] == key), None)
+    if hit is None:
+        for prefix in filter(None, (ln.strip() for ln in os.environ.get("INPUT_RESTORE-KEYS", "").splitlines())):
+            hit = next((e for e in reversed(saved) if e["key"].startswith(prefix)), None)
+            if hit:
+                break
+    if hit is None:
+        print(f"cache stand-in: nothing restored for {key}")
+        output("cache-hit", "false")
+        return
+    for i, dest in enumerate(_cache_paths()):
+        src = store / hit["dir"] / str(i)
+        if src.is_dir():
+            shutil.copytree(src, dest, dirs_exist_ok=True)
+    print(f"cache stand-in: restored {hit['key']} for {key}")
+    output("cache-hit", "true" if hit["key"] == key else "false")
+
+
+def cache_save() -> None:
+    """actions/cache, post step: the paths saved under the primary key, unless an entry has that key already
+    (caches are immutable)."""
+    key, store = os.environ.get("INPUT_KEY", ""), _cache_store()
+    if store is None:
+        return
+    store.mkdir(parents=True, exist_ok=True)
+    index = store / "index.json"
+    saved = json.loads(index.read_text()) if index.is_file() else []
+    if any(e["key"] == key for e in saved):
+        print(f"cache stand-in: {key} is saved already")
+        return
+    entry = {"key": key, "dir": f"entry{len(saved)}"}
+    for i, src in enumerate(_cache_paths()):
+        if src.is_dir():
+            shutil.copytree(src, store / entry["dir"] / str(i))
+    index.write_text(json.dumps(saved + [entry]))
+    print(f"cache stand-in: saved {key}")
+
+
 def vcpkg() -> None:
     """ARM-software/cmsis-actions/vcpkg: CMSIS-Toolbox on PATH (here the fake cpackget and cbuild)."""
     config = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ["IN_CONFIG"]
@@ -210,7 +272,8 @@ def sudo(argv: list[str]) -> int:
 
 TOOLS = {"cpackget": cpackget, "cbuild": cbuild, "cmake": cmake, "sudo": sudo}
 ACTIONS = {"checkout": checkout, "upload-artifact": upload_artifact, "download-artifact": download_artifact,
-           "create-github-app-token": create_github_app_token, "vcpkg": vcpkg}
+           "create-github-app-token": create_github_app_token, "vcpkg": vcpkg, "cache-restore": cache_restore,
+           "cache-save": cache_save}
 
 if __name__ == "__main__":
     prog = Path(sys.argv[0]).name
