@@ -359,7 +359,8 @@ class ActWorld:
         secrets = {"EXECUTORCH_PACK_BOT_APP_KEY": APP_KEY} if secrets is None else secrets
         variables = {"EXECUTORCH_PACK_BOT_CLIENT_ID": "Iv23standin"} if variables is None else variables
         env_in = {
-            "GITHUB_API_URL": self.url, "GITHUB_GRAPHQL_URL": f"{self.url}/graphql", "GITHUB_REPOSITORY": self.REPOSITORY,
+            "GITHUB_API_URL": self.url, "GITHUB_GRAPHQL_URL": f"{self.url}/graphql",
+            "GITHUB_REPOSITORY": self.REPOSITORY,
             "EXECUTORCH_PACK_BOT_INDEX_URL": self.url, "EXECUTORCH_PACK_BOT_PACK_INDEX_URL": f"{self.url}/pack/index.pidx",
             "EXECUTORCH_PACK_BOT_MAX_WAIT": "0", "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0",
             "STANDIN": str(ACTIONS / "standin.py"), "STANDIN_REPOS": str(repos), "STANDIN_ARTIFACTS": str(artifacts),
