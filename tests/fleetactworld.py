@@ -11,7 +11,8 @@ the App cannot see, a duplicate and a malformed entry.
 Templates are the shipped sample template (ExecuTorch 1.4.0), the same with every pin moved to 1.5.1 (up to
 date), or with the pack pins on ``1.4.0-local`` (a locally built pack, as tests/test_local_pack_template.py
 makes it).  Upstream is :meth:`ActWorld.release`: v1.5.1 with its good pack asset, and a tree whose
-build_pack.sh packs ``1.5.1-local`` as itself.
+build_pack.sh packs ``1.5.1-local`` as itself.  The cache stand-in keeps the plan's ``.fleet-cache/`` between
+the runs of one world (``$STANDIN_CACHE``), as actions/cache does between scheduled runs.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ STATES = [*[(f"acme/behind-{i}", "behind") for i in range(1, 6)],
           ("acme/closed-1", "closed by a person"), ("acme/closed-2", "closed by a person"),
           ("acme/local-1", "local"), ("acme/local-2", "local"),
           ("acme/refuses-push", "refuses push")]
-#: The bad entries the list adds after the twenty: (text of the entry, what its row says).
+#: The repository the list names that the App cannot see (not on the fake GitHub: it answers 404).
 HIDDEN = "acme/hidden"
 CMSIS_FILES = ("cmsis-executorch.csolution.yml", "model/model.cproject.yml", "ai_layer/ai_layer.clayer.yml",
                "app/app.cproject.yml", "cmsis-executorch.cbuild-pack.yml")
