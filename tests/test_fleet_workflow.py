@@ -144,16 +144,26 @@ def test_the_workflow_reads_only_what_the_plan_emits(doc, planned):
         assert used <= set(items[0]), (job, used - set(items[0]))
 
 
-def test_the_record_step_arguments_parse_with_empty_publish_outputs(doc, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("action", ["", "dry-run"])
+def test_the_record_step_arguments_parse_with_empty_publish_outputs(doc, tmp_path, capsys, monkeypatch, action):
+    # action: the record step's expression with publish's action output empty, outside and inside a dry run
     monkeypatch.chdir(tmp_path)
     args = step(doc["jobs"]["pull-request"], "fleet-summary")["with"]["args"]
     filled = (args.replace("${{ matrix.key }}", "acme-a").replace("${{ job.status }}", "failure")
-              .replace("${{ steps.publish.outputs.action }}", "").replace("${{ steps.publish.outputs.pr-url }}", ""))
+              .replace("${{ inputs.dry-run && 'dry-run' || steps.publish.outputs.action }}", action)
+              .replace("${{ steps.publish.outputs.pr-url }}", ""))
     assert "${{" not in filled
     code, _ = cli(capsys, "fleet-summary", *filled.split())
     assert code == 0
     got = json.loads((tmp_path / "fleet-result" / "acme-a.json").read_text())
-    assert (got["key"], got["status"], got["action"], got["pr_url"], got["flags"]) == ("acme-a", "failure", "", "", [])
+    assert (got["key"], got["status"], got["action"], got["pr_url"], got["flags"]) == ("acme-a", "failure", action,
+                                                                                      "", [])
+
+
+def test_a_dry_run_writes_no_dashboard_issue(doc):
+    # a dry run pushes nothing and opens nothing: the summary job writes the job summary only
+    args = step(doc["jobs"]["summary"], "fleet-summary")["with"]["args"]
+    assert "${{ inputs.dashboard && !inputs.dry-run && format('--dashboard {0}', github.repository) || '' }}" in args
 
 
 def test_caller_example_matches_the_reusable_workflow(doc):

@@ -1,7 +1,8 @@
 """The fleet workflow run whole under nektos/act (tests/fleetactworld.py): one scheduled run of
 docs/example-fleet-caller.yml over twenty template repositories in mixed states and three bad list entries,
 asserting what GitHub holds afterwards (pull requests, branches), the one pack verification per pack version,
-the App tokens each job minted, the plan's request count and every row of the fleet summary."""
+the App tokens each job minted, the plan's request count and every row of the fleet summary; then the next
+scheduled run (with the ETag cache the first kept) and a dry-run dispatch."""
 
 from __future__ import annotations
 
@@ -173,3 +174,14 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
     assert body.startswith(MARKER + "\n## ExecuTorch fleet: 23 rows") and "API requests" not in body
     assert [x["name"] for x in issues[1]["labels"]] == [LABEL]
     assert body.count("| pull request open |") == 2 + len(NEEDS_PR) and "| proposed |" not in body
+
+    # ---- a dry-run dispatch: the refused push's job runs and prints its pull request; nothing is written to
+    # GitHub (no pull request, no branch, no dashboard edit), and the row says it was a dry run
+    writes = len(fw.fake.writes())
+    dry = fw.run("workflow_dispatch", dry_run=True)
+    assert dry.jobs == {"plan": "success", "pack": "success", "pull-request": "success", "summary": "success"}, dry
+    assert fw.fake.writes()[writes:] == [] and fw.branches_of("acme/refuses-push") == ["main"]
+    assert fw.fake.issues[CALLER_REPOSITORY][1]["body"] == body
+    assert summary_rows(dry)[len(STATES) - 1] == (
+        "acme/refuses-push", "1.4.0", "1.5.1", "dry run", "",
+        "dry run: the pull request was printed in the job log, nothing pushed")
