@@ -175,7 +175,15 @@ class ActRun:
 
 
 class ActWorld:
-    """A template repository, the upstream releases and the fake GitHub, and ``run()`` to run the workflow."""
+    """A template repository, the upstream releases and the fake GitHub, and ``run()`` to run the workflow.
+
+    ``CALLER``/``WORKFLOW``/``REPOSITORY``: the caller file, the reusable workflow whose ``uses:`` pins map to the
+    stand-ins, and the repository the caller runs in (``GITHUB_REPOSITORY``); tests/fleetactworld.py changes them.
+    """
+
+    CALLER = CALLER
+    WORKFLOW = WORKFLOW
+    REPOSITORY = TEMPLATE
 
     def __init__(self, tmp: Path, bot: tuple[Path, str], wheels: Path, site: Path):
         from fakegithub import add_sample_release, make_template_remote, pypi_json
@@ -196,11 +204,14 @@ class ActWorld:
         self.add_sample_release = add_sample_release
 
     # ------------------------------------------------------------- the world
-    def release(self, asset: str | None = "good", *, schema_change: bool = False, build_fails: bool = False) -> None:
+    def release(self, asset: str | None = "good", *, schema_change: bool = False, build_fails: bool = False,
+                built: tuple[str, ...] = ()) -> None:
         """Upstream v1.5.1: with the good pack, the trap pack, or no pack asset; and its git repository to clone.
 
         ``schema_change``: v1.5.1's schema/program.fbs adds a field (the sample only rewords comments).
         ``build_fails``: v1.5.1's build_pack.sh fails (exit 1).
+        ``built``: other pack versions build_pack.sh packs as themselves (``1.5.1-local``: a good pack whose
+        PDSC says 1.5.1-local); any other version gets the 1.5.1 pack under its name.
         """
         from bot.sample import UPSTREAM_DIR, build_upstream_repo
         from packgen import write_demo_packs
@@ -227,6 +238,12 @@ class ActWorld:
             BASE_H.format(**dict(zip(("major", "minor", "rev"), FLATBUFFERS_VERSION.split(".")))))
         (v / "CMakeLists.txt").write_text("project(executorch)\n")
         shutil.copyfile(packs.good, v / "backends/arm/cmsis_pack/scripts/PyTorch.ExecuTorch.1.5.1.pack")
+        for other in built:   # the <url> build-pack gives a version with a label: .../download/X.Y.Z-LABEL/
+            from packgen import DEMO_OPS, PackSpec, make_pack
+            spec = PackSpec(version=other, operators=DEMO_OPS,
+                            url=f"https://github.com/{UPSTREAM}/releases/download/{other}/")
+            shutil.copyfile(make_pack(self.tmp / f"packs-{other}", spec),
+                            v / f"backends/arm/cmsis_pack/scripts/PyTorch.ExecuTorch.{other}.pack")
         validator = v / "backends/arm/cmsis_pack/test/validate_pack.py"
         validator.parent.mkdir(parents=True)
         validator.write_text("import sys\nprint('validate_pack (stand-in): ok', sys.argv[1:])\n")
@@ -272,11 +289,23 @@ class ActWorld:
         return self.fake.open_pulls(TEMPLATE)
 
     # ------------------------------------------------------------- the run
+    def caller_remote(self) -> Path:
+        """The git remote of the repository the caller workflow runs in (act's working folder is a clone)."""
+        return self.remote
+
+    def repositories(self) -> dict:
+        """``{OWNER/NAME: git directory}``: the repositories the checkout stand-in clones (the bot's is added)."""
+        return {TEMPLATE: str(self.remote)}
+
+    def extra_env(self) -> dict:
+        """More variables for every step (``--env``): none here."""
+        return {}
+
     def caller(self, dest: Path) -> Path:
         """docs/example-caller.yml with the bot's repository and commit, plus the GHES fallback inputs
         ``bot-repository`` and ``bot-ref``: act 0.2.89 gives no ``job.workflow_repository`` /
         ``job.workflow_sha`` (GitHub's own pin of a called workflow), so every job checks out the bot from them."""
-        text = CALLER.read_text(encoding="utf-8")
+        text = self.CALLER.read_text(encoding="utf-8")
         text = text.replace("OWNER/executorch-pack-bot", BOT_REPOSITORY).replace("COMMIT_SHA", self.bot_sha)
         assert text.count("    with:\n") == 1, "the caller's job has one with: block"
         text = text.replace("    with:\n", f"    with:\n      bot-repository: {BOT_REPOSITORY}\n"
@@ -286,7 +315,7 @@ class ActWorld:
 
     def event(self, name: str, payload: dict | None = None, **inputs) -> dict:
         """The event payload: ``payload`` (a webhook example) or a schedule / workflow_dispatch event."""
-        from fakegithub import TEMPLATE as T
+        T = self.REPOSITORY
         repo = {"full_name": T, "name": T.split("/")[1], "owner": {"login": T.split("/")[0]},
                 "default_branch": "main"}
         if payload is not None:
@@ -311,7 +340,7 @@ class ActWorld:
         run_dir = self.tmp / f"run{self.runs}"
         work = run_dir / "caller"
         run_dir.mkdir()
-        _git(self.tmp, "clone", "-q", str(self.remote), str(work))
+        _git(self.tmp, "clone", "-q", str(self.caller_remote()), str(work))
         caller = self.caller(run_dir / "caller.yml")
         if bot_ref is not None or with_inputs:   # edited as text: a YAML round trip would turn `on:` into true
             text = caller.read_text()
@@ -323,14 +352,15 @@ class ActWorld:
         event = run_dir / "event.json"
         event.write_text(json.dumps(self.event(event_name, payload, **inputs)), encoding="utf-8")
         repos = run_dir / "repos.json"
-        repos.write_text(json.dumps({TEMPLATE: str(self.remote), BOT_REPOSITORY: str(self.bot_dir)}))
+        repos.write_text(json.dumps({**self.repositories(), BOT_REPOSITORY: str(self.bot_dir)}))
         artifacts = run_dir / "artifacts"
         artifacts.mkdir()
         self.apt_log, self.app_log = run_dir / "apt.log", run_dir / "app-token.log"
         secrets = {"EXECUTORCH_PACK_BOT_APP_KEY": APP_KEY} if secrets is None else secrets
         variables = {"EXECUTORCH_PACK_BOT_CLIENT_ID": "Iv23standin"} if variables is None else variables
         env_in = {
-            "GITHUB_API_URL": self.url, "GITHUB_GRAPHQL_URL": f"{self.url}/graphql", "GITHUB_REPOSITORY": TEMPLATE,
+            "GITHUB_API_URL": self.url, "GITHUB_GRAPHQL_URL": f"{self.url}/graphql",
+            "GITHUB_REPOSITORY": self.REPOSITORY,
             "EXECUTORCH_PACK_BOT_INDEX_URL": self.url, "EXECUTORCH_PACK_BOT_PACK_INDEX_URL": f"{self.url}/pack/index.pidx",
             "EXECUTORCH_PACK_BOT_MAX_WAIT": "0", "EXECUTORCH_PACK_BOT_WRITE_PAUSE": "0",
             "STANDIN": str(ACTIONS / "standin.py"), "STANDIN_REPOS": str(repos), "STANDIN_ARTIFACTS": str(artifacts),
@@ -340,7 +370,7 @@ class ActWorld:
             "PIP_CONFIG_FILE": os.devnull, "PIP_NO_COMPILE": "1",
             "STANDIN_PYTHON": real_python(), "STANDIN_SITE": str(self.site),
             "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{self.gitroot.as_uri()}/.insteadOf",
-            "GIT_CONFIG_VALUE_0": "https://github.com/",
+            "GIT_CONFIG_VALUE_0": "https://github.com/", **self.extra_env(),
         }
         argv = [act_binary(), event_name, "-e", str(event), "-W", str(caller), "--json",
                 "-P", "ubuntu-24.04=-self-hosted", "-P", "ubuntu-24.04-arm=-self-hosted",
@@ -352,7 +382,7 @@ class ActWorld:
                 "--concurrent-jobs", "1", "-a", "alice",
                 "--local-repository", f"{BOT_REPOSITORY}@{self.bot_sha}={self.bot_dir}"]
         for repo, sha in sorted(set(re.findall(r"uses: ([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})",
-                                               WORKFLOW.read_text()))):
+                                               self.WORKFLOW.read_text()))):
             argv += ["--local-repository", f"{repo}@{sha}={ACTIONS / STANDINS[repo]}"]
         for k, v in env_in.items():
             argv += ["--env", f"{k}={v}"]
@@ -409,5 +439,7 @@ done
 : "${ROOT:?}" "${BUILD:?}" "${VERSION:?}" "${OUT:?}"
 test -f "$BUILD/schema/include/executorch/schema/program_generated.h"
 mkdir -p "$OUT"
-cp "$(dirname "$0")/PyTorch.ExecuTorch.1.5.1.pack" "$OUT/PyTorch.ExecuTorch.$VERSION.pack"
+src="$(dirname "$0")/PyTorch.ExecuTorch.$VERSION.pack"
+[ -f "$src" ] || src="$(dirname "$0")/PyTorch.ExecuTorch.1.5.1.pack"
+cp "$src" "$OUT/PyTorch.ExecuTorch.$VERSION.pack"
 """

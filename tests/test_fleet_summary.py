@@ -158,3 +158,19 @@ def test_a_success_records_no_error(tmp_path, capsys):
     errors.write_text("update: an earlier failure\n")
     assert record(capsys, tmp_path, "k", "--status", "success", "--action", "created", "--error-file", str(errors))[0] == 0
     assert json.loads((tmp_path / "results" / "k" / "result.json").read_text())["error"] == ""
+
+
+def test_a_dry_run_job_is_a_dry_run_row(tmp_path, capsys):
+    """A pull-request job of a dry run succeeds without publishing (publish --dry-run sets no action); the workflow
+    records the action dry-run, and the row says so instead of "not published" with no note."""
+    assert record(capsys, tmp_path, "acme-a", "--status", "success", "--action", "dry-run", "--pr-url=")[0] == 0
+    plan = {"format": 1, "upstream": "pytorch/executorch", "packs": [], "requests": {}, "rows": [
+        {"template": "acme/a", "repository": "acme/a", "branch": "", "current": "1.4.0", "target": "1.5.1",
+         "state": "behind", "job": True, "reason": "open a pull request for 1.5.1"}]}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
+                    str(tmp_path / "results"))
+    assert code == 0
+    (row,) = table(out.out)
+    assert row[:5] + row[7:8] == ["acme/a", "1.4.0", "1.5.1", "dry run", "",
+                                  "dry run: the pull request was printed in the job log, nothing pushed"]

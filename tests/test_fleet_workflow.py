@@ -113,6 +113,22 @@ def test_one_pack_is_fetched_or_built_once_and_handed_on_with_its_sha256(doc):
     assert "sha256sum" in pack["steps"][-2]["run"]
 
 
+def test_a_built_pack_is_verified_once_with_one_compile_check(doc):
+    # build-pack verifies what it wrote unless told not to: with verify-pack after it, the pack was verified
+    # (and its Runtime sources compiled) twice in the one pack job
+    pack = doc["jobs"]["pack"]
+    assert "--no-compile-check" in step(pack, "build-pack")["with"]["args"].split()
+    assert {"--compile-check", "--ccache"} <= set(step(pack, "verify-pack")["with"]["args"].split())
+
+
+def test_publish_names_the_template_not_the_calling_repository(doc):
+    # GITHUB_REPOSITORY is the calling (.github) repository in every job of a fleet run: without --github-repo,
+    # publish opens the pull request there (or, with the checkout's origin on github.com, refuses the mismatch)
+    args = step(doc["jobs"]["pull-request"], "publish")["with"]["args"].split()
+    at = args.index("--github-repo")
+    assert args[at:at + 4] == ["--github-repo", "${{", "matrix.repository", "}}"]
+
+
 @pytest.fixture
 def planned(fake, tmp_path, capsys, monkeypatch):
     out = tmp_path / "github-output"
@@ -132,16 +148,26 @@ def test_the_workflow_reads_only_what_the_plan_emits(doc, planned):
         assert used <= set(items[0]), (job, used - set(items[0]))
 
 
-def test_the_record_step_arguments_parse_with_empty_publish_outputs(doc, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("action", ["", "dry-run"])
+def test_the_record_step_arguments_parse_with_empty_publish_outputs(doc, tmp_path, capsys, monkeypatch, action):
+    # action: the record step's expression with publish's action output empty, outside and inside a dry run
     monkeypatch.chdir(tmp_path)
     args = step(doc["jobs"]["pull-request"], "fleet-summary")["with"]["args"]
     filled = (args.replace("${{ matrix.key }}", "acme-a").replace("${{ job.status }}", "failure")
-              .replace("${{ steps.publish.outputs.action }}", "").replace("${{ steps.publish.outputs.pr-url }}", ""))
+              .replace("${{ inputs.dry-run && 'dry-run' || steps.publish.outputs.action }}", action)
+              .replace("${{ steps.publish.outputs.pr-url }}", ""))
     assert "${{" not in filled
     code, _ = cli(capsys, "fleet-summary", *filled.split())
     assert code == 0
     got = json.loads((tmp_path / "fleet-result" / "acme-a.json").read_text())
-    assert (got["key"], got["status"], got["action"], got["pr_url"], got["flags"]) == ("acme-a", "failure", "", "", [])
+    assert (got["key"], got["status"], got["action"], got["pr_url"], got["flags"]) == ("acme-a", "failure", action,
+                                                                                      "", [])
+
+
+def test_a_dry_run_writes_no_dashboard_issue(doc):
+    # a dry run pushes nothing and opens nothing: the summary job writes the job summary only
+    args = step(doc["jobs"]["summary"], "fleet-summary")["with"]["args"]
+    assert "${{ inputs.dashboard && !inputs.dry-run && format('--dashboard {0}', github.repository) || '' }}" in args
 
 
 def test_caller_example_matches_the_reusable_workflow(doc):

@@ -34,6 +34,8 @@ _RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A
 RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
 PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state")
 MAX_FLAGS = 50
+#: The action the fleet workflow records for a pull-request job of a dry run (publish --dry-run sets no action).
+DRY_RUN, DRY_RUN_STATE = "dry-run", "dry run"
 MAX_FLAG_CHARS = 600
 
 
@@ -74,7 +76,8 @@ def record(key: str, *, status: str, action: str = "", pr_url: str = "", plan_fi
            run_url: str = "", when: str = "", error: str = "") -> dict:
     """The result of one pull-request job: ``key`` (the matrix entry's ``key``), the job ``status``
     (``success``/``failure``/``cancelled``), ``publish``'s ``action`` (``created``, ``updated``, ``unchanged``,
-    ``closed-before``, ``foreign-commits``, ``foreign-pr``; "" when it did not run), the PR link, the flagged
+    ``closed-before``, ``foreign-commits``, ``foreign-pr``; :data:`DRY_RUN` in a dry run; "" when it did not
+    run), the PR link, the flagged
     items, the run link and time, and ``error``: the failed command's message (:func:`last_error`)."""
     return {"format": RESULT_FORMAT, "key": key, "status": status, "action": action, "pr_url": pr_url,
             "flags": flagged_items(plan_file), "run_url": run_url, "when": when, "error": error}
@@ -151,6 +154,7 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
                     pr = _pr_text(res["pr_url"], res.get("action") or "")
                 state = "proposed" if res.get("status") == "success" and res.get("action") in (
                     "created", "updated", "unchanged") else ("failed" if res.get("status") != "success"
+                                                           else DRY_RUN_STATE if res.get("action") == DRY_RUN
                                                            else res.get("action") or "not published")
                 note = _action_note(res)
                 last = f"{_link(res['status'] or '?', res['run_url'] or run_url)} {inert.markdown(res['when'], cap=40)}"
@@ -182,7 +186,8 @@ def _action_note(res: dict) -> str:
     return {"created": "pull request opened", "updated": "pull request updated", "unchanged": "pull request up to date",
             "closed-before": "same pins closed unmerged before: not proposed again",
             "foreign-commits": "someone else committed on the bot's branch: not pushed",
-            "foreign-pr": "another pull request uses the bot's branch: not pushed"}.get(
+            "foreign-pr": "another pull request uses the bot's branch: not pushed",
+            DRY_RUN: "dry run: the pull request was printed in the job log, nothing pushed"}.get(
         res.get("action") or "", "the job failed: see the run" if res.get("status") != "success" else "")
 
 

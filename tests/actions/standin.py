@@ -98,18 +98,31 @@ def upload_artifact() -> None:
 
 
 def download_artifact() -> None:
-    """actions/download-artifact v4: the artifact ``name`` into ``path``; a missing one fails the step."""
-    name = os.environ["IN_NAME"]
-    store = Path(os.environ["STANDIN_ARTIFACTS"]) / name
-    if not store.is_dir():
-        fail(f"Unable to download artifact(s): Artifact not found for name: {name}")
+    """actions/download-artifact v4: the artifact ``name`` into ``path`` (a missing one fails the step); without a
+    name, every artifact whose name matches ``pattern`` (a glob; none: all), each into ``path/NAME/``, or all into
+    ``path`` itself with ``merge-multiple: true``.  A pattern that matches nothing downloads nothing and succeeds
+    (download-artifact v4's README, "Download multiple (filtered) Artifacts to the same directory")."""
+    import fnmatch
+
+    root = Path(os.environ["STANDIN_ARTIFACTS"])
     dest = Path(os.environ["GITHUB_WORKSPACE"]) / os.environ.get("IN_PATH", ".")
-    for f in store.rglob("*"):
-        if f.is_file():
-            to = dest / f.relative_to(store)
-            to.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, to)
-    print(f"download-artifact stand-in: {name} into {dest}")
+    name = os.environ.get("IN_NAME", "")
+    if name:
+        if not (root / name).is_dir():
+            fail(f"Unable to download artifact(s): Artifact not found for name: {name}")
+        found, merge = [name], True
+    else:
+        pattern = os.environ.get("IN_PATTERN", "") or "*"
+        found = sorted(d.name for d in root.iterdir() if d.is_dir() and fnmatch.fnmatchcase(d.name, pattern))
+        merge = os.environ.get("IN_MERGE_MULTIPLE", "false") == "true"
+    for art in found:
+        store = root / art
+        for f in store.rglob("*"):
+            if f.is_file():
+                to = (dest if merge else dest / art) / f.relative_to(store)
+                to.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, to)
+    print(f"download-artifact stand-in: {len(found)} artifact(s) into {dest}: {', '.join(found)}")
 
 
 def create_github_app_token() -> None:
@@ -121,8 +134,72 @@ def create_github_app_token() -> None:
     token = os.environ["STANDIN_APP_TOKEN"]
     print(f"::add-mask::{token}")
     with open(os.environ["STANDIN_APP_LOG"], "a", encoding="utf-8") as f:
-        f.write(os.environ.get("IN_PERMISSIONS", "") + "\n")
+        f.write(" ".join([os.environ.get("IN_PERMISSIONS", ""), f"metadata={os.environ.get('IN_METADATA', '')}",
+                          f"owner={os.environ.get('IN_OWNER', '')}",
+                          f"repositories={os.environ.get('IN_REPOSITORIES', '')}"]) + "\n")
     output("token", token)
+
+
+def _cache_paths() -> list[Path]:
+    """The ``path`` input's lines: relative to the workspace, ``~`` the runner's home."""
+    ws = Path(os.environ["GITHUB_WORKSPACE"])
+    return [ws / os.path.expanduser(line.strip()) for line in os.environ.get("INPUT_PATH", "").splitlines()
+            if line.strip()]
+
+
+def _cache_store() -> Path | None:
+    """The cache folder of the test world (``$STANDIN_CACHE``), None when caches are off or the key is not one the
+    test keeps (``$STANDIN_CACHE_KEYS``, a glob)."""
+    import fnmatch
+
+    store, keep = os.environ.get("STANDIN_CACHE", ""), os.environ.get("STANDIN_CACHE_KEYS", "*")
+    if not store or not fnmatch.fnmatchcase(os.environ.get("INPUT_KEY", ""), keep):
+        return None
+    return Path(store)
+
+
+def cache_restore() -> None:
+    """actions/cache, main step: the entry of the primary key (``cache-hit`` true), else the newest whose key starts
+    with one of ``restore-keys`` in order (``cache-hit`` false); nothing restored without ``$STANDIN_CACHE``.
+    actions/cache's README, "Cache Restore"."""
+    key, store = os.environ.get("INPUT_KEY", ""), _cache_store()
+    saved = json.loads((store / "index.json").read_text()) if store and (store / "index.json").is_file() else []
+    hit = next((e for e in saved if e["key"] == key), None)
+    if hit is None:
+        for prefix in filter(None, (ln.strip() for ln in os.environ.get("INPUT_RESTORE-KEYS", "").splitlines())):
+            hit = next((e for e in reversed(saved) if e["key"].startswith(prefix)), None)
+            if hit:
+                break
+    if hit is None:
+        print(f"cache stand-in: nothing restored for {key}")
+        output("cache-hit", "false")
+        return
+    for i, dest in enumerate(_cache_paths()):
+        src = store / hit["dir"] / str(i)
+        if src.is_dir():
+            shutil.copytree(src, dest, dirs_exist_ok=True)
+    print(f"cache stand-in: restored {hit['key']} for {key}")
+    output("cache-hit", "true" if hit["key"] == key else "false")
+
+
+def cache_save() -> None:
+    """actions/cache, post step: the paths saved under the primary key, unless an entry has that key already
+    (caches are immutable)."""
+    key, store = os.environ.get("INPUT_KEY", ""), _cache_store()
+    if store is None:
+        return
+    store.mkdir(parents=True, exist_ok=True)
+    index = store / "index.json"
+    saved = json.loads(index.read_text()) if index.is_file() else []
+    if any(e["key"] == key for e in saved):
+        print(f"cache stand-in: {key} is saved already")
+        return
+    entry = {"key": key, "dir": f"entry{len(saved)}"}
+    for i, src in enumerate(_cache_paths()):
+        if src.is_dir():
+            shutil.copytree(src, store / entry["dir"] / str(i))
+    index.write_text(json.dumps(saved + [entry]))
+    print(f"cache stand-in: saved {key}")
 
 
 def vcpkg() -> None:
@@ -195,7 +272,8 @@ def sudo(argv: list[str]) -> int:
 
 TOOLS = {"cpackget": cpackget, "cbuild": cbuild, "cmake": cmake, "sudo": sudo}
 ACTIONS = {"checkout": checkout, "upload-artifact": upload_artifact, "download-artifact": download_artifact,
-           "create-github-app-token": create_github_app_token, "vcpkg": vcpkg}
+           "create-github-app-token": create_github_app_token, "vcpkg": vcpkg, "cache-restore": cache_restore,
+           "cache-save": cache_save}
 
 if __name__ == "__main__":
     prog = Path(sys.argv[0]).name
