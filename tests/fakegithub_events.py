@@ -50,6 +50,7 @@ class FakeGitHubEvents(FakeGitHub):
         self.graphql: list[dict] = []
         self.issues: dict[str, dict[int, dict]] = {}
         self.viewer: str = ""   # GraphQL viewer.login ("" = bot_login)
+        self.viewer_bot = False  # True: viewer is a Bot whatever its login (a login answered without [bot])
         self.protection_contexts = True   # False: branch protection lists its checks under checks only
         self.protection_checks = True     # False: under contexts only (no checks key: an older server)
         self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
@@ -100,6 +101,11 @@ class FakeGitHubEvents(FakeGitHub):
         self.repo(full_name).comments.setdefault(number, []).append(c)
         return c
 
+    def _me(self) -> str:
+        """The token's account as REST names it (``NAME[bot]`` for a bot)."""
+        me = self.viewer or self.bot_login
+        return me + "[bot]" if self.viewer_bot and not me.endswith("[bot]") else me
+
     @staticmethod
     def _actor(login):
         if not login:
@@ -113,7 +119,7 @@ class FakeGitHubEvents(FakeGitHub):
         if issue is None:
             return self._json({"data": {"repository": {"issue": None}},
                                "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to an Issue"}]})
-        me = self.viewer or self.bot_login
+        me = self._me()
         cs = self.repo(full).comments.get(issue["number"], [])
         start = int(var.get("after") or 0)
         page = cs[start:start + 100]
@@ -200,7 +206,7 @@ class FakeGitHubEvents(FakeGitHub):
                     if k in body:
                         i[k] = body[k]
                 if "body" in body:
-                    i["editor"] = self.viewer or self.bot_login
+                    i["editor"] = self._me()
             return self._json(i)
         return super()._route(req, body)
 
@@ -209,8 +215,12 @@ class FakeGitHubEvents(FakeGitHub):
         query, var = body.get("query", ""), body.get("variables") or {}
         if query.lstrip().startswith("query DashboardState("):
             return self._dashboard_state(var)
-        if re.search(r"\bviewer\s*\{\s*login\s*\}", query) and "mutation" not in query:
-            return self._json({"data": {"viewer": {"login": self.viewer or self.bot_login}}})
+        if re.search(r"\bviewer\s*\{\s*login(\s+__typename)?\s*\}", query) and "mutation" not in query:
+            me = self.viewer or self.bot_login
+            data = {"login": me}
+            if "__typename" in query:
+                data["__typename"] = "Bot" if me.endswith("[bot]") or self.viewer_bot else "User"
+            return self._json({"data": {"viewer": data}})
         pr = next((x for r in self.repos.values() for x in r.pulls.values() if x.get("node_id") == var.get("id")), None)
         if pr is None:
             return self._json({"data": None, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]})
