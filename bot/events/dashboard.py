@@ -184,6 +184,16 @@ def find_issue(api) -> Optional[dict]:
 
     Two or three requests: the bot's login, the issues with :data:`LABEL`, and
     (only when none of those is the dashboard) the issues the bot opened.
+
+    ``creator`` is the bot's login as REST gives it, ``NAME[bot]`` (OpenAPI
+    description: "The user that created the issue", a login): workflows
+    filter with ``creator: 'github-actions[bot]'`` (github/gh-aw-mcpg's
+    integrity test counts the issues it returns); ``app/NAME`` is the search
+    syntax (``author:app/NAME``), not a login.  A server-side author filter
+    has failed to match an app's bot login on GitHub Enterprise Cloud
+    (renovatebot/renovate#44730, GraphQL ``filterBy.createdBy``), so the
+    author is checked again here on every issue returned and the labelled
+    listing comes first.
     """
     from bot.events.context import viewer_login
 
