@@ -123,3 +123,30 @@ def test_an_old_dashboard_body_last_edited_by_someone_else_is_not_migrated(w):
     assert dashboard(w)[0] == 0
     _, state = the_dashboard(w)
     assert "ignored" not in hidden.load(state["body"])
+
+
+def test_the_state_comment_is_found_past_the_first_hundred_comments(w):
+    st = {"ignored": [{"version": "1.5.1", "pr": 4}], "pinned": "1.4.0"}
+    old = w.fake.add_issue(TEMPLATE, title=TITLE, body=render(st), labels=[LABEL])
+    for k in range(150):                                   # people talk on the dashboard first
+        w.fake.add_comment(TEMPLATE, old["number"], f"comment {k}", "tom")
+    assert dashboard(w)[0] == 0                            # the state moves into a comment: the 151st
+    assert dashboard(w, "failed: z")[0] == 0
+    issue, state = the_dashboard(w)                        # one state comment, found on the second page
+    assert hidden.load(state["body"])["ignored"] == [{"version": "1.5.1", "pr": 4}]
+    assert hidden.load(state["body"])["run"]["outcome"] == "failed: z"
+    pages = [g["variables"] for g in w.fake.graphql if g["query"].lstrip().startswith("query DashboardState(")]
+    assert [p["after"] for p in pages[-2:]] == [None, "100"]
+    assert scheduled_target(w) == "1.4.0"
+
+
+def test_one_store_writing_twice_keeps_one_state_comment(w):
+    store = DashboardStore(Api(make_github(TOKEN), TEMPLATE), load_config(w.repo))
+    store.write([{"version": "1.5.1", "pr": 1}], w.pr)       # creates the issue and its state comment
+    store.write([{"version": "1.6.0", "pr": 2}], w.pr)       # edits that comment
+    issue, state = the_dashboard(w)
+    assert hidden.load(state["body"]) == {"ignored": [{"version": "1.6.0", "pr": 2}]}
+    n = issue["number"]
+    assert w.writes() == [("POST", f"/repos/{TEMPLATE}/issues"), ("POST", f"/repos/{TEMPLATE}/issues/{n}/comments"),
+                          ("PATCH", f"/repos/{TEMPLATE}/issues/{n}"),
+                          ("PATCH", f"/repos/{TEMPLATE}/issues/comments/{state['id']}")]

@@ -283,14 +283,12 @@ def state_comment(st: dict) -> str:
     return f"{STATE_MARKER}\n{STATE_NOTE}\n\n{hidden.dump(st)}\n"
 
 
-def save(api, issue: Optional[dict], st: dict, now: Optional[datetime] = None,
-         stored: Optional[Stored] = None) -> Optional[dict]:
+def save(api, issue: Optional[dict], st: dict, now: Optional[datetime], stored: Stored) -> Optional[dict]:
     """Create the issue (none yet) or edit it when its body differs from :func:`render` of ``st``; write ``st``
     into the state comment of ``stored`` (created when it has none, edited when its text differs).
 
-    Returns the issue JSON; ``stored`` (when given) is updated to what was written.
+    Returns the issue JSON; ``stored`` (what :func:`load_state` read) is updated to what was written.
     """
-    stored = stored if stored is not None else Stored()
     body = render(st, now)
     if issue is None:
         issue = api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the dashboard issue")
@@ -333,7 +331,7 @@ class DashboardStore:
         i = self.issue()
         st = dict(self._stored.state)
         st["ignored"] = ign.clean(entries)
-        self._issue = save(self.api, i, st, stored=self._stored)
+        self._issue = save(self.api, i, st, None, self._stored)
         if close:
             ign.close_ignored(self.api, pr)
 
@@ -423,6 +421,6 @@ def check_now(event, ctx) -> None:
     if not _TICKED.search(body):
         return
     stored = load_state(ctx.api, issue)
-    save(ctx.api, issue, stored.state, stored=stored)
+    save(ctx.api, issue, stored.state, None, stored)
     ctx.decide("recheck")
     ctx.say(f"dashboard: Check now ticked by {inert.line(login)}: starting a run")
