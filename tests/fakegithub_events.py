@@ -127,7 +127,8 @@ class FakeGitHubEvents(FakeGitHub):
         return self._json({"data": {"repository": {"issue": {
             "viewerDidAuthor": issue["user"]["login"] == me, "editor": self._actor(issue.get("editor")),
             "body": issue["body"],
-            "comments": {"pageInfo": {"hasNextPage": more, "endCursor": str(start + 100) if more else None},
+            # endCursor: the cursor of the page's last item, given whenever the page has one (GraphQL "Pagination")
+            "comments": {"pageInfo": {"hasNextPage": more, "endCursor": str(start + len(page)) if page else None},
                          "nodes": [{"databaseId": c["id"], "viewerDidAuthor": c["user"]["login"] == me,
                                     "editor": self._actor(c.get("editor")), "body": c["body"]} for c in page]}}}}})
 

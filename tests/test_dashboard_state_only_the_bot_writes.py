@@ -105,7 +105,11 @@ def test_a_comment_by_someone_else_carrying_the_marker_is_not_the_state(w):
 def test_a_dashboard_from_before_the_state_comment_keeps_its_ignored_versions(w):
     st = {"ignored": [{"version": "1.5.1", "pr": 4}], "pinned": "1.4.0", "scheduled": "2026-11-30"}
     old = w.fake.add_issue(TEMPLATE, title=TITLE, body=render(st), labels=[LABEL])   # written by the bot
+    w.fake.add_comment(TEMPLATE, old["number"], "thanks, bot", "tom")
+    asked = len(w.fake.graphql)
     assert scheduled_target(w) == "1.4.0"                       # read from the body the bot wrote
+    queries = [g["query"].split("(")[0].strip() for g in w.fake.graphql[asked:]]
+    assert queries == ["query { viewer { login __typename } }".split("(")[0], "query DashboardState"]   # one page
     assert dashboard(w)[0] == 0
     issue, state = the_dashboard(w)
     assert issue["number"] == old["number"]
