@@ -246,6 +246,9 @@ def _terminal_columns() -> int:
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return its exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "EXECUTORCH_PACK_BOT_STOP_COMMANDS" in os.environ:   # the step's stop-commands token (bot/logstream.py)
+        from bot.logstream import adopt_stop_token
+        adopt_stop_token()
     if argv == ["--version"]:  # the cheapest answers: no argparse at all
         print(f"{PROG} {__version__}")
         return 0

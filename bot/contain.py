@@ -52,6 +52,12 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+def make_undumpable() -> bool:
+    """``prctl(PR_SET_DUMPABLE, 0)``: no process of the same user can read this one's ``/proc/PID/environ``,
+    memory or ``/proc/PID/fd/*``; False where that fails (not Linux)."""
+    return _prctl(_PR_SET_DUMPABLE, 0)
+
+
 def descendants(pid: Optional[int] = None, spare: frozenset = frozenset()) -> list[int]:
     """Every live process descending from ``pid`` (default: this one), read from ``/proc/*/stat``; the
     processes in ``spare`` and their descendants are left out."""
@@ -125,7 +131,7 @@ def guest(what: str, env=os.environ) -> Iterator[frozenset]:
     children from before are spared; the block gets their pids), and what it wrote to the step's file-command
     files is cut off; raises :class:`CheckFailed` (exit 1) naming them."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(_PR_SET_DUMPABLE, 0)
+    make_undumpable()
     before = _sizes(env)
     spare = frozenset(descendants())
     try:
@@ -148,25 +154,50 @@ def guest(what: str, env=os.environ) -> Iterator[frozenset]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m bot.contain -- CMD ARGS``: run CMD as a guest, with the scrubbed environment; its exit code
-    (1 when it touched a file command, 2 for bad usage)."""
+    """``python -m bot.contain [--stop-commands [--bot]] -- CMD ARGS``: run CMD as a guest, with the scrubbed
+    environment; its exit code (1 when it touched a file command, 2 for bad usage).
+
+    ``--stop-commands``: the step's workflow commands are stopped (a fresh token,
+    :mod:`bot.logstream`) before CMD starts and resumed only after every process it left is killed, so
+    nothing upstream code prints, by any way to the step's output, is a command.  ``--bot``: CMD is the
+    bot itself, handed the token in :data:`bot.logstream.STOP_VAR` so its own commands still count.
+    """
+    from bot.logstream import STOP_VAR, new_stop_token, resume_line, stop_line
     from bot.scrubbed import scrubbed_env
 
     args = list(sys.argv[1:] if argv is None else argv)
+    stop = bot = False
+    while args[:1] in (["--stop-commands"], ["--bot"]):
+        stop, bot = stop or args[0] == "--stop-commands", bot or args[0] == "--bot"
+        args = args[1:]
     if args[:1] == ["--"]:
         args = args[1:]
-    if not args:
-        print("usage: python -m bot.contain -- COMMAND [ARGS]", file=sys.stderr)
+    if not args or (bot and not stop):
+        print("usage: python -m bot.contain [--stop-commands [--bot]] -- COMMAND [ARGS]", file=sys.stderr)
         return 2
+    env = scrubbed_env()
+    token = None
+    if stop:
+        make_undumpable()
+        token = new_stop_token()
+        if bot:
+            env[STOP_VAR] = token
+        sys.stdout.write(stop_line(token))
+        sys.stdout.flush()
     try:
         with guest(os.path.basename(args[0])):
-            rc = subprocess.call(args, env=scrubbed_env(), stdin=subprocess.DEVNULL)
+            rc = subprocess.call(args, env=env, stdin=subprocess.DEVNULL)
     except CheckFailed as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"error: cannot start {args[0]}: {exc.strerror}", file=sys.stderr)
         return 2
+    finally:
+        if token:
+            sys.stderr.flush()
+            sys.stdout.write(resume_line(token))
+            sys.stdout.flush()
     return rc
 
 

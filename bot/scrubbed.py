@@ -26,6 +26,7 @@ DROPPED = frozenset({
     "GITHUB_STEP_SUMMARY", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL", "INPUT_TOKEN",
     "INPUT_APP-PRIVATE-KEY", "INPUT_PRIVATE-KEY",
+    "EXECUTORCH_PACK_BOT_STOP_COMMANDS",   # the step's stop-commands token (bot/logstream.py)
 })
 #: Any other variable whose name says it holds a credential.
 _SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE[_-]?KEY|CREDENTIAL|API[_-]?KEY)")

@@ -417,7 +417,9 @@ class ActWorld:
                 jobs[job.split("/")[-1]] = rec["jobResult"]
             if "\u2699  Summary - " in msg:   # act prints a step's $GITHUB_STEP_SUMMARY as "⚙  Summary - TEXT"
                 summaries.append(f"[{job}] " + msg.split("\u2699  Summary - ", 1)[1])
-            if "::error" in msg:   # act shows a workflow command as the line it read ("  ❗  ::error ...::text")
+            # act shows an ::error command it ran as the line it read after a "❗" ("  ❗  ::error ...::text"); a
+            # line read while commands are stopped (::stop-commands::) after a "⚙", and it is no annotation
+            if "\u2757  ::error" in msg:
                 errors.append(msg[msg.index("::error"):].strip())
         return ActRun(code, jobs, "\n".join(lines), "\n".join(summaries), seconds, errors)
 

@@ -643,6 +643,7 @@ class FakeGitHub:
                 for c in cs:
                     if c["id"] == cid:
                         c["body"] = body["body"]
+                        c["editor"] = self.bot_login   # GraphQL Comment.editor: the token's account edited it last
                         return self._json(c)
             return self._not_found()
         return self._not_found()

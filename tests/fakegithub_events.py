@@ -11,6 +11,15 @@ labels (create, list with ``labels=``, edit), the repository's
 ``expectedHeadOid`` that is not the PR's head.  GraphQL ``{ viewer { login } }``
 answers ``viewer`` (default ``bot_login``), the token's own account.  Issues
 can be listed by ``creator``.  No route merges a pull request.
+
+The dashboard's GraphQL query (``query DashboardState``: an issue's
+``viewerDidAuthor``, ``editor``, ``body`` and its comments' ``databaseId``,
+``viewerDidAuthor``, ``editor``, ``body``, 100 a page with ``pageInfo``) is
+answered as GitHub does (GraphQL reference, ``Comment`` interface): the
+``editor`` is null until someone edits the body, then the last editor, a
+``Bot`` actor's login without the ``[bot]`` suffix REST gives it.  A write
+through REST records the token's account as the editor; :meth:`edit_issue`
+and :meth:`edit_comment` are a person's edit in the web UI.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ class FakeGitHubEvents(FakeGitHub):
         self.graphql: list[dict] = []
         self.issues: dict[str, dict[int, dict]] = {}
         self.viewer: str = ""   # GraphQL viewer.login ("" = bot_login)
+        self.viewer_bot = False  # True: viewer is a Bot whatever its login (a login answered without [bot])
         self.protection_contexts = True   # False: branch protection lists its checks under checks only
         self.protection_checks = True     # False: under contexts only (no checks key: an older server)
         self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
@@ -69,6 +79,58 @@ class FakeGitHubEvents(FakeGitHub):
                  "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
         self.issues.setdefault(full_name, {})[n] = issue
         return issue
+
+    def edit_issue(self, full_name: str, number: int, body: str, login: str) -> dict:
+        """``login`` edits the body of issue ``number`` (not a request of the bot: a person in the web UI)."""
+        i = self.issues[full_name][number]
+        i["body"], i["editor"] = body, login
+        return i
+
+    def edit_comment(self, full_name: str, comment_id: int, body: str, login: str) -> dict:
+        """``login`` edits issue comment ``comment_id`` (a person in the web UI)."""
+        c = next(c for cs in self.repo(full_name).comments.values() for c in cs if c["id"] == comment_id)
+        c["body"], c["editor"] = body, login
+        return c
+
+    def add_comment(self, full_name: str, number: int, body: str, login: str) -> dict:
+        """``login`` comments on issue ``number`` (a person, or another account)."""
+        cid = self._id()
+        c = {"id": cid, "node_id": f"IC_{cid}", "body": body,
+             "user": self._user(login, "Bot" if login.endswith("[bot]") else "User"),
+             "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
+        self.repo(full_name).comments.setdefault(number, []).append(c)
+        return c
+
+    def _me(self) -> str:
+        """The token's account as REST names it (``NAME[bot]`` for a bot)."""
+        me = self.viewer or self.bot_login
+        return me + "[bot]" if self.viewer_bot and not me.endswith("[bot]") else me
+
+    @staticmethod
+    def _actor(login):
+        if not login:
+            return None
+        bot = login.endswith("[bot]")
+        return {"__typename": "Bot" if bot else "User", "login": login[:-5] if bot else login}
+
+    def _dashboard_state(self, var: dict):
+        full = f"{var.get('owner')}/{var.get('name')}"
+        issue = self.issues.get(full, {}).get(var.get("number"))
+        if issue is None:
+            return self._json({"data": {"repository": {"issue": None}},
+                               "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to an Issue"}]})
+        me = self._me()
+        cs = self.repo(full).comments.get(issue["number"], [])
+        start = int(var.get("after") or 0)
+        page = cs[start:start + 100]
+        more = start + 100 < len(cs)
+        return self._json({"data": {"repository": {"issue": {
+            "viewerDidAuthor": issue["user"]["login"] == me, "editor": self._actor(issue.get("editor")),
+            "body": issue["body"],
+            # endCursor: the cursor of the page's last item, given whenever the page has one (GraphQL "Pagination")
+            "comments": {"pageInfo": {"hasNextPage": more, "endCursor": str(start + len(page)) if page else None},
+                         "nodes": [{"databaseId": c["id"], "viewerDidAuthor": c["user"]["login"] == me,
+                                    "editor": self._actor(c.get("editor")), "body": c["body"]} for c in page]}}}}})
 
     def writes(self) -> list:
         """Every request that is not a GET, nor a GraphQL query (a GraphQL read is a POST too)."""
@@ -144,14 +206,22 @@ class FakeGitHubEvents(FakeGitHub):
                 for k in ("title", "body", "state"):
                     if k in body:
                         i[k] = body[k]
+                if "body" in body:
+                    i["editor"] = self._me()
             return self._json(i)
         return super()._route(req, body)
 
     def _graphql(self, body: dict):
         self.graphql.append(body)
         query, var = body.get("query", ""), body.get("variables") or {}
-        if re.search(r"\bviewer\s*\{\s*login\s*\}", query) and "mutation" not in query:
-            return self._json({"data": {"viewer": {"login": self.viewer or self.bot_login}}})
+        if query.lstrip().startswith("query DashboardState("):
+            return self._dashboard_state(var)
+        if re.search(r"\bviewer\s*\{\s*login(\s+__typename)?\s*\}", query) and "mutation" not in query:
+            me = self.viewer or self.bot_login
+            data = {"login": me}
+            if "__typename" in query:
+                data["__typename"] = "Bot" if me.endswith("[bot]") or self.viewer_bot else "User"
+            return self._json({"data": {"viewer": data}})
         pr = next((x for r in self.repos.values() for x in r.pulls.values() if x.get("node_id") == var.get("id")), None)
         if pr is None:
             return self._json({"data": None, "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a node"}]})

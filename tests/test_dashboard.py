@@ -12,7 +12,7 @@ import pytest
 
 from bot.cli import main
 from bot.events import state as hidden
-from bot.events.dashboard import LABEL
+from bot.events.dashboard import LABEL, state_comment
 from eventworld import TOKEN, World
 from fakegithub import TEMPLATE, UPSTREAM
 from webhook_payloads import comment_event, issue_edited_event
@@ -76,7 +76,11 @@ def test_the_dashboard_is_created_once_with_what_a_reviewer_needs(w):
     code, cap = dashboard(w)
     assert code == 0
     [issue] = issues(w)
-    assert w.writes() == [("POST", f"/repos/{TEMPLATE}/issues")]
+    n = issue["number"]
+    made = [("POST", f"/repos/{TEMPLATE}/issues"), ("POST", f"/repos/{TEMPLATE}/issues/{n}/comments")]
+    assert w.writes() == made
+    [state] = w.fake.repo(TEMPLATE).comments[n]
+    assert state["body"] == state_comment(hidden.load(issue["body"]))   # the state comment: the one read
     assert [x["name"] for x in issue["labels"]] == [LABEL]
     assert (issue["title"], issue["user"]["login"]) == ("executorch-pack-bot dashboard", w.fake.bot_login)
     stamp = hidden.load(issue["body"])["run"]["time"]
@@ -88,12 +92,14 @@ def test_the_dashboard_is_created_once_with_what_a_reviewer_needs(w):
 
     # an unchanged run sends no write request
     assert dashboard(w)[0] == 0
-    assert w.writes() == [("POST", f"/repos/{TEMPLATE}/issues")] and len(issues(w)) == 1
+    assert w.writes() == made and len(issues(w)) == 1
 
-    # a new outcome edits the one issue in place
+    # a new outcome edits the one issue and its state comment in place
     assert dashboard(w, "up to date")[0] == 0
-    assert w.writes()[1:] == [("PATCH", f"/repos/{TEMPLATE}/issues/{issue['number']}")] and len(issues(w)) == 1
+    assert w.writes()[2:] == [("PATCH", f"/repos/{TEMPLATE}/issues/{n}"),
+                              ("PATCH", f"/repos/{TEMPLATE}/issues/comments/{state['id']}")] and len(issues(w)) == 1
     assert hidden.load(issues(w)[0]["body"])["run"]["outcome"] == "up to date"
+    assert hidden.load(state["body"]) == hidden.load(issues(w)[0]["body"])
 
 
 def test_without_the_setting_there_is_no_dashboard_and_no_request(w):

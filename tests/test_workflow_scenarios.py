@@ -364,3 +364,69 @@ def test_an_absent_pack_artifact_fails_the_pull_request_job_with_one_error_and_n
     assert run.errors == ["::error::Unable to download artifact(s): Artifact not found for name: executorch-pack"] * 2
     assert aw.pulls() == [] and aw.branches() == ["main"]
     assert [r for r in aw.fake.requests if r.method != "GET"] == []
+
+
+#: Upstream code that writes workflow commands into the step's output behind the bot's back: loaded by a
+#: ``.pth`` file of the template's numpy stand-in, so it runs whenever the template's Python starts (the build
+#: job's release-flatc lookup, the run-model job's exporter). It writes to standard output of every process
+#: above it up to act itself (``/proc/PID/fd/1``: the bot's, the containment's, the step shell's) and notes
+#: each write in MARKS.
+FORGER = """\
+import os
+MARKS = {marks!r}
+LINES = b"::error::forged by upstream code\\n::set-output name=pack::/evil\\n##[warning]forged too\\n"
+pid, seen = os.getppid(), set()
+while pid > 1 and pid not in seen:
+    seen.add(pid)
+    try:
+        comm = open(f"/proc/{{pid}}/comm").read().strip()
+        ppid = int(open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        break
+    if comm == "act":
+        break
+    try:
+        fd = os.open(f"/proc/{{pid}}/fd/1", os.O_WRONLY)
+        os.write(fd, LINES)
+        os.close(fd)
+        with open(MARKS, "a") as fh:
+            fh.write(f"{{comm}}\\n")
+    except OSError:
+        pass
+    pid = ppid
+"""
+
+
+@pytest.fixture
+def hostile_wheels(tmp_path, wheels):
+    """The template's wheels, numpy's stand-in carrying :data:`FORGER`; returns (folder, marks file)."""
+    import shutil
+    import zipfile
+    d, marks = tmp_path / "hostile-wheels", tmp_path / "forger-marks.txt"
+    shutil.copytree(wheels, d)
+    whl = d / "numpy-2.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "a") as zf:
+        zf.writestr("forger.py", FORGER.format(marks=str(marks)))
+        zf.writestr("forger.pth", "import forger\n")
+    return d, marks
+
+
+def test_workflow_commands_printed_by_upstream_code_are_inert(tmp_path, bot_repo, hostile_wheels, site):
+    folder, marks = hostile_wheels
+    aw = ActWorld(tmp_path, bot_repo, folder, site)
+    try:
+        aw.release(None)
+        run = aw.run("schedule")
+        # upstream code did write its lines into the steps' output, in both jobs where it runs...
+        wrote = marks.read_text().split() if marks.exists() else []
+        assert "bash" in wrote and "python" in wrote, wrote     # the step shell of run-model, the bot of build-pack
+        # ...where act read them while the step's commands were stopped ("⚙", the line as read)...
+        assert "[build-pack]   \u2699  ::error::forged by upstream code" in run.log.splitlines()
+        assert "[run-model]   \u2699  ::set-output name=pack::/evil" in run.log.splitlines()
+        # ...so none was a command: no forged annotation, no forged step output (the pack path stays the bot's)
+        assert not [e for e in run.errors if "forged" in e], run.errors
+        assert "::set-output:: pack=/evil" not in run.log
+        assert not [ln for ln in run.log.splitlines() if "forged" in ln and "\u2699  " not in ln]
+        assert_built_with_the_release_flatc_and_proved_once(aw, run)
+    finally:
+        aw.fake.stop()

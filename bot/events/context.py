@@ -19,9 +19,22 @@ Facts (GitHub REST docs):
   (``POST /repos/{owner}/{repo}/issues/{number}/comments``) also comments on a PR.
 - "Get a pull request": ``head.ref``, ``head.repo.full_name`` (another
   repository for a fork), ``node_id`` (for GraphQL), ``auto_merge``.
-- GraphQL ``viewer { login }``: the account the token acts as (an App's
-  ``NAME[bot]``, ``github-actions[bot]`` for the workflow's ``GITHUB_TOKEN``):
-  the bot's identity, by which its dashboard and its replies are recognised.
+- GraphQL ``viewer { login }``: the account the token acts as, the bot's
+  identity, by which its dashboard and its replies are recognised.  It is
+  allowed for a GitHub App installation token (unlike REST ``GET /user``,
+  which answers "Resource not accessible by integration" to one:
+  actions/create-github-app-token#258, neuralinkcorp/datarepo#62) and
+  answers the app's bot account with the suffix, ``SLUG[bot]``
+  (fullsend-ai/fullsend#1953: ``viewer`` gave ``fullsend-ai-coder[bot]``
+  for an installation token); the workflow's ``GITHUB_TOKEN`` is the
+  installation token of the GitHub Actions app ("Automatic token
+  authentication"), so ``github-actions[bot]`` (PSModule/GitHub#154 logs
+  "Logged in as github-actions[bot]" from ``viewer``).  That is the form
+  REST gives in ``user.login``.  A ``Bot`` *actor* elsewhere in GraphQL
+  (``author``, ``editor``) has no suffix (fullsend-ai/fullsend#6205,
+  palantir/policy-bot 1.4.1), so :func:`viewer_login` asks ``__typename``
+  too and adds the suffix to a ``Bot`` login without one, whichever form
+  GitHub answers.
 - "List issue comments" (``GET /repos/{o}/{r}/issues/{number}/comments``,
   ``per_page`` at most 100).
 """
@@ -84,11 +97,15 @@ class Api:
 
 
 def viewer_login(api: Api) -> str:
-    """The login of the account ``api``'s token acts as (GraphQL ``{ viewer { login } }``), asked once per
+    """The REST login of the account ``api``'s token acts as (GraphQL ``{ viewer { login __typename } }``;
+    ``NAME[bot]`` for an app's bot account, suffix added when GitHub leaves it out), asked once per
     :class:`Api`; ``""`` when GitHub names none."""
     if api._viewer is None:
-        data = api.graphql("query { viewer { login } }", {}, "read the bot's own login")
-        api._viewer = str((data.get("viewer") or {}).get("login") or "")
+        data = api.graphql("query { viewer { login __typename } }", {}, "read the bot's own login")
+        viewer = data.get("viewer") or {}
+        login = str(viewer.get("login") or "")
+        api._viewer = login + "[bot]" if login and viewer.get("__typename") == "Bot" and not login.endswith(
+            "[bot]") else login
     return api._viewer
 
 

@@ -17,9 +17,19 @@ Rules:
   with how to unignore each, and the last run (link, time, outcome).  The
   last run is the run that last changed the outcome: a later run with the
   same outcome does not edit the issue (nobody watching it is notified).
-- Everything shown is kept in the hidden state block
-  (:mod:`bot.events.state`), so the issue can be rendered again from its own
-  body; the ignored versions live there too (:mod:`bot.events.ignored`).
+- Everything shown, and the ignored versions (:mod:`bot.events.ignored`),
+  is kept in a hidden state block (:mod:`bot.events.state`) in the *state
+  comment*: the bot's own comment on the dashboard carrying
+  :data:`STATE_MARKER`.  State written by anyone but the bot is never read:
+  the state comment counts only when the bot's account wrote it
+  (``viewerDidAuthor``) and nobody else edited it last (its ``editor`` is
+  the bot's account or none), both read with the comment's body in one
+  GraphQL query (:func:`load_state`), so there is no gap between reading
+  and checking.  A state comment edited by someone else is not read (the
+  bot starts from empty state and overwrites it on its next write).  The
+  issue body carries a copy of the block for display only; it is read once,
+  to move the state of a dashboard from before the state comment into one,
+  and only when the body's last editor is the bot (or nobody edited it).
 - A box ``- [ ] Check now``, ticked by someone with write permission
   (``issues`` ``edited`` event), starts a run (step output ``action=recheck``
   with no version: the scheduled job's run); the bot unticks it.  Every edit
@@ -38,11 +48,24 @@ returns pull requests (they carry a ``pull_request`` key); "Create an issue" tak
 "Update an issue" (``PATCH``) takes ``body``.  The ``issues`` ``edited``
 payload has ``changes.body.from``, the body before the edit ("Webhook
 events and payloads").
+
+Facts (GitHub GraphQL reference, the ``Comment`` interface that ``Issue``
+and ``IssueComment`` implement): ``viewerDidAuthor`` ("Did the viewer
+author this comment"), ``editor`` ("The actor who edited the comment", null
+when never edited), ``body``; ``Issue.comments`` is a connection (``first``
+at most 100, ``pageInfo { hasNextPage endCursor }``).  A ``Bot`` actor's
+``login`` in GraphQL has no ``[bot]`` suffix (``github-actions``, the app's
+slug) while REST and ``viewer`` give ``NAME[bot]``: public reports
+palantir/policy-bot release 1.4.1 ("The GraphQL API returns usernames for
+bot users in a different format") and fullsend-ai/fullsend#6205 (``author
+{ login __typename }`` answers ``fullsend-ai-review``, ``Bot``), so
+:func:`account` adds the suffix before comparing.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Optional
 
@@ -58,6 +81,23 @@ LABEL = "executorch-pack-bot"
 MARKER = "<!-- executorch-pack-bot:dashboard -->"
 TITLE = "executorch-pack-bot dashboard"
 CHECK_NOW = "Check now"
+STATE_MARKER = "<!-- executorch-pack-bot:dashboard-state -->"
+STATE_NOTE = ("The dashboard's state, kept by executorch-pack-bot. Only the bot's own writes of this comment are "
+              "read: an edit by anyone else is ignored and overwritten.")
+_STATE_QUERY = """query DashboardState($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      viewerDidAuthor
+      editor { __typename login }
+      body
+      comments(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { databaseId viewerDidAuthor editor { __typename login } body }
+      }
+    }
+  }
+}"""
+_STATE_PAGES = 10
 _TICKED = re.compile(r"^[ \t]*[-*] \[[xX]\] Check now\b", re.MULTILINE)   # [ \t]*: one line at most, linear
 _RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+",
                       re.ASCII)   # the bot's own link: a workflow run's page, nothing else
@@ -144,6 +184,16 @@ def find_issue(api) -> Optional[dict]:
 
     Two or three requests: the bot's login, the issues with :data:`LABEL`, and
     (only when none of those is the dashboard) the issues the bot opened.
+
+    ``creator`` is the bot's login as REST gives it, ``NAME[bot]`` (OpenAPI
+    description: "The user that created the issue", a login): workflows
+    filter with ``creator: 'github-actions[bot]'`` (github/gh-aw-mcpg's
+    integrity test counts the issues it returns); ``app/NAME`` is the search
+    syntax (``author:app/NAME``), not a login.  A server-side author filter
+    has failed to match an app's bot login on GitHub Enterprise Cloud
+    (renovatebot/renovate#44730, GraphQL ``filterBy.createdBy``), so the
+    author is checked again here on every issue returned and the labelled
+    listing comes first.
     """
     from bot.events.context import viewer_login
 
@@ -160,44 +210,128 @@ def find_issue(api) -> Optional[dict]:
             or mine(api.get("issues", "list the issues the bot opened", creator=me, state="all", per_page=100)))
 
 
-def save(api, issue: Optional[dict], st: dict, now: Optional[datetime] = None) -> Optional[dict]:
-    """Create the issue (none yet) or edit it when its body differs from :func:`render` of ``st``.
+def account(actor) -> str:
+    """The REST login of a GraphQL actor (``{"__typename": "Bot", "login": "github-actions"}`` ->
+    ``github-actions[bot]``); ``""`` for no actor."""
+    if not isinstance(actor, dict) or not actor.get("login"):
+        return ""
+    login = str(actor["login"])
+    return login + "[bot]" if actor.get("__typename") == "Bot" and not login.endswith("[bot]") else login
 
-    Returns the issue JSON (None only when nothing existed and nothing was made).
+
+def _by_bot(node, me: str) -> bool:
+    """True when GraphQL comment ``node`` (an issue or a comment) was written by the bot and last edited by
+    nobody else."""
+    return (isinstance(node, dict) and node.get("viewerDidAuthor") is True and bool(me)
+            and (node.get("editor") is None or account(node.get("editor")) == me))
+
+
+def _is_state_comment(node) -> bool:
+    return (isinstance(node, dict) and node.get("viewerDidAuthor") is True
+            and str(node.get("body") or "").startswith(STATE_MARKER))
+
+
+@dataclass
+class Stored:
+    """The dashboard's state as read: ``state`` (the dict, empty when none could be trusted), ``comment`` (the
+    state comment's id, None when there is none yet) and ``text`` (that comment's body as read)."""
+
+    state: dict = field(default_factory=dict)
+    comment: Optional[int] = None
+    text: str = ""
+
+
+def load_state(api, issue: Optional[dict]) -> Stored:
+    """The dashboard's state, read from the state comment of ``issue`` (the issue JSON; None: no dashboard).
+
+    One GraphQL query per 100 comments (at most :data:`_STATE_PAGES`).  The
+    oldest comment of the bot's account starting with :data:`STATE_MARKER`
+    is the state comment; its state is read only when nobody but the bot
+    edited it last, else the state is empty.  With no state comment, the
+    state block of the issue body is read when the bot wrote the body and
+    nobody else edited it last (a dashboard from before the state comment),
+    else the state is empty.
+    """
+    if issue is None:
+        return Stored()
+    from bot.events.context import viewer_login
+
+    me = viewer_login(api)
+    owner, name = api.full_name.split("/", 1)
+    after, top = None, None
+    for _ in range(_STATE_PAGES):
+        data = api.graphql(_STATE_QUERY, {"owner": owner, "name": name, "number": int(issue["number"]),
+                                          "after": after}, f"read the state of the dashboard #{issue['number']}")
+        node = (data.get("repository") or {}).get("issue") or {}
+        top = node if top is None else top
+        conn = node.get("comments") or {}
+        for c in conn.get("nodes") or ():
+            if _is_state_comment(c) and isinstance(c.get("databaseId"), int):
+                st = hidden.load(c.get("body")) if _by_bot(c, me) else None
+                return Stored(dict(st or {}), c["databaseId"], str(c.get("body") or ""))
+        page = conn.get("pageInfo") or {}
+        if not page.get("hasNextPage") or not page.get("endCursor"):
+            break
+        after = page["endCursor"]
+    body = str((top or {}).get("body") or "")
+    st = hidden.load(body) if _by_bot(top, me) and MARKER in body else None
+    return Stored(dict(st or {}))
+
+
+def state_comment(st: dict) -> str:
+    """The body of the state comment for state ``st``."""
+    return f"{STATE_MARKER}\n{STATE_NOTE}\n\n{hidden.dump(st)}\n"
+
+
+def save(api, issue: Optional[dict], st: dict, now: Optional[datetime], stored: Stored) -> Optional[dict]:
+    """Create the issue (none yet) or edit it when its body differs from :func:`render` of ``st``; write ``st``
+    into the state comment of ``stored`` (created when it has none, edited when its text differs).
+
+    Returns the issue JSON; ``stored`` (what :func:`load_state` read) is updated to what was written.
     """
     body = render(st, now)
     if issue is None:
-        return api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the dashboard issue")
-    if (issue.get("body") or "") != body:
+        issue = api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the dashboard issue")
+    elif (issue.get("body") or "") != body:
         api.patch(f"issues/{issue['number']}", {"body": body}, f"update the dashboard issue #{issue['number']}")
         issue["body"] = body
+    text = state_comment(st)
+    what = f"write the state of the dashboard #{issue['number']}"
+    if stored.comment is None:
+        made = api.post(f"issues/{issue['number']}/comments", {"body": text}, what)
+        stored.comment = (made or {}).get("id") if isinstance((made or {}).get("id"), int) else None
+    elif stored.text != text:
+        api.patch(f"issues/comments/{stored.comment}", {"body": text}, what)
+    stored.state, stored.text = dict(st), text
     return issue
 
 
 class DashboardStore:
-    """Ignored versions kept in the dashboard's hidden state (``dashboard: true``)."""
+    """Ignored versions kept in the dashboard's state comment (``dashboard: true``)."""
 
     def __init__(self, api, config):
         self.api = api
         self.config = config
         self._issue = None
         self._looked = False
+        self._stored = Stored()
 
     def issue(self) -> Optional[dict]:
         if not self._looked:
             self._issue, self._looked = find_issue(self.api), True
+            self._stored = load_state(self.api, self._issue)
         return self._issue
 
     def read(self) -> list[dict]:
-        i = self.issue()
-        return ign.clean((hidden.load(i.get("body")) or {}).get("ignored")) if i else []
+        self.issue()
+        return ign.clean(self._stored.state.get("ignored"))
 
     def write(self, entries: list[dict], pr: dict, *, close: bool = False) -> None:
         """Keep ``entries`` in the dashboard (created when missing); with ``close``, close PR ``pr`` as ignored."""
         i = self.issue()
-        st = (hidden.load(i.get("body")) if i else None) or {}
+        st = dict(self._stored.state)
         st["ignored"] = ign.clean(entries)
-        self._issue = save(self.api, i, st)
+        self._issue = save(self.api, i, st, None, self._stored)
         if close:
             ign.close_ignored(self.api, pr)
 
@@ -231,7 +365,8 @@ def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcom
     if not config.dashboard:
         return None
     issue = find_issue(api)
-    st = dict((hidden.load(issue.get("body")) if issue else None) or {})
+    stored = load_state(api, issue)
+    st = dict(stored.state)
     when = now_text(now)
     if pinned:
         st["pinned"] = pinned
@@ -245,7 +380,7 @@ def refresh(api, config, *, pinned: Optional[str], newest: Optional[str], outcom
         st["run"] = {"outcome": outcome, "time": when, "url": run_url}
     if scheduled:
         st["scheduled"] = f"{(now or datetime.now(timezone.utc)).astimezone(timezone.utc):%Y-%m-%d}"
-    return save(api, issue, st, now)
+    return save(api, issue, st, now, stored)
 
 
 # ------------------------------------------------------------------ events
@@ -285,7 +420,7 @@ def check_now(event, ctx) -> None:
         return
     if not _TICKED.search(body):
         return
-    st = (hidden.load(before) if before is not None else None) or hidden.load(body) or {}
-    save(ctx.api, issue, st)
+    stored = load_state(ctx.api, issue)
+    save(ctx.api, issue, stored.state, None, stored)
     ctx.decide("recheck")
     ctx.say(f"dashboard: Check now ticked by {inert.line(login)}: starting a run")
