@@ -125,11 +125,13 @@ class FakeGitHubEvents(FakeGitHub):
         page = cs[start:start + 100]
         more = start + 100 < len(cs)
         return self._json({"data": {"repository": {"issue": {
-            "viewerDidAuthor": issue["user"]["login"] == me, "editor": self._actor(issue.get("editor")),
+            "viewerDidAuthor": issue["user"]["login"] == me, "author": self._actor(issue["user"]["login"]),
+            "editor": self._actor(issue.get("editor")),
             "body": issue["body"],
             # endCursor: the cursor of the page's last item, given whenever the page has one (GraphQL "Pagination")
             "comments": {"pageInfo": {"hasNextPage": more, "endCursor": str(start + len(page)) if page else None},
                          "nodes": [{"databaseId": c["id"], "viewerDidAuthor": c["user"]["login"] == me,
+                                    "author": self._actor(c["user"]["login"]),
                                     "editor": self._actor(c.get("editor")), "body": c["body"]} for c in page]}}}}})
 
     def writes(self) -> list:

@@ -151,3 +151,39 @@ def test_the_fleet_summary_shows_the_ignored_row_with_its_version(world, tmp_pat
     assert row[1:4] == ["1.4.0", "1.5.1", "ignored by reviewers"]
     assert row[-1] == ("reviewers ignored 1.5.1 (kept in the dashboard issue #&#8203;2): no pull request; comment "
                        "`/executorch-pack-bot unignore 1.5.1` on a bot pull request to propose it again")  # notes inert
+
+
+def test_only_the_state_the_template_workflow_wrote_is_read(efake, tmp_path, capsys):
+    """The dashboard's state lives in the state comment github-actions[bot] writes; a body or a state comment
+    last edited by anyone else (a writer, before the template's next run undoes it) is never read."""
+    from bot.events.dashboard import state_comment
+
+    fw.add_upstream(efake)
+    names = ["acme/in-comment", "acme/body-edited", "acme/comment-edited", "acme/comment-over-body"]
+    for n in names:
+        template(efake, n, dash=True)
+    # the state comment holds the list; the body's copy for people is empty
+    issue = dashboard(efake, "acme/in-comment", [])
+    efake.add_comment("acme/in-comment", issue["number"], state_comment({"ignored": [{"version": "1.5.1", "pr": 3}]}),
+                      WORKFLOW_BOT)
+    # a dashboard from before the state comment, its body then edited by a person: a forged list
+    issue = dashboard(efake, "acme/body-edited", [])
+    st = {"ignored": [{"version": "1.5.1", "pr": 3}]}
+    efake.edit_issue("acme/body-edited", issue["number"], f"{MARKER}\nThe dashboard.\n\n{hidden.dump(st)}\n", "mallory")
+    # the bot's state comment, edited by a person
+    issue = dashboard(efake, "acme/comment-edited", [])
+    c = efake.add_comment("acme/comment-edited", issue["number"], state_comment({"ignored": []}), WORKFLOW_BOT)
+    efake.edit_comment("acme/comment-edited", c["id"], state_comment(st), "mallory")
+    # the state comment wins over the body's copy
+    issue = dashboard(efake, "acme/comment-over-body", ["1.5.1"])
+    efake.add_comment("acme/comment-over-body", issue["number"], state_comment({"ignored": []}), WORKFLOW_BOT)
+
+    rows, p = run_plan(capsys, tmp_path, names)
+    got = {t: (r["state"], r["target"]) for t, r in rows.items()}
+    assert got == {"acme/in-comment": ("behind", "1.4.2"),    # 1.5.1 ignored: the newest release not ignored
+                   "acme/body-edited": ("behind", "1.5.1"),
+                   "acme/comment-edited": ("behind", "1.5.1"),
+                   "acme/comment-over-body": ("behind", "1.5.1")}
+    assert {j["repository"]: j["version"] for j in p["pull-requests"]} == {
+        "acme/in-comment": "1.4.2", "acme/body-edited": "1.5.1", "acme/comment-edited": "1.5.1",
+        "acme/comment-over-body": "1.5.1"}

@@ -88,11 +88,12 @@ _STATE_QUERY = """query DashboardState($owner: String!, $name: String!, $number:
   repository(owner: $owner, name: $name) {
     issue(number: $number) {
       viewerDidAuthor
+      author { __typename login }
       editor { __typename login }
       body
       comments(first: 100, after: $after) {
         pageInfo { hasNextPage endCursor }
-        nodes { databaseId viewerDidAuthor editor { __typename login } body }
+        nodes { databaseId viewerDidAuthor author { __typename login } editor { __typename login } body }
       }
     }
   }
@@ -219,16 +220,23 @@ def account(actor) -> str:
     return login + "[bot]" if actor.get("__typename") == "Bot" and not login.endswith("[bot]") else login
 
 
-def _by_bot(node, me: str) -> bool:
+def _wrote(node, me: str, author: Optional[str]) -> bool:
+    """True when GraphQL comment ``node`` was written by the bot: by the token's own account (``viewerDidAuthor``)
+    when ``author`` is None, else by the account whose REST login is ``author``."""
+    if not isinstance(node, dict):
+        return False
+    return node.get("viewerDidAuthor") is True if author is None else (bool(me) and account(node.get("author")) == me)
+
+
+def _by_bot(node, me: str, author: Optional[str] = None) -> bool:
     """True when GraphQL comment ``node`` (an issue or a comment) was written by the bot and last edited by
     nobody else."""
-    return (isinstance(node, dict) and node.get("viewerDidAuthor") is True and bool(me)
+    return (_wrote(node, me, author) and bool(me)
             and (node.get("editor") is None or account(node.get("editor")) == me))
 
 
-def _is_state_comment(node) -> bool:
-    return (isinstance(node, dict) and node.get("viewerDidAuthor") is True
-            and str(node.get("body") or "").startswith(STATE_MARKER))
+def _is_state_comment(node, me: str = "", author: Optional[str] = None) -> bool:
+    return _wrote(node, me, author) and str(node.get("body") or "").startswith(STATE_MARKER)
 
 
 @dataclass
@@ -241,8 +249,12 @@ class Stored:
     text: str = ""
 
 
-def load_state(api, issue: Optional[dict]) -> Stored:
+def load_state(api, issue: Optional[dict], *, author: Optional[str] = None) -> Stored:
     """The dashboard's state, read from the state comment of ``issue`` (the issue JSON; None: no dashboard).
+
+    ``author`` is the REST login of the account that keeps the dashboard when it is not the token's own (the
+    fleet plan reads a template's dashboard, kept by ``github-actions[bot]``, with the fleet App's token);
+    None: the token's account (GraphQL ``viewer``).
 
     One GraphQL query per 100 comments (at most :data:`_STATE_PAGES`).  The
     oldest comment of the bot's account starting with :data:`STATE_MARKER`
@@ -256,7 +268,7 @@ def load_state(api, issue: Optional[dict]) -> Stored:
         return Stored()
     from bot.events.context import viewer_login
 
-    me = viewer_login(api)
+    me = author if author is not None else viewer_login(api)
     owner, name = api.full_name.split("/", 1)
     after, top = None, None
     for _ in range(_STATE_PAGES):
@@ -266,15 +278,15 @@ def load_state(api, issue: Optional[dict]) -> Stored:
         top = node if top is None else top
         conn = node.get("comments") or {}
         for c in conn.get("nodes") or ():
-            if _is_state_comment(c) and isinstance(c.get("databaseId"), int):
-                st = hidden.load(c.get("body")) if _by_bot(c, me) else None
+            if _is_state_comment(c, me, author) and isinstance(c.get("databaseId"), int):
+                st = hidden.load(c.get("body")) if _by_bot(c, me, author) else None
                 return Stored(dict(st or {}), c["databaseId"], str(c.get("body") or ""))
         page = conn.get("pageInfo") or {}
         if not page.get("hasNextPage") or not page.get("endCursor"):
             break
         after = page["endCursor"]
     body = str((top or {}).get("body") or "")
-    st = hidden.load(body) if _by_bot(top, me) and MARKER in body else None
+    st = hidden.load(body) if _by_bot(top, me, author) and MARKER in body else None
     return Stored(dict(st or {}))
 
 

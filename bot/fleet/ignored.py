@@ -21,6 +21,8 @@ and reads only state the bot wrote:
   head is in the template repository and on the bot's branch
   (:meth:`bot.events.ignored.PullStore.bot_pulls`' rule).
 
+A dashboard's state is read from its state comment, by the rule the
+template's own run reads it (:func:`bot.events.dashboard.load_state`).
 The state block is parsed by :func:`bot.events.state.load` and the list
 cleaned by :func:`bot.events.ignored.clean` (the template's own run reads
 them so).  GitHub REST docs: "List repository issues" (``labels``,
@@ -96,8 +98,22 @@ def dashboard_ignored(remote: Remote, repository: str) -> tuple[list[str], str]:
             raise PlatformError(f"cannot read the ignored versions of {repository}: GitHub answers 404 for its issues")
         issue = mine(got)
         if issue is not None:
-            return issue["ignored"], f"the dashboard issue #{issue['number']}"
+            return _state_ignored(remote, repository, issue["number"]), f"the dashboard issue #{issue['number']}"
     return [], ""
+
+
+def _state_ignored(remote: Remote, repository: str, number: int) -> list[str]:
+    """The ignored versions in the state of ``repository``'s dashboard issue ``number``, read as the template's own
+    run reads it (:func:`bot.events.dashboard.load_state`: the state comment :data:`DASHBOARD_AUTHOR` wrote and
+    nobody else edited last, else the body of a dashboard from before the state comment, under the same rule),
+    never the body's copy for people: a writer's edit of the body is undone only by the template's next run.
+    One GraphQL query per 100 comments.  Raises :class:`~bot.errors.PlatformError` when GitHub refuses it."""
+    from bot.events import ignored as ign
+    from bot.events.context import Api
+    from bot.events.dashboard import load_state
+
+    stored = load_state(Api(remote.gh, repository), {"number": number}, author=DASHBOARD_AUTHOR)
+    return ign.versions(stored.state.get("ignored")) if "ignored" in stored.state else []
 
 
 def pulls_ignored(pulls: list[dict]) -> tuple[list[str], str]:
