@@ -67,3 +67,13 @@ def test_new_runtime_that_cannot_load_is_blocking_and_shows_its_error_lines():
 def test_no_model_run_says_why():
     assert modelrun_section([], note="The pack was not built.") == \
         "### Runs on a simulated Cortex-M55\n\nThe pack was not built.\n"
+
+
+def test_a_model_the_exporter_could_not_export_fails_at_the_export_stage_through_the_file(tmp_path):
+    r = ModelResult("linear_int8", "new", "fail", "export",
+                    "not exported: ModuleNotFoundError: No module named 'tosa_serializer'")
+    write_result(r, tmp_path / "linear_int8.json")
+    back = read_result(tmp_path / "linear_int8.json")
+    assert back.stage == "export"
+    assert blocking_items([back]) == ["`linear_int8`: the template's venv could not export it with the new executorch: "
+                                      "`not exported: ModuleNotFoundError: No module named 'tosa_serializer'`"]

@@ -184,7 +184,7 @@ def _suite(args: argparse.Namespace) -> int:
         ref = reference(pte) if suite_model else None   # one the host runtime cannot run (Cortex-M int8)
         if why is not None:
             result = ModelResult(model=pte.stem, pack=args.label or Path(args.pack).name, status="fail",
-                                 error=f"not exported: {why}")
+                                 stage="export", error=f"not exported: {why}")
         else:
             tolerance = max(args.tolerance, TOLERANCES.get(pte.stem, 0.0)) if suite_model else args.tolerance
             result = run_model(args.pack, pte, name=name, label=args.label,

@@ -18,7 +18,7 @@ Every failure is a :class:`StageError` naming its stage (one of
 from __future__ import annotations
 
 #: The stages of one run, in order; a failure names one of them.
-STAGES = ("select", "compile", "link", "boot", "load", "execute", "compare")
+STAGES = ("export", "select", "compile", "link", "boot", "load", "execute", "compare")
 
 
 class StageError(Exception):

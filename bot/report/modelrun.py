@@ -93,6 +93,9 @@ def blocking_items(new: list) -> list[str]:
         if r.status == "mismatch":
             out.append(f"{name}: the new pack's runtime gives different outputs from the host runtime "
                        f"(max difference {_diff(r)})")
+        elif r.status == "fail" and r.stage == "export":   # the template's venv could not export the bot's model
+            out.append(f"{name}: the template's venv could not export it with the new executorch: "
+                       f"{code(r.error, cap=160) or 'no error given'}")
         elif r.status not in ("match", NOT_RUNNABLE):
             what = ("cannot load its own exporter's .pte" if r.stage == "load"
                     else f"fails at {r.stage or 'an unknown stage'}")
