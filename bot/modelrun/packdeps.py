@@ -31,6 +31,7 @@ the language comes from the extension).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
@@ -158,8 +159,11 @@ def lock_pins(text: str) -> dict:
     return out
 
 
-def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
-    """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad."""
+def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str, shown: str | None = None):
+    """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad.
+
+    ``shown``: the file name errors give (default ``path.name``; a download is read from its temporary file)."""
+    shown = shown or path.name
     from bot.errors import PackError
     from bot.pack.archive import Limits, UnsafeArchive, extract_safely, open_zip, scan_archive
     from bot.pack.pdsc import PdscError, parse_pdsc
@@ -171,22 +175,22 @@ def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
             with open_zip(path) as zf:
                 scan = scan_archive(zf, Limits())
                 if scan.problems:
-                    raise StageError("select", f"{what} {path.name}: unsafe archive: {scan.problems[0]}")
+                    raise StageError("select", f"{what} {shown}: unsafe archive: {scan.problems[0]}")
                 shutil.rmtree(dest, ignore_errors=True)
                 dest.mkdir(parents=True)
                 extract_safely(zf, dest, Limits())
         except (UnsafeArchive, PackError) as exc:
-            raise StageError("select", f"{what} {path.name} is not a usable pack (zip): {exc}") from None
+            raise StageError("select", f"{what} {shown} is not a usable pack (zip): {exc}") from None
         except OSError as exc:
             raise StageError("select", f"{what} {path}: cannot read: {exc.strerror or exc}") from None
         root = dest
     pdsc_file = root / f"{vendor}.{name}.pdsc"
     if not pdsc_file.is_file():
-        raise StageError("select", f"{what} {path.name} has no {vendor}.{name}.pdsc at its root")
+        raise StageError("select", f"{what} {shown} has no {vendor}.{name}.pdsc at its root")
     try:
         return root, parse_pdsc(pdsc_file.read_bytes(), pdsc_file.name)
     except PdscError as exc:
-        raise StageError("select", f"{what} {path.name}: {exc}") from None
+        raise StageError("select", f"{what} {shown}: {exc}") from None
 
 
 def _check(root: Path, pdsc: Pdsc, req: Requirement, vendor: str, name: str, version: str | None, what: str,
@@ -300,21 +304,39 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
     if data is None:
         raise StageError("select", f"{what}: answered 404 (not found)")
     store = options.cache if options.cache is not None else dest.parent
+    file = store / f"{vendor}.{name}.{version}.pack"
+    part = _write_part(store, file, data, what)
     try:
-        store.mkdir(parents=True, exist_ok=True)
-        file = store / f"{vendor}.{name}.{version}.pack"
-        part = file.with_name(file.name + ".part")
-        part.write_bytes(data)
-    except OSError as exc:
-        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
-    try:
-        root, pdsc = _open_pack(part, dest, vendor, name, what)
+        root, pdsc = _open_pack(part, dest, vendor, name, what, file.name)
         resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {url}")
+        os.replace(part, file)   # a rename: a symbolic link planted at ``file`` is replaced, never followed
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise StageError("select", f"{what}: cannot keep the pack as {file}: {exc.strerror or exc}") from None
     except StageError:
         part.unlink(missing_ok=True)
         raise
-    part.replace(file)
     return resolved
+
+
+def _write_part(store: Path, file: Path, data: bytes, what: str) -> Path:
+    """``data`` in a new file of a fresh name beside ``file`` (``file.name`` + ``.part-XXXX``, made with
+    ``O_EXCL``: a file or symbolic link planted in the cache folder is never written through); StageError when
+    the cache folder cannot be made or written."""
+    import tempfile
+
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=file.name + ".part-", dir=store)
+    except OSError as exc:
+        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    return Path(tmp)
 
 
 def _cached(req, vendor: str, name: str, version: str | None, options: DepOptions, dest: Path):
