@@ -163,12 +163,30 @@ def test_index_off_and_no_local_pack_fails_at_select_naming_the_component(run):
 
 @pytest.mark.parametrize("text, message", [
     ("cbuild-pack: [unclosed\n", "is not a cbuild-pack lock file (YAML)"),
+    ("cbuild-pack: [ARM::CMSIS-NN@7.0.0]\n", "is not a cbuild-pack lock file (YAML): cbuild-pack: is a list, "
+                                           "not a mapping with resolved-packs:"),
+    ("cbuild-pack: ARM::CMSIS-NN@7.0.0\n", "cbuild-pack: is a string, not a mapping"),
+    ("cbuild-pack:\n  resolved-packs: 7\n", "resolved-packs: is a number, not a list of resolved-pack: items"),
+    ("- resolved-pack: ARM::CMSIS-NN@7.0.0\n", "the document is a list, not a mapping with cbuild-pack:"),
 ])
 def test_an_unreadable_lock_file_is_bad_input(run, tmp_path, text, message):
     lock = tmp_path / "bad.cbuild-pack.yml"
     lock.write_text(text)
     code, out, result = run("--cbuild-pack", str(lock))
     assert code == 2 and result is None and message in out and "Traceback" not in out
+
+
+def test_two_lock_files_pinning_different_versions_are_bad_input(run, tmp_path):
+    template = tmp_path / "template"
+    for folder, version in (("a", "6.0.0"), ("b", "7.0.0")):
+        (template / folder).mkdir(parents=True)
+        (template / folder / f"{folder}.cbuild-pack.yml").write_text(
+            f"cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@{version}\n")
+    code, out, result = run("--cbuild-pack", str(template), "--pack-cache", str(tmp_path / "c"))
+    assert (code, result) == (2, None)
+    assert (f"--cbuild-pack: {template / 'a/a.cbuild-pack.yml'} pins ARM::CMSIS-NN@6.0.0 but "
+            f"{template / 'b/b.cbuild-pack.yml'} pins ARM::CMSIS-NN@7.0.0") in out
+    assert not (tmp_path / "c").exists()
 
 
 def test_requirements_are_the_components_the_pack_lacks():

@@ -138,15 +138,21 @@ def _dep_options(args):
         if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
             files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
                            for p in args.cbuild_pack.glob(pattern) if p.is_file())
-        pins = {}
+        pins, where = {}, {}
         for f in files:
             try:
-                pins.update(lock_pins(f.read_text(encoding="utf-8")))
+                found = lock_pins(f.read_text(encoding="utf-8"))
             except OSError as exc:
                 raise UsageError(f"--cbuild-pack: cannot read {f}: {exc.strerror or exc}") from None
             except (ValueError, UnicodeDecodeError) as exc:
                 raise UsageError(f"--cbuild-pack: {f} is not a cbuild-pack lock file (YAML): "
                                  f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            for pack, version in found.items():
+                if pack in pins and pins[pack] != version:   # two lock files of one template disagree
+                    raise UsageError(f"--cbuild-pack: {where[pack]} pins {pack}@{pins[pack]} but {f} pins "
+                                     f"{pack}@{version}; which one to fetch is not clear")
+                pins.setdefault(pack, version)
+                where.setdefault(pack, f)
     cache = args.pack_cache if args.pack_cache is not None else cache_dir()
     return DepOptions(local=tuple(args.dep_pack), pins=pins, index_url=pack_index_url(args.pack_index_url),
                       cache=Path(cache) / "packs" if cache is not None and args.pack_cache is None else cache)

@@ -141,7 +141,8 @@ def lock_pins(text: str) -> dict:
     """``{"ARM::CMSIS-NN": "7.0.0"}`` from a ``*.cbuild-pack.yml`` lock file's ``resolved-pack:`` items.
 
     The lock file (written by ``cbuild setup``) lists ``- resolved-pack: Vendor::Name@Version``; read
-    as YAML, an item that is not of that form is skipped.  Raises :class:`ValueError` when it is not YAML.
+    as YAML, an item that is not of that form is skipped.  Raises :class:`ValueError` when it is not YAML, or
+    when the document, ``cbuild-pack:`` or ``resolved-packs:`` has another shape (the file is not a lock file).
     """
     import yaml
 
@@ -150,13 +151,28 @@ def lock_pins(text: str) -> dict:
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from None
     out = {}
-    items = ((data or {}).get("cbuild-pack") or {}).get("resolved-packs") if isinstance(data, dict) else None
-    for item in items if isinstance(items, list) else []:
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(f"the document is {_kind(data)}, not a mapping with cbuild-pack:")
+    section = (data or {}).get("cbuild-pack")
+    if section is not None and not isinstance(section, dict):
+        raise ValueError(f"cbuild-pack: is {_kind(section)}, not a mapping with resolved-packs:")
+    items = (section or {}).get("resolved-packs")
+    if items is not None and not isinstance(items, list):
+        raise ValueError(f"resolved-packs: is {_kind(items)}, not a list of resolved-pack: items")
+    for item in items or []:
         ref = item.get("resolved-pack") if isinstance(item, dict) else None
         if isinstance(ref, str) and "::" in ref and "@" in ref:
             key, _, version = ref.partition("@")
             out[key.strip()] = version.strip()
     return out
+
+
+def _kind(value) -> str:
+    """``"a list"``, ``"a string"``, ``"a number"``, ``"a mapping"`` or ``"a true/false"`` (a YAML value's kind)."""
+    if isinstance(value, bool):
+        return "a true/false"
+    return {list: "a list", str: "a string", dict: "a mapping"}.get(type(value)) or \
+        ("a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
 
 
 def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str, shown: str | None = None):
