@@ -177,8 +177,12 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
         out += ["", f"{code(own[0].model, cap=60)} is the program the template ships (`model:` in its settings), "
                 "exported by the template's current ExecuTorch: its row is that older export on the new pack's "
                 "runtime, which says whether the template's model must be re-exported."]
-    failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
-    for r in failed:
-        out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
-                "", "```text", *[ln.replace("```", "'''") for ln in r.error_lines[:8]], "```", "", "</details>"]
+    failed = [(i, r) for i, r in enumerate(new[:MAX_MODELS], 1) if r.status == "fail" and r.error_lines]
+    for i, r in failed:
+        # the <summary> line is raw HTML (an HTML block: GFM spec, "HTML blocks", start condition 6), where a code
+        # span is none and a mention or "<!--" is live: it holds the bot's words only, the model's name follows
+        # the blank line as Markdown
+        out += ["", f"<details><summary>Row {i}: the {r.stage or '?'} stage's own error</summary>", "",
+                f"{code(r.model, cap=60)}:", "", "```text", *[ln.replace("```", "'''") for ln in r.error_lines[:8]],
+                "```", "", "</details>"]
     return "\n".join(out) + "\n"
