@@ -175,11 +175,11 @@ def _kind(value) -> str:
         ("a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
 
 
-def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str, shown: str | None = None):
+def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
     """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad.
 
-    ``shown``: the file name errors give (default ``path.name``; a download is read from its temporary file)."""
-    shown = shown or path.name
+    ``what`` names the pack in errors (``the local pack PATH``, ``ARM::CMSIS-NN@V from URL``): a download is read
+    from its temporary file, whose name means nothing to the reader."""
     from bot.errors import PackError
     from bot.pack.archive import Limits, UnsafeArchive, extract_safely, open_zip, scan_archive
     from bot.pack.pdsc import PdscError, parse_pdsc
@@ -191,22 +191,22 @@ def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str, shown:
             with open_zip(path) as zf:
                 scan = scan_archive(zf, Limits())
                 if scan.problems:
-                    raise StageError("select", f"{what} {shown}: unsafe archive: {scan.problems[0]}")
+                    raise StageError("select", f"{what}: unsafe archive: {scan.problems[0]}")
                 shutil.rmtree(dest, ignore_errors=True)
                 dest.mkdir(parents=True)
                 extract_safely(zf, dest, Limits())
         except (UnsafeArchive, PackError) as exc:
-            raise StageError("select", f"{what} {shown} is not a usable pack (zip): {exc}") from None
+            raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
         except OSError as exc:
-            raise StageError("select", f"{what} {path}: cannot read: {exc.strerror or exc}") from None
+            raise StageError("select", f"{what}: cannot read: {exc.strerror or exc}") from None
         root = dest
     pdsc_file = root / f"{vendor}.{name}.pdsc"
     if not pdsc_file.is_file():
-        raise StageError("select", f"{what} {shown} has no {vendor}.{name}.pdsc at its root")
+        raise StageError("select", f"{what} has no {vendor}.{name}.pdsc at its root")
     try:
         return root, parse_pdsc(pdsc_file.read_bytes(), pdsc_file.name)
     except PdscError as exc:
-        raise StageError("select", f"{what} {shown}: {exc}") from None
+        raise StageError("select", f"{what}: {exc}") from None
 
 
 def _check(root: Path, pdsc: Pdsc, req: Requirement, vendor: str, name: str, version: str | None, what: str,
@@ -323,7 +323,7 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
     file = store / f"{vendor}.{name}.{version}.pack"
     part = _write_part(store, file, data, what)
     try:
-        root, pdsc = _open_pack(part, dest, vendor, name, what, file.name)
+        root, pdsc = _open_pack(part, dest, vendor, name, what)
         resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {url}")
         os.replace(part, file)   # a rename: a symbolic link planted at ``file`` is replaced, never followed
     except OSError as exc:
