@@ -122,7 +122,8 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
         build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")),
-        packs=[_text(x) for x in (data.get("packs") if isinstance(data.get("packs"), list) else [])[:8]],
+        packs=[t for t in (_text(x).strip() for x in (data.get("packs") if isinstance(data.get("packs"), list)
+                                                      else [])[:8]) if t],   # a blank or non-string entry names nothing
         runtime_sha256=_digest(data.get("runtime_sha256")))
 
 

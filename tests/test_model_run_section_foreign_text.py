@@ -1,8 +1,10 @@
-"""The PR section's ``<details><summary>`` line of a failed model holds the bot's words only.
+"""What the PR section shows of a result file's foreign text.
 
-A ``<details>`` line starts an HTML block (GFM spec, "HTML blocks", start condition 6) that runs to the next blank
-line: inside it a backtick is no code span, so a model name there would render live (a mention, ``<!--`` hiding the
-rest of the body, ``</details>`` closing the block early).  The name comes after the blank line, as a code span.
+The ``<details><summary>`` line of a failed model holds the bot's words only.  A ``<details>`` line starts an
+HTML block (GFM spec, "HTML blocks", start condition 6) that runs to the next blank line: inside it a backtick is
+no code span, so a model name there would render live (a mention, ``<!--`` hiding the rest of the body,
+``</details>`` closing the block early).  The name comes after the blank line, as a code span.  A blank or
+non-string ``packs`` entry names no pack (no empty item in "Built with").
 """
 
 from __future__ import annotations
@@ -29,3 +31,11 @@ def test_a_failed_model_name_never_reaches_the_summary_line(tmp_path):
         # blank line, the name as a code span (a Markdown paragraph again), blank line, the fenced error lines
         assert lines[at + 1:at + 6] == ["", lines[at + 2], "", "```text", "E 0x20 InvalidProgram"]
         assert lines[at + 2].startswith("`") and name in lines[at + 2] and lines[at + 2].endswith("`:")
+
+
+def test_blank_or_non_string_pack_entries_name_no_pack_in_the_section(tmp_path):
+    (tmp_path / "m.json").write_text(json.dumps({"schema": 1, "model": "m", "pack": "p", "status": "match",
+                                                 "packs": [1, None, "", "   ", " ARM::CMSIS-NN@7.0.0 (x) "]}))
+    (result,) = read_results(tmp_path)
+    assert result.packs == ["ARM::CMSIS-NN@7.0.0 (x)"]
+    assert "Built with, besides the new pack: `ARM::CMSIS-NN@7.0.0 (x)`." in modelrun_section([result]).splitlines()
