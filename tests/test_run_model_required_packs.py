@@ -189,6 +189,18 @@ def test_two_lock_files_pinning_different_versions_are_bad_input(run, tmp_path):
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("option, message", [("--dep-pack", "not a pack file or folder"),
+                                             ("--cbuild-pack", "no such lock file or template folder")])
+def test_a_fifo_given_as_a_pack_or_lock_file_is_bad_input_without_reading_it(run, tmp_path, option, message):
+    import os
+
+    fifo = tmp_path / "ARM.CMSIS-NN.7.0.0.pack"
+    os.mkfifo(fifo)   # opening it to read would wait for a writer forever
+    code, out, result = run(option, str(fifo))
+    assert (code, result) == (2, None)
+    assert f"{option}: {fifo}: {message}" in out
+
+
 def test_requirements_are_the_components_the_pack_lacks():
     spec = PackSpec(operators=DEMO_OPS, cmsis_nn=True)
     data = pdsc_text(spec).encode()

@@ -132,8 +132,12 @@ def _dep_options(args):
     for p in args.dep_pack:
         if not p.exists():
             raise UsageError(f"--dep-pack: {p}: no such pack file or folder")
+        if not (p.is_file() or p.is_dir()):   # a FIFO or a device would block the read or never end
+            raise UsageError(f"--dep-pack: {p}: not a pack file or folder")
     pins = None
     if args.cbuild_pack is not None:
+        if not (args.cbuild_pack.is_file() or args.cbuild_pack.is_dir()):
+            raise UsageError(f"--cbuild-pack: {args.cbuild_pack}: no such lock file or template folder")
         files = [args.cbuild_pack]
         if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
             files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
