@@ -201,6 +201,23 @@ def test_a_fifo_given_as_a_pack_or_lock_file_is_bad_input_without_reading_it(run
     assert f"{option}: {fifo}: {message}" in out
 
 
+@pytest.mark.parametrize("served", [True, False])
+def test_an_index_url_with_credentials_never_shows_them(run, packs, httpserver, tmp_path, served):
+    if served:
+        serve_pack(httpserver, packs["nn"])
+    else:   # the index answers 404: the error names its URL
+        httpserver.expect_request("/pack/index.pidx").respond_with_data("", status=404)
+    index = httpserver.url_for("/pack/index.pidx").replace("http://", "http://bot:s3cr3t-token@")
+    code, out, result = run("--pack-index-url", index, "--pack-cache", str(tmp_path / "c"))
+    shown = index.replace("bot:s3cr3t-token@", "***@")
+    if served:
+        assert (code, result["packs"]) == (0, [f"ARM::CMSIS-NN@7.0.0 (pack index {shown})"])
+    else:
+        assert (code, result["stage"]) == (1, "select")
+        assert result["error"] == f"CMSIS:NN Lib (ARM::CMSIS-NN): the pack index {shown} answered 404 (not found)"
+    assert "s3cr3t" not in out and "s3cr3t" not in json.dumps(result)
+
+
 def test_requirements_are_the_components_the_pack_lacks():
     spec = PackSpec(operators=DEMO_OPS, cmsis_nn=True)
     data = pdsc_text(spec).encode()

@@ -49,6 +49,8 @@ MAX_PACK = 64 << 20
 MAX_SECONDS = 300
 #: A pack version as it may appear in a file name (SemVer's characters; no '/', no "..").
 _VERSION = re.compile(r"(?!.*\.\.)[0-9A-Za-z][0-9A-Za-z.+-]{0,63}")
+#: A URL's scheme and user information (``https://user:token@``): RFC 3986, "3.2.1. User Information".
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]*@")
 _SOURCE_LANG = {".c": "c", ".cpp": "c++", ".cc": "c++", ".cxx": "c++", ".s": "assembler", ".S": "assembler-with-cpp"}
 
 
@@ -269,7 +271,22 @@ def _holds_pdsc(path: Path, vendor: str, name: str, what: str) -> bool:
         raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
 
 
+def _redacted(text: str) -> str:
+    """``text`` with the user information of every URL in it replaced: ``https://user:token@host/`` ->
+    ``https://***@host/`` (RFC 3986 ``userinfo``): a private index's credentials never reach the result, the
+    output or the pull request."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
 def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
+    """:func:`_fetch_pack`, every message without the URLs' user information (:func:`_redacted`)."""
+    try:
+        return _fetch_pack(req, vendor, name, version, options, dest, http=http, policy=policy)
+    except StageError as exc:
+        raise StageError(exc.stage, _redacted(exc.message), [_redacted(ln) for ln in exc.lines]) from None
+
+
+def _fetch_pack(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
     from bot.errors import BotError
     from bot.github.client import RetryPolicy, session
     from bot.pack.public_index import _fetch, index_entry
@@ -324,7 +341,7 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
     part = _write_part(store, file, data, what)
     try:
         root, pdsc = _open_pack(part, dest, vendor, name, what)
-        resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {url}")
+        resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {_redacted(url)}")
         os.replace(part, file)   # a rename: a symbolic link planted at ``file`` is replaced, never followed
     except OSError as exc:
         part.unlink(missing_ok=True)
