@@ -3,6 +3,7 @@
 A template's own model is foreign: its ``.pte`` may name thousands of long operators or delegates, which the
 result copies.  The writer cuts as the reader does, and halves the longest list until the file fits, so one odd
 model can no longer make ``publish --model-results`` refuse the whole folder.
+A file that is too big anyway is refused after reading its first 64 KiB + 1 byte, not all of it.
 """
 
 from __future__ import annotations
@@ -42,3 +43,22 @@ def test_lists_of_escaped_text_are_halved_until_the_file_fits(tmp_path):
     assert 0 < len(data["operators"]) < 64 and len(data["outputs"]) < 64
     (result,) = read_results(tmp_path)
     assert (result.model, result.status, result.stage) == ("m", "fail", "compile")
+
+
+def test_a_huge_result_file_is_refused_without_being_read_whole(tmp_path):
+    import tracemalloc
+
+    import pytest
+
+    from bot.errors import UsageError
+
+    with open(tmp_path / "m.json", "wb") as fh:
+        fh.truncate(256 << 20)   # sparse: 256 MiB that read_bytes() would hold in memory at once
+    tracemalloc.start()
+    try:
+        with pytest.raises(UsageError, match="larger than 65536 bytes"):
+            read_results(tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20

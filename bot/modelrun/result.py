@@ -112,6 +112,12 @@ def fitted(data: dict) -> str:
         d[longest] = d[longest][:len(d[longest]) // 2]
 
 
+def _head(path: Path) -> bytes:
+    """The first :data:`MAX_BYTES` + 1 bytes of ``path`` (enough to tell it is too big, without reading it all)."""
+    with open(path, "rb") as fh:
+        return fh.read(MAX_BYTES + 1)
+
+
 def _text(v) -> str:
     return inert.line(v, cap=TEXT_CAP) if isinstance(v, str) else ""
 
@@ -125,7 +131,7 @@ def _num(v, integer=False):
 def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult:
     """The :class:`ModelResult` in ``path``, rebuilt field by field; a missing or odd file is a ``fail``."""
     try:
-        raw = Path(path).read_bytes()[:MAX_BYTES + 1]
+        raw = _head(Path(path))
         data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         reason = getattr(exc, "strerror", None) or "unreadable"
@@ -189,7 +195,7 @@ def read_results(folder: Path, *, option: str = "--model-results") -> list[Model
         try:
             if not f.is_file():
                 raise UsageError(f"{option}: not a regular file", path=str(f))
-            raw = f.read_bytes()[:MAX_BYTES + 1]
+            raw = _head(f)
             if len(raw) > MAX_BYTES:
                 why = f"larger than {MAX_BYTES} bytes"
             else:
