@@ -218,6 +218,18 @@ def test_an_index_url_with_credentials_never_shows_them(run, packs, httpserver, 
     assert "s3cr3t" not in out and "s3cr3t" not in json.dumps(result)
 
 
+def test_a_template_lock_file_linking_outside_the_template_is_refused_unread(run, tmp_path):
+    outside = tmp_path / "elsewhere.yml"
+    outside.write_text("cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@6.0.0\n")
+    template = tmp_path / "template"
+    (template / "solution").mkdir(parents=True)
+    (template / "solution" / "app.cbuild-pack.yml").symlink_to(outside)
+    code, out, result = run("--cbuild-pack", str(template), "--pack-cache", str(tmp_path / "c"))
+    assert (code, result) == (2, None)
+    assert (f"--cbuild-pack: {template / 'solution/app.cbuild-pack.yml'} is a symbolic link leading outside "
+            f"{template}") in out
+
+
 def test_requirements_are_the_components_the_pack_lacks():
     spec = PackSpec(operators=DEMO_OPS, cmsis_nn=True)
     data = pdsc_text(spec).encode()

@@ -142,6 +142,10 @@ def _dep_options(args):
         if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
             files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
                            for p in args.cbuild_pack.glob(pattern) if p.is_file())
+            top = args.cbuild_pack.resolve()
+            for f in files:   # the template is foreign: a link must not make the bot read a file outside it
+                if not f.resolve().is_relative_to(top):
+                    raise UsageError(f"--cbuild-pack: {f} is a symbolic link leading outside {args.cbuild_pack}")
         pins, where = {}, {}
         for f in files:
             try:
