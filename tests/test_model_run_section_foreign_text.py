@@ -39,3 +39,4 @@ def test_blank_or_non_string_pack_entries_name_no_pack_in_the_section(tmp_path):
     (result,) = read_results(tmp_path)
     assert result.packs == ["ARM::CMSIS-NN@7.0.0 (x)"]
     assert "Built with, besides the new pack: `ARM::CMSIS-NN@7.0.0 (x)`." in modelrun_section([result]).splitlines()
+

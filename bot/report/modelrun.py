@@ -60,11 +60,17 @@ def _instructions(old, new) -> str:
     return f"{o:,} → {n:,}{change}"
 
 
+def _pack_ids(r) -> list[str]:
+    """``["ARM::CMSIS-NN@7.0.0"]``: the required packs of a result without where each came from (``packs``)."""
+    return sorted(p.split(" (", 1)[0] for p in r.packs)
+
+
 def same_runtime(old, new) -> bool:
     """Whether the old and the new pack's images of one model were built from byte-identical pack files
-    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`); False when either is unknown."""
+    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`) with the same required packs (``packs``:
+    ``runtime_sha256`` covers the pack run, not CMSIS-NN's sources); False when either is unknown."""
     return (old is not None and new is not None and old.runtime_sha256 is not None
-            and old.runtime_sha256 == new.runtime_sha256)
+            and old.runtime_sha256 == new.runtime_sha256 and _pack_ids(old) == _pack_ids(new))
 
 
 def cross_check(old, new=None) -> str:
