@@ -236,9 +236,13 @@ def compose_config(repo: Path):
 def model_path(value: str, err, node) -> str:
     """``model:``: the template's own program, a repository-relative path to a ``.pte`` file (the sample
     template ships ``model/model.pte``), in POSIX form.  Raises ``err(message, node)`` for an absolute path,
-    a ``..`` component, a backslash or a name not ending in ``.pte``; whether the file exists is checked by
-    ``run-model --template`` (:mod:`bot.modelrun.template`), which reads it."""
+    a ``..`` component, a backslash, a control character or lone surrogate (YAML's ``"\\0"``, ``"\\ud800"``:
+    the system cannot open such a name), or a name not ending in ``.pte``; whether the file exists is checked
+    by ``run-model --template`` (:mod:`bot.modelrun.template`), which reads it."""
     parts = value.split("/")
+    if re.search(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]", value):
+        raise err(f"model: {value!r} holds a control character or a lone surrogate (not a file name a template "
+                  "ships)", node)
     if value.startswith("/") or re.match(r"^[A-Za-z]:", value) or "\\" in value:
         raise err(f"model: {value!r} is not a path relative to the repository root (e.g. model/model.pte)", node)
     if ".." in parts:

@@ -78,3 +78,19 @@ def test_results_without_a_fingerprint_claim_nothing(runs):
     old, new = replace(runs["old"], runtime_sha256=None), replace(runs["new"], runtime_sha256=None)
     text = modelrun_section([new], [old])
     assert "| loads and matches |" in text and "byte-identical" not in text
+
+
+def test_equal_runtime_digests_with_different_required_packs_are_not_the_same_runtime():
+    from bot.modelrun.result import ModelResult
+    from bot.report.modelrun import cross_check, modelrun_section
+
+    digest = "ab" * 32
+    new = ModelResult("linear_int8", "1.5.1", "match", runtime_sha256=digest,
+                      packs=["ARM::CMSIS-NN@7.0.0 (pack index https://example.invalid/index.pidx)"])
+    cached = ModelResult("linear_int8", "1.5.0", "match", runtime_sha256=digest,
+                         packs=["ARM::CMSIS-NN@7.0.0 (cache ARM.CMSIS-NN.7.0.0.pack)"])
+    older_nn = ModelResult("linear_int8", "1.5.0", "match", runtime_sha256=digest,
+                           packs=["ARM::CMSIS-NN@6.0.0 (cache ARM.CMSIS-NN.6.0.0.pack)"])
+    assert cross_check(cached, new) == "loads and matches (the same runtime sources as the new pack)"
+    assert cross_check(older_nn, new) == "loads and matches"
+    assert "byte-identical" not in modelrun_section([new], [older_nn])

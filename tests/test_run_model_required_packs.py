@@ -163,12 +163,71 @@ def test_index_off_and_no_local_pack_fails_at_select_naming_the_component(run):
 
 @pytest.mark.parametrize("text, message", [
     ("cbuild-pack: [unclosed\n", "is not a cbuild-pack lock file (YAML)"),
+    ("cbuild-pack: [ARM::CMSIS-NN@7.0.0]\n", "is not a cbuild-pack lock file (YAML): cbuild-pack: is a list, "
+                                           "not a mapping with resolved-packs:"),
+    ("cbuild-pack: ARM::CMSIS-NN@7.0.0\n", "cbuild-pack: is a string, not a mapping"),
+    ("cbuild-pack:\n  resolved-packs: 7\n", "resolved-packs: is a number, not a list of resolved-pack: items"),
+    ("- resolved-pack: ARM::CMSIS-NN@7.0.0\n", "the document is a list, not a mapping with cbuild-pack:"),
 ])
 def test_an_unreadable_lock_file_is_bad_input(run, tmp_path, text, message):
     lock = tmp_path / "bad.cbuild-pack.yml"
     lock.write_text(text)
     code, out, result = run("--cbuild-pack", str(lock))
     assert code == 2 and result is None and message in out and "Traceback" not in out
+
+
+def test_two_lock_files_pinning_different_versions_are_bad_input(run, tmp_path):
+    template = tmp_path / "template"
+    for folder, version in (("a", "6.0.0"), ("b", "7.0.0")):
+        (template / folder).mkdir(parents=True)
+        (template / folder / f"{folder}.cbuild-pack.yml").write_text(
+            f"cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@{version}\n")
+    code, out, result = run("--cbuild-pack", str(template), "--pack-cache", str(tmp_path / "c"))
+    assert (code, result) == (2, None)
+    assert (f"--cbuild-pack: {template / 'a/a.cbuild-pack.yml'} pins ARM::CMSIS-NN@6.0.0 but "
+            f"{template / 'b/b.cbuild-pack.yml'} pins ARM::CMSIS-NN@7.0.0") in out
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("option, message", [("--dep-pack", "not a pack file or folder"),
+                                             ("--cbuild-pack", "no such lock file or template folder")])
+def test_a_fifo_given_as_a_pack_or_lock_file_is_bad_input_without_reading_it(run, tmp_path, option, message):
+    import os
+
+    fifo = tmp_path / "ARM.CMSIS-NN.7.0.0.pack"
+    os.mkfifo(fifo)   # opening it to read would wait for a writer forever
+    code, out, result = run(option, str(fifo))
+    assert (code, result) == (2, None)
+    assert f"{option}: {fifo}: {message}" in out
+
+
+@pytest.mark.parametrize("served", [True, False])
+def test_an_index_url_with_credentials_never_shows_them(run, packs, httpserver, tmp_path, served):
+    if served:
+        serve_pack(httpserver, packs["nn"])
+    else:   # the index answers 404: the error names its URL
+        httpserver.expect_request("/pack/index.pidx").respond_with_data("", status=404)
+    index = httpserver.url_for("/pack/index.pidx").replace("http://", "http://bot:s3cr3t-token@")
+    code, out, result = run("--pack-index-url", index, "--pack-cache", str(tmp_path / "c"))
+    shown = index.replace("bot:s3cr3t-token@", "***@")
+    if served:
+        assert (code, result["packs"]) == (0, [f"ARM::CMSIS-NN@7.0.0 (pack index {shown})"])
+    else:
+        assert (code, result["stage"]) == (1, "select")
+        assert result["error"] == f"CMSIS:NN Lib (ARM::CMSIS-NN): the pack index {shown} answered 404 (not found)"
+    assert "s3cr3t" not in out and "s3cr3t" not in json.dumps(result)
+
+
+def test_a_template_lock_file_linking_outside_the_template_is_refused_unread(run, tmp_path):
+    outside = tmp_path / "elsewhere.yml"
+    outside.write_text("cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@6.0.0\n")
+    template = tmp_path / "template"
+    (template / "solution").mkdir(parents=True)
+    (template / "solution" / "app.cbuild-pack.yml").symlink_to(outside)
+    code, out, result = run("--cbuild-pack", str(template), "--pack-cache", str(tmp_path / "c"))
+    assert (code, result) == (2, None)
+    assert (f"--cbuild-pack: {template / 'solution/app.cbuild-pack.yml'} is a symbolic link leading outside "
+            f"{template}") in out
 
 
 def test_requirements_are_the_components_the_pack_lacks():

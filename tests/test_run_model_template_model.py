@@ -124,6 +124,8 @@ def test_a_delegated_model_alone_is_a_passed_proof_in_the_pr(planned, capsys, tm
     ("model: ../other/model.pte\n", 1, "model: '../other/model.pte' leaves the repository"),
     ("\n\nmodel: model/model.onnx\n", 3, "model: 'model/model.onnx' is not a .pte file"),
     ("model: [model.pte]\n", 1, "model: expected a non-empty string"),
+    ('model: "model/a\\0.pte"\n', 1, "model: 'model/a\\x00.pte' holds a control character or a lone surrogate"),
+    ('model: "model/\\ud800.pte"\n', 1, "model: 'model/\\ud800.pte' holds a control character or a lone surrogate"),
     ("model: model\\\\model.pte\n", 1, "is not a path relative to the repository root"),
     ("model: model/absent.pte\n", 1, "model: model/absent.pte: No such file or directory in the template"),
     ("draft: auto\nmodel: model/model.pte\n", 2, "model: template/model/model.pte: not an ExecuTorch program"),

@@ -132,21 +132,35 @@ def _dep_options(args):
     for p in args.dep_pack:
         if not p.exists():
             raise UsageError(f"--dep-pack: {p}: no such pack file or folder")
+        if not (p.is_file() or p.is_dir()):   # a FIFO or a device would block the read or never end
+            raise UsageError(f"--dep-pack: {p}: not a pack file or folder")
     pins = None
     if args.cbuild_pack is not None:
+        if not (args.cbuild_pack.is_file() or args.cbuild_pack.is_dir()):
+            raise UsageError(f"--cbuild-pack: {args.cbuild_pack}: no such lock file or template folder")
         files = [args.cbuild_pack]
         if args.cbuild_pack.is_dir():   # a template checkout: its lock files (csolution folder, one level down)
             files = sorted(p for pattern in ("*.cbuild-pack.yml", "*/*.cbuild-pack.yml")
                            for p in args.cbuild_pack.glob(pattern) if p.is_file())
-        pins = {}
+            top = args.cbuild_pack.resolve()
+            for f in files:   # the template is foreign: a link must not make the bot read a file outside it
+                if not f.resolve().is_relative_to(top):
+                    raise UsageError(f"--cbuild-pack: {f} is a symbolic link leading outside {args.cbuild_pack}")
+        pins, where = {}, {}
         for f in files:
             try:
-                pins.update(lock_pins(f.read_text(encoding="utf-8")))
+                found = lock_pins(f.read_text(encoding="utf-8"))
             except OSError as exc:
                 raise UsageError(f"--cbuild-pack: cannot read {f}: {exc.strerror or exc}") from None
             except (ValueError, UnicodeDecodeError) as exc:
                 raise UsageError(f"--cbuild-pack: {f} is not a cbuild-pack lock file (YAML): "
                                  f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            for pack, version in found.items():
+                if pack in pins and pins[pack] != version:   # two lock files of one template disagree
+                    raise UsageError(f"--cbuild-pack: {where[pack]} pins {pack}@{pins[pack]} but {f} pins "
+                                     f"{pack}@{version}; which one to fetch is not clear")
+                pins.setdefault(pack, version)
+                where.setdefault(pack, f)
     cache = args.pack_cache if args.pack_cache is not None else cache_dir()
     return DepOptions(local=tuple(args.dep_pack), pins=pins, index_url=pack_index_url(args.pack_index_url),
                       cache=Path(cache) / "packs" if cache is not None and args.pack_cache is None else cache)

@@ -161,6 +161,9 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
                                env=env, cwd=work, timeout=timeout)
         except subprocess.TimeoutExpired:
             return label, out, [f"timed out after {timeout:.0f} s"]
+        except OSError as exc:   # E2BIG: a PDSC naming thousands of include folders makes the command too long
+            return label, out, [f"cannot run the compiler: {exc.strerror or exc} ({len(cmd)} arguments, "
+                                f"{len(incs)} include folders)"]
         return label, out, (None if p.returncode == 0 else _errors(p.stderr, [pack_root, work, work.parent]))
 
     hits_before = _ccache_hits(tools, env)
@@ -183,6 +186,8 @@ def build_image(pack_root: Path, sources: list[tuple[str, str]], include_dirs: l
                            env=env, cwd=work, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise StageError("link", f"the link timed out after {timeout:.0f} s") from None
+    except OSError as exc:   # E2BIG: a PDSC naming thousands of sources makes the command too long
+        raise StageError("link", f"cannot run the linker: {exc.strerror or exc} ({len(results)} objects)") from None
     if p.returncode != 0:
         errs = _errors(p.stderr, [pack_root, work])
         raise StageError("link", f"the image does not link: {errs[0] if errs else 'failed'}", errs)

@@ -31,6 +31,7 @@ the language comes from the extension).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
@@ -48,6 +49,8 @@ MAX_PACK = 64 << 20
 MAX_SECONDS = 300
 #: A pack version as it may appear in a file name (SemVer's characters; no '/', no "..").
 _VERSION = re.compile(r"(?!.*\.\.)[0-9A-Za-z][0-9A-Za-z.+-]{0,63}")
+#: A URL's scheme and user information (``https://user:token@``): RFC 3986, "3.2.1. User Information".
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]*@")
 _SOURCE_LANG = {".c": "c", ".cpp": "c++", ".cc": "c++", ".cxx": "c++", ".s": "assembler", ".S": "assembler-with-cpp"}
 
 
@@ -140,7 +143,8 @@ def lock_pins(text: str) -> dict:
     """``{"ARM::CMSIS-NN": "7.0.0"}`` from a ``*.cbuild-pack.yml`` lock file's ``resolved-pack:`` items.
 
     The lock file (written by ``cbuild setup``) lists ``- resolved-pack: Vendor::Name@Version``; read
-    as YAML, an item that is not of that form is skipped.  Raises :class:`ValueError` when it is not YAML.
+    as YAML, an item that is not of that form is skipped.  Raises :class:`ValueError` when it is not YAML, or
+    when the document, ``cbuild-pack:`` or ``resolved-packs:`` has another shape (the file is not a lock file).
     """
     import yaml
 
@@ -149,8 +153,15 @@ def lock_pins(text: str) -> dict:
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from None
     out = {}
-    items = ((data or {}).get("cbuild-pack") or {}).get("resolved-packs") if isinstance(data, dict) else None
-    for item in items if isinstance(items, list) else []:
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(f"the document is {_kind(data)}, not a mapping with cbuild-pack:")
+    section = (data or {}).get("cbuild-pack")
+    if section is not None and not isinstance(section, dict):
+        raise ValueError(f"cbuild-pack: is {_kind(section)}, not a mapping with resolved-packs:")
+    items = (section or {}).get("resolved-packs")
+    if items is not None and not isinstance(items, list):
+        raise ValueError(f"resolved-packs: is {_kind(items)}, not a list of resolved-pack: items")
+    for item in items or []:
         ref = item.get("resolved-pack") if isinstance(item, dict) else None
         if isinstance(ref, str) and "::" in ref and "@" in ref:
             key, _, version = ref.partition("@")
@@ -158,8 +169,19 @@ def lock_pins(text: str) -> dict:
     return out
 
 
+def _kind(value) -> str:
+    """``"a list"``, ``"a string"``, ``"a number"``, ``"a mapping"`` or ``"a true/false"`` (a YAML value's kind)."""
+    if isinstance(value, bool):
+        return "a true/false"
+    return {list: "a list", str: "a string", dict: "a mapping"}.get(type(value)) or \
+        ("a number" if isinstance(value, (int, float)) else f"a {type(value).__name__}")
+
+
 def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
-    """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad."""
+    """Unpack and read the pack at ``path`` (file or folder) into ``dest``; returns (root, Pdsc); StageError when bad.
+
+    ``what`` names the pack in errors (``the local pack PATH``, ``ARM::CMSIS-NN@V from URL``): a download is read
+    from its temporary file, whose name means nothing to the reader."""
     from bot.errors import PackError
     from bot.pack.archive import Limits, UnsafeArchive, extract_safely, open_zip, scan_archive
     from bot.pack.pdsc import PdscError, parse_pdsc
@@ -171,22 +193,22 @@ def _open_pack(path: Path, dest: Path, vendor: str, name: str, what: str):
             with open_zip(path) as zf:
                 scan = scan_archive(zf, Limits())
                 if scan.problems:
-                    raise StageError("select", f"{what} {path.name}: unsafe archive: {scan.problems[0]}")
+                    raise StageError("select", f"{what}: unsafe archive: {scan.problems[0]}")
                 shutil.rmtree(dest, ignore_errors=True)
                 dest.mkdir(parents=True)
                 extract_safely(zf, dest, Limits())
         except (UnsafeArchive, PackError) as exc:
-            raise StageError("select", f"{what} {path.name} is not a usable pack (zip): {exc}") from None
+            raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
         except OSError as exc:
-            raise StageError("select", f"{what} {path}: cannot read: {exc.strerror or exc}") from None
+            raise StageError("select", f"{what}: cannot read: {exc.strerror or exc}") from None
         root = dest
     pdsc_file = root / f"{vendor}.{name}.pdsc"
     if not pdsc_file.is_file():
-        raise StageError("select", f"{what} {path.name} has no {vendor}.{name}.pdsc at its root")
+        raise StageError("select", f"{what} has no {vendor}.{name}.pdsc at its root")
     try:
         return root, parse_pdsc(pdsc_file.read_bytes(), pdsc_file.name)
     except PdscError as exc:
-        raise StageError("select", f"{what} {path.name}: {exc}") from None
+        raise StageError("select", f"{what}: {exc}") from None
 
 
 def _check(root: Path, pdsc: Pdsc, req: Requirement, vendor: str, name: str, version: str | None, what: str,
@@ -249,7 +271,22 @@ def _holds_pdsc(path: Path, vendor: str, name: str, what: str) -> bool:
         raise StageError("select", f"{what} is not a usable pack (zip): {exc}") from None
 
 
+def _redacted(text: str) -> str:
+    """``text`` with the user information of every URL in it replaced: ``https://user:token@host/`` ->
+    ``https://***@host/`` (RFC 3986 ``userinfo``): a private index's credentials never reach the result, the
+    output or the pull request."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
 def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
+    """:func:`_fetch_pack`, every message without the URLs' user information (:func:`_redacted`)."""
+    try:
+        return _fetch_pack(req, vendor, name, version, options, dest, http=http, policy=policy)
+    except StageError as exc:
+        raise StageError(exc.stage, _redacted(exc.message), [_redacted(ln) for ln in exc.lines]) from None
+
+
+def _fetch_pack(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
     from bot.errors import BotError
     from bot.github.client import RetryPolicy, session
     from bot.pack.public_index import _fetch, index_entry
@@ -300,21 +337,39 @@ def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, ht
     if data is None:
         raise StageError("select", f"{what}: answered 404 (not found)")
     store = options.cache if options.cache is not None else dest.parent
-    try:
-        store.mkdir(parents=True, exist_ok=True)
-        file = store / f"{vendor}.{name}.{version}.pack"
-        part = file.with_name(file.name + ".part")
-        part.write_bytes(data)
-    except OSError as exc:
-        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    file = store / f"{vendor}.{name}.{version}.pack"
+    part = _write_part(store, file, data, what)
     try:
         root, pdsc = _open_pack(part, dest, vendor, name, what)
-        resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {url}")
+        resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {_redacted(url)}")
+        os.replace(part, file)   # a rename: a symbolic link planted at ``file`` is replaced, never followed
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise StageError("select", f"{what}: cannot keep the pack as {file}: {exc.strerror or exc}") from None
     except StageError:
         part.unlink(missing_ok=True)
         raise
-    part.replace(file)
     return resolved
+
+
+def _write_part(store: Path, file: Path, data: bytes, what: str) -> Path:
+    """``data`` in a new file of a fresh name beside ``file`` (``file.name`` + ``.part-XXXX``, made with
+    ``O_EXCL``: a file or symbolic link planted in the cache folder is never written through); StageError when
+    the cache folder cannot be made or written."""
+    import tempfile
+
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=file.name + ".part-", dir=store)
+    except OSError as exc:
+        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise StageError("select", f"{what}: cannot keep the pack in {store}: {exc.strerror or exc}") from None
+    return Path(tmp)
 
 
 def _cached(req, vendor: str, name: str, version: str | None, options: DepOptions, dest: Path):

@@ -72,11 +72,50 @@ class ModelResult:
 
 
 def write_result(result: ModelResult, path: Path) -> None:
-    """Write ``result`` as JSON; raises :class:`UsageError` naming the file when it cannot be written."""
+    """Write ``result`` as JSON, within what :func:`read_results` accepts (:func:`fitted`); raises
+    :class:`UsageError` naming the file when it cannot be written."""
     try:
-        Path(path).write_text(json.dumps(result.to_json(), allow_nan=False, default=str) + "\n", encoding="utf-8")
+        Path(path).write_text(fitted(result.to_json()) + "\n", encoding="utf-8")
     except (OSError, ValueError) as exc:
         raise UsageError(f"--json: cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _cut(v):
+    return v[:TEXT_CAP] + inert.ELLIPSIS if isinstance(v, str) and len(v) > TEXT_CAP else v
+
+
+def fitted(data: dict) -> str:
+    """``data`` (:meth:`ModelResult.to_json`) as JSON of at most :data:`MAX_BYTES` bytes, cut as the reader cuts.
+
+    The strings a run copies from its inputs (a ``.pte``'s operator and delegate names, a tool's error lines)
+    have no bound of their own: a template's model naming thousands of long delegates once made a result of
+    hundreds of kB, which :func:`read_results` refuses whole.  Strings are cut to :data:`TEXT_CAP` characters,
+    ``operators`` and ``outputs`` to :data:`MAX_ITEMS` items, ``error_lines`` and ``packs`` to 8, all as
+    :func:`result_from_data` would; then, while the text is still too big (escaped non-ASCII), the longest of
+    ``operators``, ``outputs``, ``error_lines`` and ``packs`` is halved.  Raises ValueError for a NaN or infinity.
+    """
+    d = dict(data)
+    for k in ("model", "pack", "error"):
+        d[k] = _cut(d.get(k))
+    for k, n in (("error_lines", 8), ("operators", MAX_ITEMS), ("packs", 8)):
+        d[k] = [_cut(x) for x in (d.get(k) or [])[:n]]
+    d["outputs"] = [{**o, "problem": _cut(o.get("problem"))} if isinstance(o, dict) else o
+                    for o in (d.get("outputs") or [])[:MAX_ITEMS]]
+    while True:
+        text = json.dumps(d, allow_nan=False, default=str)
+        if len(text.encode("utf-8")) <= MAX_BYTES:
+            return text
+        longest = max(("operators", "outputs", "error_lines", "packs"), key=lambda k: len(json.dumps(d[k], default=str)))
+        if not d[longest]:   # nothing left to halve: only the single strings remain, each at most TEXT_CAP
+            d["error"] = _cut((d.get("error") or "")[:TEXT_CAP // 4])
+            return json.dumps(d, allow_nan=False, default=str)
+        d[longest] = d[longest][:len(d[longest]) // 2]
+
+
+def _head(path: Path) -> bytes:
+    """The first :data:`MAX_BYTES` + 1 bytes of ``path`` (enough to tell it is too big, without reading it all)."""
+    with open(path, "rb") as fh:
+        return fh.read(MAX_BYTES + 1)
 
 
 def _text(v) -> str:
@@ -92,7 +131,7 @@ def _num(v, integer=False):
 def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult:
     """The :class:`ModelResult` in ``path``, rebuilt field by field; a missing or odd file is a ``fail``."""
     try:
-        raw = Path(path).read_bytes()[:MAX_BYTES + 1]
+        raw = _head(Path(path))
         data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         reason = getattr(exc, "strerror", None) or "unreadable"
@@ -122,7 +161,8 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
         outputs=outputs, tolerance=_num(data.get("tolerance")) or 0.0,
         instructions=_num(data.get("instructions"), True), ticks=_num(data.get("ticks"), True),
         build_seconds=_num(data.get("build_seconds")), qemu_seconds=_num(data.get("qemu_seconds")),
-        packs=[_text(x) for x in (data.get("packs") if isinstance(data.get("packs"), list) else [])[:8]],
+        packs=[t for t in (_text(x).strip() for x in (data.get("packs") if isinstance(data.get("packs"), list)
+                                                      else [])[:8]) if t],   # a blank or non-string entry names nothing
         runtime_sha256=_digest(data.get("runtime_sha256")))
 
 
@@ -155,7 +195,7 @@ def read_results(folder: Path, *, option: str = "--model-results") -> list[Model
         try:
             if not f.is_file():
                 raise UsageError(f"{option}: not a regular file", path=str(f))
-            raw = f.read_bytes()[:MAX_BYTES + 1]
+            raw = _head(f)
             if len(raw) > MAX_BYTES:
                 why = f"larger than {MAX_BYTES} bytes"
             else:

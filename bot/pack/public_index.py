@@ -169,12 +169,27 @@ def _fetch(http, url: str, what: str, policy, cache: Optional[Path]) -> Optional
     if body_file is not None and (r.headers.get("ETag") or r.headers.get("Last-Modified")):
         try:
             cache.mkdir(parents=True, exist_ok=True)
-            body_file.write_bytes(data)
-            meta_file.write_text(json.dumps({"etag": r.headers.get("ETag"),
-                                             "last_modified": r.headers.get("Last-Modified")}), encoding="utf-8")
+            _replace(body_file, data)
+            _replace(meta_file, json.dumps({"etag": r.headers.get("ETag"),
+                                            "last_modified": r.headers.get("Last-Modified")}).encode("utf-8"))
         except OSError:
             pass   # a cache that cannot be written only costs a full download next time
     return data
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file of a fresh name beside ``path`` (``O_EXCL``), then rename it over ``path``: a
+    symbolic link planted in the cache folder is replaced, never written through.  OSError when it cannot."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".part-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _parse(data: bytes, url: str):

@@ -60,11 +60,17 @@ def _instructions(old, new) -> str:
     return f"{o:,} → {n:,}{change}"
 
 
+def _pack_ids(r) -> list[str]:
+    """``["ARM::CMSIS-NN@7.0.0"]``: the required packs of a result without where each came from (``packs``)."""
+    return sorted(p.split(" (", 1)[0] for p in r.packs)
+
+
 def same_runtime(old, new) -> bool:
     """Whether the old and the new pack's images of one model were built from byte-identical pack files
-    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`); False when either is unknown."""
+    (equal ``runtime_sha256``, :mod:`bot.modelrun.fingerprint`) with the same required packs (``packs``:
+    ``runtime_sha256`` covers the pack run, not CMSIS-NN's sources); False when either is unknown."""
     return (old is not None and new is not None and old.runtime_sha256 is not None
-            and old.runtime_sha256 == new.runtime_sha256)
+            and old.runtime_sha256 == new.runtime_sha256 and _pack_ids(old) == _pack_ids(new))
 
 
 def cross_check(old, new=None) -> str:
@@ -180,8 +186,12 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
         out += ["", f"{code(own[0].model, cap=60)} is the program the template ships (`model:` in its settings), "
                 "exported by the template's current ExecuTorch: its row is that older export on the new pack's "
                 "runtime, which says whether the template's model must be re-exported."]
-    failed = [r for r in new[:MAX_MODELS] if r.status == "fail" and r.error_lines]
-    for r in failed:
-        out += ["", f"<details><summary>{code(r.model, cap=60)}: the {r.stage or '?'} stage's own error</summary>",
-                "", "```text", *[ln.replace("```", "'''") for ln in r.error_lines[:8]], "```", "", "</details>"]
+    failed = [(i, r) for i, r in enumerate(new[:MAX_MODELS], 1) if r.status == "fail" and r.error_lines]
+    for i, r in failed:
+        # the <summary> line is raw HTML (an HTML block: GFM spec, "HTML blocks", start condition 6), where a code
+        # span is none and a mention or "<!--" is live: it holds the bot's words only, the model's name follows
+        # the blank line as Markdown
+        out += ["", f"<details><summary>Row {i}: the {r.stage or '?'} stage's own error</summary>", "",
+                f"{code(r.model, cap=60)}:", "", "```text", *[ln.replace("```", "'''") for ln in r.error_lines[:8]],
+                "```", "", "</details>"]
     return "\n".join(out) + "\n"
