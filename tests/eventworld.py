@@ -78,3 +78,24 @@ class World:
 
     def writes(self) -> list[tuple[str, str]]:
         return [(s.method, s.path) for s in self.fake.writes()]
+
+
+def dashboard_world(tmp_path, monkeypatch, capsys) -> World:
+    """A :class:`World` whose template keeps a dashboard (``dashboard: true``), upstream releasing 1.4.0 then
+    1.5.1.  The caller stops ``world.fake``."""
+    from fakegithub import UPSTREAM
+
+    world = World(tmp_path, monkeypatch, capsys)
+    world.config("dashboard: true\n")
+    world.fake.add_release(UPSTREAM, "v1.4.0", created_at="2026-06-01T00:00:00Z")
+    world.fake.add_release(UPSTREAM, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    return world
+
+
+def run_dashboard(w: World, outcome: str = "up to date"):
+    """``dashboard --outcome OUTCOME`` in ``w``'s template: (exit code, captured output)."""
+    from fakegithub import UPSTREAM
+
+    w.capsys.readouterr()
+    code = main(["dashboard", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--outcome", outcome])
+    return code, w.capsys.readouterr()

@@ -12,27 +12,20 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli import main
 from bot.events.dashboard import LABEL
-from eventworld import World
-from fakegithub import TEMPLATE, UPSTREAM
+from eventworld import dashboard_world, run_dashboard
+from fakegithub import TEMPLATE
 
 
 @pytest.fixture
 def w(template, tmp_path, monkeypatch, capsys):
-    world = World(tmp_path, monkeypatch, capsys)
-    world.config("dashboard: true\n")
-    world.fake.add_release(UPSTREAM, "v1.4.0", created_at="2026-06-01T00:00:00Z")
-    world.fake.add_release(UPSTREAM, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    world = dashboard_world(tmp_path, monkeypatch, capsys)
     yield world
     world.fake.stop()
 
 
 def dashboard(w, outcome):
-    w.capsys.readouterr()
-    code = main(["dashboard", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--outcome", outcome])
-    w.capsys.readouterr()
-    return code
+    return run_dashboard(w, outcome)[0]
 
 
 @pytest.mark.parametrize("viewer, bot", [("my-app[bot]", False), ("my-app", True)])

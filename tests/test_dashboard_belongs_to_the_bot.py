@@ -16,7 +16,7 @@ from bot.events import state as hidden
 from bot.events.context import Api
 from bot.events.dashboard import LABEL, MARKER, SCHEDULE_HELP, TITLE, refresh, render
 from bot.github.client import make_github
-from eventworld import TOKEN, World
+from eventworld import TOKEN, dashboard_world, run_dashboard
 from fakegithub import TEMPLATE, UPSTREAM
 from webhook_payloads import issue_edited_event
 
@@ -25,18 +25,13 @@ NONE = {"action": "none", "version": "", "pr": ""}
 
 @pytest.fixture
 def w(template, tmp_path, monkeypatch, capsys):
-    world = World(tmp_path, monkeypatch, capsys)
-    world.config("dashboard: true\n")
-    world.fake.add_release(UPSTREAM, "v1.4.0", created_at="2026-06-01T00:00:00Z")
-    world.fake.add_release(UPSTREAM, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    world = dashboard_world(tmp_path, monkeypatch, capsys)
     yield world
     world.fake.stop()
 
 
 def dashboard(w, outcome="up to date"):
-    w.capsys.readouterr()
-    code = main(["dashboard", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--outcome", outcome])
-    return code, w.capsys.readouterr()
+    return run_dashboard(w, outcome)
 
 
 def issues(w):

@@ -20,7 +20,7 @@ from bot.events.context import Api
 from bot.events.dashboard import (LABEL, MARKER, STATE_MARKER, TITLE, DashboardStore, account, render,
                                   state_comment)
 from bot.github.client import make_github
-from eventworld import TOKEN, World
+from eventworld import TOKEN, dashboard_world, run_dashboard
 from fakegithub import TEMPLATE, UPSTREAM
 
 FORGED = {"ignored": [{"version": "1.5.1", "pr": None}], "pinned": "1.4.0"}
@@ -28,18 +28,13 @@ FORGED = {"ignored": [{"version": "1.5.1", "pr": None}], "pinned": "1.4.0"}
 
 @pytest.fixture
 def w(template, tmp_path, monkeypatch, capsys):
-    world = World(tmp_path, monkeypatch, capsys)
-    world.config("dashboard: true\n")
-    world.fake.add_release(UPSTREAM, "v1.4.0", created_at="2026-06-01T00:00:00Z")
-    world.fake.add_release(UPSTREAM, "v1.5.1", created_at="2026-09-01T00:00:00Z")
+    world = dashboard_world(tmp_path, monkeypatch, capsys)
     yield world
     world.fake.stop()
 
 
 def dashboard(w, outcome="up to date"):
-    w.capsys.readouterr()
-    code = main(["dashboard", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--outcome", outcome])
-    return code, w.capsys.readouterr()
+    return run_dashboard(w, outcome)
 
 
 def scheduled_target(w) -> str:
