@@ -1,0 +1,56 @@
+"""fleet-plan without a network: a name that does not resolve ends the plan at once (exit 3, no pause between
+passes, no silent minutes), as doctor and update do; a pause the plan does make (a rate limit) is said on
+stderr before it is waited.  The 403/429 pauses themselves: tests/test_fleet_plan_rate_limit_waits.py."""
+
+from __future__ import annotations
+
+import pytest
+
+import fleetworld as fw
+from fakegithub import Fault
+from helpers import run_cli
+from test_fleet_plan import plan
+from test_offline_and_missing_token_errors import no_dns  # noqa: F401 - the fixture
+
+
+def test_fleet_plan_offline_stops_at_the_first_attempt_without_a_pause(capsys, tmp_path, no_dns, monkeypatch):  # noqa: F811
+    monkeypatch.setattr("time.sleep", lambda s: pytest.fail(f"paused {s} s before a pass that cannot help"))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/firmware\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "fleet-plan", "--list", lst)
+    assert code == 3
+    assert no_dns == ["api.github.com"]          # one request, no retry, no second pass
+    assert out == ""
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("executorch-pack-bot: error: cannot list the releases of pytorch/executorch: the name "
+                           "api.github.com does not resolve (no network, or no DNS without a proxy)")
+    assert "HTTPS_PROXY=http://HOST:PORT" in line and "waiting" not in err
+
+
+def test_each_pause_between_passes_is_said_on_stderr_before_it_is_waited(fake, tmp_path, capsys, monkeypatch):
+    world = fw.build_world(fake, tmp_path)
+    slept = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "1")
+    fake.faults.append(Fault("GET", r"^/repos/acme/behind-b/git/trees/", 429, {"message": "Too many requests"}, times=2))
+    code, p, captured = plan(capsys, tmp_path, world, "--pause", "5")
+    assert code == 0 and slept == [5.0, 10.0]
+    waits = [ln for ln in captured.err.splitlines() if ln.startswith("waiting ")]
+    assert waits == [
+        "waiting 5 s before retrying acme/behind-b: gave up trying to list the files of acme/behind-b after 1 attempts "
+        "(last: HTTP 429: Too many requests)",
+        "waiting 10 s before retrying acme/behind-b: gave up trying to list the files of acme/behind-b after 1 attempts "
+        "(last: HTTP 429: Too many requests)"]
+
+
+def test_the_releases_listing_pause_is_said_on_stderr(fake, tmp_path, capsys, monkeypatch):
+    world = fw.build_world(fake, tmp_path)
+    slept = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_ATTEMPTS", "1")
+    fake.faults.append(Fault("GET", r"^/repos/pytorch/executorch/releases", 503, {"message": "Unavailable"}, times=1))
+    code, p, captured = plan(capsys, tmp_path, world, "--pause", "7")
+    assert code == 0 and slept == [7.0]
+    waits = [ln for ln in captured.err.splitlines() if ln.startswith("waiting ")]
+    assert waits == ["waiting 7 s before retrying the upstream releases listing: gave up trying to list the "
+                     "releases of pytorch/executorch after 1 attempts (last: HTTP 503: Unavailable)"]
