@@ -40,20 +40,32 @@ DEFAULT_TIMEOUT = 30.0
 TOTAL_WAITS = 3   # one operation's waits add up to at most this many times the cap
 T = TypeVar("T")
 
+#: The shortest text :func:`mask` treats as a secret.  GitHub's tokens are 40 characters or more (a classic
+#: token is 40 hex digits; ``ghp_``/``ghs_``/``github_pat_`` tokens are longer: GitHub docs, "About
+#: authentication to GitHub", token formats), so a shorter value is a placeholder (``GITHUB_TOKEN=x`` for a
+#: local try), not a secret: masking it would cut up ordinary words ("pro***y").  8 keeps a margin below any
+#: real token while leaving alone the letters and short words a placeholder could be.
+MIN_SECRET = 8
+
 _SECRETS: set[str] = set()
 
 
 def register_secret(secret: Optional[str]) -> None:
-    """Remember a secret (the token) so :func:`mask` hides it everywhere."""
-    if secret:
+    """Remember a secret (the token) so :func:`mask` hides it everywhere; one shorter than :data:`MIN_SECRET`
+    characters is not a real token and is not remembered."""
+    if secret and len(secret) >= MIN_SECRET:
         _SECRETS.add(secret)
 
 
 def mask(text: str) -> str:
-    """``text`` with every registered secret replaced by ``***``."""
-    for s in _SECRETS:
-        if s:
-            text = text.replace(s, "***")
+    """``text`` with every whole occurrence of a registered secret replaced by ``***``: one not preceded or
+    followed by a letter, digit or ``_`` (the characters of GitHub's tokens), so a token is hidden in
+    ``Bearer TOKEN``, ``x-access-token:TOKEN@host`` or a quoted value, and text that merely contains its
+    characters inside a longer word is left as it is."""
+    import re
+
+    for s in sorted(_SECRETS, key=len, reverse=True):
+        text = re.sub(r"(?<![A-Za-z0-9_])" + re.escape(s) + r"(?![A-Za-z0-9_])", "***", text)
     return text
 
 
