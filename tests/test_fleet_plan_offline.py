@@ -54,3 +54,25 @@ def test_the_releases_listing_pause_is_said_on_stderr(fake, tmp_path, capsys, mo
     waits = [ln for ln in captured.err.splitlines() if ln.startswith("waiting ")]
     assert waits == ["waiting 7 s before retrying the upstream releases listing: gave up trying to list the "
                      "releases of pytorch/executorch after 1 attempts (last: HTTP 503: Unavailable)"]
+
+
+def test_a_local_upstream_is_refused_with_why_the_fleet_needs_github_releases(fake, tmp_path, capsys, tags):
+    world = fw.build_world(fake, tmp_path)
+    code, out, err = run_cli(capsys, "fleet-plan", "--list", world, "--upstream", tags)
+    assert code == 2 and fake.requests == []
+    assert err.strip().splitlines()[-1] == (
+        f"executorch-pack-bot: error: --upstream {tags}: expected github:OWNER/NAME, not a local path: the fleet "
+        "plan needs GitHub's releases listing, not a local repository's tags: each target release's pack asset "
+        "decides whether its pack job fetches the pack or builds it, and the fleet workflow's pack and "
+        "pull-request jobs run on other runners, where a local path does not exist; nor would a local upstream "
+        "make the plan work offline, since every template's pins are read through GitHub's API (docs/fleet.md, "
+        "The commands). For one template offline, run `update --upstream PATH` or `doctor --upstream PATH`")
+
+
+def test_a_github_url_upstream_is_pointed_to_its_github_spelling(fake, tmp_path, capsys):
+    world = fw.build_world(fake, tmp_path)
+    code, out, err = run_cli(capsys, "fleet-plan", "--list", world, "--upstream",
+                             "https://github.com/pytorch/executorch.git")
+    assert code == 2 and fake.requests == []
+    assert ("--upstream https://github.com/pytorch/executorch.git: a GitHub repository is named as "
+            "github:pytorch/executorch; use --upstream github:pytorch/executorch") in err
