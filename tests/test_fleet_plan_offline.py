@@ -76,3 +76,22 @@ def test_a_github_url_upstream_is_pointed_to_its_github_spelling(fake, tmp_path,
     assert code == 2 and fake.requests == []
     assert ("--upstream https://github.com/pytorch/executorch.git: a GitHub repository is named as "
             "github:pytorch/executorch; use --upstream github:pytorch/executorch") in err
+
+
+def test_a_refused_connection_ends_the_plan_at_once(tmp_path, capsys, monkeypatch):
+    import socket
+    with socket.socket() as s:          # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("EXECUTORCH_PACK_BOT_MAX_WAIT", raising=False)
+    monkeypatch.setattr("time.sleep", lambda s: pytest.fail(f"paused {s} s before a pass that cannot help"))
+    from bot.github.client import RetryPolicy
+    monkeypatch.setattr(RetryPolicy, "spend", lambda self, s: pytest.fail(f"waited {s} s before a retry"))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/firmware\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "fleet-plan", "--list", lst)
+    assert code == 3 and out == ""
+    assert err.strip().splitlines()[-1].startswith(
+        f"executorch-pack-bot: error: cannot list the releases of pytorch/executorch: the connection to "
+        f"127.0.0.1:{port} is refused (nothing listens there, or a firewall refuses it); behind a proxy")
