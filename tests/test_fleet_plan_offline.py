@@ -95,3 +95,28 @@ def test_a_refused_connection_ends_the_plan_at_once(tmp_path, capsys, monkeypatc
     assert err.strip().splitlines()[-1].startswith(
         f"executorch-pack-bot: error: cannot list the releases of pytorch/executorch: the connection to "
         f"127.0.0.1:{port} is refused (nothing listens there, or a firewall refuses it); behind a proxy")
+
+
+def test_a_template_whose_host_cannot_be_reached_is_an_error_row_without_a_pause(fake, tmp_path, capsys, monkeypatch):
+    from bot.fleet.remote import Remote
+    from bot.github.client import Unreachable
+
+    world = fw.build_world(fake, tmp_path)
+    monkeypatch.setattr("time.sleep", lambda s: pytest.fail(f"paused {s} s before a pass that cannot help"))
+    raw = Remote._raw
+
+    def cut(self, url, params, etag, what):
+        if "/repos/acme/behind-b/" in url:
+            raise Unreachable(f"cannot {what}: the connection to 127.0.0.1:9 is refused (nothing listens there, "
+                              "or a firewall refuses it)")
+        return raw(self, url, params, etag, what)
+
+    monkeypatch.setattr(Remote, "_raw", cut)
+    code, p, captured = plan(capsys, tmp_path, world)
+    assert code == 0
+    row = next(r for r in p["rows"] if r["template"] == "acme/behind-b")
+    assert (row["state"], row["reason"]) == (
+        "error", "cannot list the files of acme/behind-b: the connection to 127.0.0.1:9 is refused (nothing "
+                 "listens there, or a firewall refuses it)")
+    assert "waiting" not in captured.err
+    assert sum(r["state"] == "behind" for r in p["rows"]) >= 1   # the other templates are planned as before
