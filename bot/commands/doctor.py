@@ -20,7 +20,9 @@ Three parts, each printed (and written to the job summary inside GitHub Actions)
    GitHub refuses such a push without it, and never accepts it from ``GITHUB_TOKEN``).
 
 Exit 1 when a problem blocks the bot (pins that disagree, a setting that refuses its push or its pull
-request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached.
+request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached: the parts that could be done
+(the template, offline, and the rehearsal with a local ``--upstream PATH``) are printed first, the part that
+could not says so ("Not rehearsed: ...", "not checked: ..."), then the error.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bot import actions, engine, inert
     from bot.config import load_config
+    from bot.errors import TransientError
     from bot.github.client import token_from
     from bot.sources import offline_hint, open_source
 
@@ -104,10 +107,16 @@ def run(args: argparse.Namespace) -> int:
     # 2. the rehearsal
     source = open_source(args.upstream, token)
     say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
+    failed: list = []   # the errors of the parts that could not be done for a transient reason (exit 3 at the end)
     if result.ok:
-        with offline_hint(args.upstream):
-            plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
-                                  allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude), progress=say)
+        try:
+            with offline_hint(args.upstream):
+                plan, note = rehearse(args.repo, source, to=args.to, sets=engine.parse_sets(args.sets),
+                                      allow_prerelease=args.allow_prerelease, exclude=tuple(args.exclude),
+                                      progress=say)
+        except TransientError as exc:   # upstream cannot be reached: the other parts are still printed
+            failed.append(exc)
+            plan, note = None, f"Not rehearsed: {exc.message}."
     else:   # the plan would refuse the template (exit 2) before the verdict could say why
         plan, note = None, ("Not rehearsed: a bump starts from one version, and the template's pins do not agree "
                             "(see the verdict).")
@@ -132,7 +141,11 @@ def run(args: argparse.Namespace) -> int:
                                       "the repository is unknown (pass --github-repo OWNER/NAME)")
                    + "; the workflow's doctor run checks it with the bot's own token")
     else:
-        checked, found = check_github(token, full, config, plan, workflow_token=args.workflow_token)
+        try:
+            checked, found = check_github(token, full, config, plan, workflow_token=args.workflow_token)
+        except TransientError as exc:   # GitHub cannot be reached: said here, and the exit is 3
+            failed.append(exc)
+            checked, found = [f"not checked: {exc.message}"], []
         out += checked
         problems += found
 
@@ -141,11 +154,18 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         out += [line for p in problems for line in p.lines()]
         out.append("")
-    out.append(("1 problem blocks the bot" if len(blocking) == 1 else f"{len(blocking)} problems block the bot")
-               if blocking else "OK: nothing blocks the bot.")
+    if blocking:
+        out.append("1 problem blocks the bot" if len(blocking) == 1 else f"{len(blocking)} problems block the bot")
+    elif failed:   # not "OK": a part could not be done
+        out.append("Not complete: a part above could not be done (see its 'not' line); nothing else found blocks "
+                   "the bot.")
+    else:
+        out.append("OK: nothing blocks the bot.")
     text = "\n".join(inert.lines("\n".join(out), cap=4000, max_lines=100000))
     print(text)
     actions.append_summary(summary_markdown(problems, title, body, note))
+    if failed:   # the parts that worked are printed above; the first failure is the error (exit 3)
+        raise failed[0]
     return 1 if blocking else 0
 
 

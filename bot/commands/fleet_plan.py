@@ -21,7 +21,8 @@ DESCRIPTION = ("Read the fleet list (--list, docs/fleet.md), read each template'
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list", required=True, type=Path, metavar="FILE", help="the fleet list (YAML, docs/fleet.md)")
     p.add_argument("--upstream", default="github:pytorch/executorch",
-                   help="upstream ExecuTorch, github:OWNER/NAME (default: github:pytorch/executorch)")
+                   help="upstream ExecuTorch, github:OWNER/NAME (default: github:pytorch/executorch); not a local "
+                        "path: the plan needs GitHub's releases listing (docs/fleet.md)")
     p.add_argument("--token", help="GitHub token that reads every template (default: $GITHUB_TOKEN): Contents, "
                                    "Pull requests and Metadata read; Metadata read on the organizations of discover:")
     p.add_argument("--cache", type=Path, metavar="FILE",
@@ -41,6 +42,30 @@ def register(p: argparse.ArgumentParser) -> None:
                         "refused are rows 'rate limited' at once, planned by the next run (default: 900)")
 
 
+#: Why the fleet plan takes upstream from GitHub only, where ``update`` and ``doctor`` also take a local path.
+LOCAL_UPSTREAM_WHY = (
+    "the fleet plan needs GitHub's releases listing, not a local repository's tags: each target release's pack "
+    "asset decides whether its pack job fetches the pack or builds it, and the fleet workflow's pack and "
+    "pull-request jobs run on other runners, where a local path does not exist; nor would a local upstream make "
+    "the plan work offline, since every template's pins are read through GitHub's API (docs/fleet.md, "
+    "The commands). For one template offline, run `update --upstream PATH` or `doctor --upstream PATH`")
+
+
+def upstream_refusal(spec: str) -> str:
+    """The usage error for an ``--upstream`` that is not ``github:OWNER/NAME``: a GitHub URL is pointed to its
+    ``github:`` spelling (:func:`bot.sources.github_spec_hint`, as ``update`` does); an existing local path
+    (a clone, a bare repository or a folder of tags, which ``update`` and ``doctor`` accept) is refused with
+    :data:`LOCAL_UPSTREAM_WHY`."""
+    from bot.sources import github_spec_hint
+
+    hint = github_spec_hint(spec)
+    if hint:
+        return f"--upstream {spec}: a GitHub repository is named as {hint}; use --upstream {hint}"
+    if spec.strip() and Path(spec).expanduser().exists():
+        return f"--upstream {spec}: expected github:OWNER/NAME, not a local path: {LOCAL_UPSTREAM_WHY}"
+    return f"--upstream {spec}: expected github:OWNER/NAME"
+
+
 def run(args: argparse.Namespace) -> int:
     import os
     import re
@@ -56,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     m = re.fullmatch(r"github:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)", args.upstream.strip())
     if not m:
-        raise UsageError(f"--upstream {args.upstream}: expected github:OWNER/NAME")
+        raise UsageError(upstream_refusal(args.upstream))
     if not 1 <= args.max_jobs <= 256:
         raise UsageError(f"--max-jobs {args.max_jobs}: expected 1 to 256")
     for opt, value in (("--pause", args.pause), ("--max-pause", args.max_pause)):

@@ -26,12 +26,17 @@ after a pause, twice more: the pause is what GitHub's last refusal asked
 for (``Retry-After``, seconds or an HTTP date, or the primary limit's
 ``x-ratelimit-reset``), else ``--pause`` doubling, and never over
 ``max_pause``; one still failing then is a row "rate limited", never a
-failed fleet.
+failed fleet.  Each pause is said on stderr ("waiting N s before retrying
+...: REASON").  A host that cannot be reached at all (a name that does not
+resolve, a proxy that refuses: :class:`bot.github.client.Unreachable`) is
+not waited for: another pass would meet the same, so the plan stops at once
+(upstream's releases) or the template is a row "error".
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional
@@ -42,6 +47,7 @@ from bot.errors import PlatformError, TransientError
 from bot.fleet.current import Pins, read_pins
 from bot.fleet.listfile import Entry, FleetList, Refused, repository_problem
 from bot.fleet.remote import MISSING, Remote
+from bot.github.client import Unreachable
 
 #: GitHub Actions: "A matrix can generate a maximum of 256 jobs per workflow run" (docs, "Using a matrix").
 MATRIX_LIMIT = 256
@@ -181,6 +187,8 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
         for entry in pending:
             try:
                 done[entry.key] = _plan_entry(remote, entry, releases, plan)
+            except Unreachable as exc:   # no pause helps: a name that does not resolve, a refusing proxy
+                done[entry.key] = _row(entry, state=ERROR, reason=exc.message)
             except TransientError as exc:
                 retry.append(entry)
                 last[entry.key] = exc.message
@@ -195,6 +203,8 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
             for entry in pending:
                 last[entry.key] += f"; GitHub asks to wait {wait:.0f} s, more than the plan waits ({max_pause:g} s)"
             break
+        names = ", ".join(e.label() for e in pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
+        _say_wait(wait, names, last[pending[0].key])
         sleep(wait)
     for entry in pending:
         done[entry.key] = _row(entry, state=RATE, reason=f"{last[entry.key]}; tried {tried} time{'s' * (tried > 1)}, "
@@ -231,14 +241,26 @@ def pause_for(hints: list, fallback: float) -> float:
     return max(asked) if asked else fallback
 
 
+def _say_wait(seconds: float, what: str, reason: str) -> None:
+    """One line on stderr before a pause of the plan: "waiting N s before retrying WHAT: REASON"."""
+    from bot.github.client import mask
+
+    print(mask(f"waiting {seconds:g} s before retrying {what}: {reason}"), file=sys.stderr, flush=True)
+
+
 def _with_resume(fn, rounds, pause, sleep, max_pause):
+    """``fn()``, called again after a pause (:func:`pause_for`, said on stderr) while it fails for a transient
+    reason, ``rounds`` times at most; :class:`~bot.github.client.Unreachable` is raised at once."""
     for attempt in range(max(1, rounds)):
         try:
             return fn()
+        except Unreachable:
+            raise
         except TransientError as exc:
             wait = pause_for([getattr(exc, "wait", None)], pause * 2 ** attempt)
             if attempt + 1 >= rounds or wait > max_pause:
                 raise
+            _say_wait(wait, "the upstream releases listing", exc.message)
             sleep(wait)
 
 

@@ -3,7 +3,10 @@
 Every GET goes through PyGithub's requester (auth, base URL, timeouts, and the
 bot's retries: 5xx, 429 and the secondary-rate-limit 403 honouring
 ``Retry-After``, :func:`bot.github.client.make_retry`) inside
-:func:`bot.github.client.call`.  A GET with a cached ETag is sent with
+:func:`bot.github.client.call`; a host that cannot be reached at all (a name
+that does not resolve, a refused connection, a refusing proxy) is not retried:
+:class:`bot.github.client.Unreachable` at the first attempt, which the plan
+does not pause for either (:mod:`bot.fleet.plan`).  A GET with a cached ETag is sent with
 ``If-None-Match``; a ``304 Not Modified`` reuses what the cache kept of the
 earlier answer (GitHub REST docs, "Best practices for using the REST API":
 a 304 does not count against the primary rate limit).  A 404 is returned as

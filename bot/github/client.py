@@ -40,20 +40,32 @@ DEFAULT_TIMEOUT = 30.0
 TOTAL_WAITS = 3   # one operation's waits add up to at most this many times the cap
 T = TypeVar("T")
 
+#: The shortest text :func:`mask` treats as a secret.  GitHub's tokens are 40 characters or more (a classic
+#: token is 40 hex digits; ``ghp_``/``ghs_``/``github_pat_`` tokens are longer: GitHub docs, "About
+#: authentication to GitHub", token formats), so a shorter value is a placeholder (``GITHUB_TOKEN=x`` for a
+#: local try), not a secret: masking it would cut up ordinary words ("pro***y").  8 keeps a margin below any
+#: real token while leaving alone the letters and short words a placeholder could be.
+MIN_SECRET = 8
+
 _SECRETS: set[str] = set()
 
 
 def register_secret(secret: Optional[str]) -> None:
-    """Remember a secret (the token) so :func:`mask` hides it everywhere."""
-    if secret:
+    """Remember a secret (the token) so :func:`mask` hides it everywhere; one shorter than :data:`MIN_SECRET`
+    characters is not a real token and is not remembered."""
+    if secret and len(secret) >= MIN_SECRET:
         _SECRETS.add(secret)
 
 
 def mask(text: str) -> str:
-    """``text`` with every registered secret replaced by ``***``."""
-    for s in _SECRETS:
-        if s:
-            text = text.replace(s, "***")
+    """``text`` with every whole occurrence of a registered secret replaced by ``***``: one not preceded or
+    followed by a letter, digit or ``_`` (the characters of GitHub's tokens), so a token is hidden in
+    ``Bearer TOKEN``, ``x-access-token:TOKEN@host`` or a quoted value, and text that merely contains its
+    characters inside a longer word is left as it is."""
+    import re
+
+    for s in sorted(_SECRETS, key=len, reverse=True):
+        text = re.sub(r"(?<![A-Za-z0-9_])" + re.escape(s) + r"(?![A-Za-z0-9_])", "***", text)
     return text
 
 
@@ -229,7 +241,7 @@ def _bot_retry_class():
 
         def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
             if error is not None and unreachable_reason(error):
-                # a name that does not resolve or a proxy that refuses: a retry finds the same (no backoff)
+                # a name that does not resolve, a refused connection, a proxy that refuses: a retry finds the same
                 raise MaxRetryError(_pool, url, error) from error
             new = super().increment(method, url, response, error, _pool, _stacktrace)
             policy = _CURRENT.get()
@@ -317,12 +329,15 @@ PROXY_HINT = ("behind a proxy, set HTTPS_PROXY=http://HOST:PORT (and NO_PROXY fo
 def unreachable_reason(exc: BaseException) -> Optional[str]:
     """Why a connection could not even be tried, when a retry would meet the same: "the name HOST does not
     resolve (no network or no DNS)" for urllib3's ``NameResolutionError``, "the proxy refused or cannot be
-    reached" for its ``ProxyError``; None for anything else (a refused or reset connection, a timeout, an HTTP
-    answer), which stays retried.  Looks through ``requests``' and urllib3's wrappers (``args[0]``,
-    ``reason``, ``__cause__``/``__context__``), at most 8 deep."""
-    from urllib3.exceptions import NameResolutionError, ProxyError
+    reached" for its ``ProxyError``, "the connection to HOST:PORT is refused" for a ``ConnectionRefusedError``
+    under urllib3's ``NewConnectionError`` (the host answered that nothing listens on that port, or a
+    firewall rejects it: seconds later it answers the same); None for anything else (a reset connection, a
+    timeout, an HTTP answer), which stays retried.  Looks through ``requests``' and urllib3's wrappers
+    (``args[0]``, ``reason``, ``__cause__``/``__context__``), at most 8 deep."""
+    from urllib3.exceptions import NameResolutionError, NewConnectionError, ProxyError
 
     seen = 0
+    where = "the host"
     while exc is not None and seen < 8:
         seen += 1
         if isinstance(exc, NameResolutionError):
@@ -330,6 +345,12 @@ def unreachable_reason(exc: BaseException) -> Optional[str]:
             return f"the name {host} does not resolve (no network, or no DNS without a proxy)"
         if isinstance(exc, ProxyError):
             return "the proxy refused the connection or cannot be reached (check HTTPS_PROXY)"
+        if isinstance(exc, NewConnectionError):
+            conn = getattr(exc, "conn", None)
+            if getattr(conn, "host", None):
+                where = f"{conn.host}:{conn.port}" if getattr(conn, "port", None) else str(conn.host)
+        if isinstance(exc, ConnectionRefusedError):
+            return f"the connection to {where} is refused (nothing listens there, or a firewall refuses it)"
         nxt = getattr(exc, "reason", None)
         if not isinstance(nxt, BaseException):
             nxt = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
@@ -338,8 +359,8 @@ def unreachable_reason(exc: BaseException) -> Optional[str]:
 
 
 class Unreachable(TransientError):
-    """GitHub (or another host) could not be reached at all: a name that does not resolve, or a proxy that
-    refuses (exit 3, at once: no retry).  The message says what to do (:data:`PROXY_HINT`); a command that
+    """GitHub (or another host) could not be reached at all: a name that does not resolve, a refused
+    connection, or a proxy that refuses (exit 3, at once: no retry).  The message says what to do (:data:`PROXY_HINT`); a command that
     has an offline way (``--upstream PATH``) adds it to :attr:`hint` before the error is printed."""
 
     hint = PROXY_HINT
