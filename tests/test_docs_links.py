@@ -37,7 +37,7 @@ def anchors(path: Path) -> set[str]:
 def links(path: Path) -> list[str]:
     """The relative link targets of ``path`` outside code blocks (``(…)``: a placeholder in a sample of text)."""
     return [t for t in _LINK.findall(_FENCE.sub("", path.read_text(encoding="utf-8")))
-            if not re.match(r"[a-z][a-z0-9+.-]*:", t) and t != "…"]
+            if not re.match(r"[a-z][a-z0-9+.-]*:", t) and t not in ("…", "...")]
 
 
 def test_slug_follows_github():
