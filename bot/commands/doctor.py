@@ -19,8 +19,11 @@ Three parts, each printed (and written to the job summary inside GitHub Actions)
    push), and whether the Workflows permission is needed (the bump edits files under ``.github/workflows/``;
    GitHub refuses such a push without it, and never accepts it from ``GITHUB_TOKEN``).
 
-Exit 1 when a problem blocks the bot (pins that disagree, a setting that refuses its push or its pull
-request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached.
+The template's ``model:`` setting, when present, is read as the run-model job reads it: one it would refuse
+is a blocking problem.
+
+Exit 1 when a problem blocks the bot (pins that disagree, a ``model:`` the run-model job refuses, a setting that
+refuses its push or its pull request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached.
 """
 
 from __future__ import annotations
@@ -101,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
             "the template's ExecuTorch pins do not agree (or a blocking item is flagged): a bump starts from one "
             "version", "run `executorch-pack-bot audit --repo .` and make every pin name the same release"))
 
+    if config.model is not None:
+        problems += model_problems(args.repo)
+
     # 2. the rehearsal
     source = open_source(args.upstream, token)
     say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
@@ -147,6 +153,24 @@ def run(args: argparse.Namespace) -> int:
     print(text)
     actions.append_summary(summary_markdown(problems, title, body, note))
     return 1 if blocking else 0
+
+
+def model_problems(repo: Path) -> list[Problem]:
+    """The template's ``model:`` setting read as the run-model job reads it (:func:`bot.modelrun.template.template_model`).
+
+    A setting that job would refuse (a missing file, a symbolic link, a path outside the template, a file that is
+    no ExecuTorch program) is one blocking :class:`Problem` naming the settings file and line; else none.
+    """
+    from bot.errors import UsageError
+    from bot.modelrun.template import template_model
+
+    try:
+        template_model(repo)
+    except UsageError as exc:
+        return [Problem(f"{exc}: the run-model job refuses it (exit 2) and the bump gets no model run",
+                        "point model: in .github/executorch-pack-bot.yml at the template's .pte (a path inside "
+                        "the repository), or remove the key")]
+    return []
 
 
 def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerelease: bool,
