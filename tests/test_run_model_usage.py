@@ -62,6 +62,14 @@ def test_a_suite_that_is_a_file_is_refused(pack, tmp_path, capsys):
     assert (tmp_path / "suite").read_text() == "not a folder\n"
 
 
+def test_a_suite_under_a_file_is_refused(pack, tmp_path, capsys):
+    (tmp_path / "afile").write_text("x\n")
+    code, _, err = _go(capsys, pack, "--suite", tmp_path / "afile" / "sub", "--host-python", "python3")
+    assert code == 2 and err == (f"executorch-pack-bot: error: --suite: {tmp_path / 'afile' / 'sub'}: cannot be made, "
+                                 f"{tmp_path / 'afile'} is not a folder\n")
+    assert sorted(os.listdir(tmp_path)) == ["afile"]
+
+
 def test_help_documents_the_expected_format_and_the_pack_cache_default(capsys):
     with pytest.raises(SystemExit):
         main(["run-model", "--help"])

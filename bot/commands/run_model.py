@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--write-expected needs --host-python")
     if args.host_python is not None and not _runnable(args.host_python):
         raise UsageError(f"--host-python: {args.host_python}: no such program")
-    if args.suite is not None and args.suite.exists() and not args.suite.is_dir():
-        raise UsageError(f"--suite: {args.suite}: not a folder")
+    if args.suite is not None:
+        _check_suite_folder(args.suite)
     if args.json and args.json.is_dir():
         raise UsageError(f"--json: cannot write {args.json}: a directory")
     args.deps = _dep_options(args)
@@ -123,6 +123,20 @@ def run(args: argparse.Namespace) -> int:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
     return _exit(result)
+
+
+def _check_suite_folder(suite: Path) -> None:
+    """Raise :class:`UsageError` when ``suite`` is not a folder and cannot become one (it, or the nearest of its
+    parents that exists, is a file)."""
+    from bot.errors import UsageError
+
+    if suite.exists() and not suite.is_dir():
+        raise UsageError(f"--suite: {suite}: not a folder")
+    for parent in suite.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--suite: {suite}: cannot be made, {parent} is not a folder")
+            return
 
 
 def _runnable(program: str) -> bool:
