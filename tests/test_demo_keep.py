@@ -51,3 +51,32 @@ def test_demo_keep_onto_a_dangling_link_is_refused(tmp_path, capsys):
     assert rc == 2
     _clean(out, err)
     assert "already exists" in err and not (tmp_path / "nowhere").exists()
+
+
+def test_demo_keep_writes_a_real_program_and_the_run_model_command_it_prints_matches_offline(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """The sample template's model/model.pte is a placeholder: the kept demo gives a program the good pack's
+    runtime runs, its expected outputs, and a run-model command that needs neither torch nor the network."""
+    import json
+    import shlex
+
+    from bot.cli import main
+    from bot.modelrun.host import read_expected
+    keep = tmp_path / "demo"
+    rc, out, err = run_cli(capsys, "demo", "--keep", keep, "--dry-run")
+    assert rc == 0, err
+    pte, expected = keep / "model" / "add_mul.pte", keep / "model" / "add_mul.expected.json"
+    assert pte.read_bytes()[4:8] == b"ET12"
+    outs = read_expected(expected)
+    assert [(t.scalar_type, t.sizes, len(t.data)) for t in outs] == [(6, (2, 3), 24)]
+    command = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("executorch-pack-bot run-model ")]
+    good = keep / "packs" / "PyTorch.ExecuTorch.1.5.1.pack"
+    assert command == [f"executorch-pack-bot run-model {good} --pte {pte} --expected {expected}"]
+    monkeypatch.delenv("EXECUTORCH_PACK_BOT_CACHE", raising=False)
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_PACK_INDEX_URL", "off")
+    code = main(shlex.split(command[0])[1:] + ["--json", str(tmp_path / "r.json"), "--work-dir", str(tmp_path / "w")])
+    run_out = capsys.readouterr().out
+    assert code == 0, run_out
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert (result["status"], result["operators"]) == ("match", ["aten::add", "aten::mul"])
+    assert run_out.startswith("run-model: add_mul on PyTorch.ExecuTorch.1.5.1.pack: match (bit-exact, 1 output(s))")

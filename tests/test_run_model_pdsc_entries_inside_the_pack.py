@@ -39,7 +39,9 @@ def test_an_entry_outside_the_pack_root_is_refused_before_compiling(pack_zip, tm
     pdsc.write_text(text)
     pte = tmp_path / "m.pte"
     pte.write_bytes(ptekit.single("aten::add"))
-    code = main(["run-model", str(root), "--pte", str(pte), "--work-dir", str(tmp_path / "work")])
+    (tmp_path / "e.json").write_text("[]\n")
+    code = main(["run-model", str(root), "--pte", str(pte), "--work-dir", str(tmp_path / "work"),
+                 "--expected", str(tmp_path / "e.json")])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     named = ".." if case == "include-parent" else entry

@@ -17,6 +17,13 @@ template and prints one verdict line each: the good pack passes, the trap is
 caught.  With ``--keep`` the packs stay in ``DIR/packs`` and the
 ``verify-pack`` commands to try on them are printed (``--compile-check`` when
 ``arm-none-eabi-g++`` is on PATH).  Nothing is compiled by the demo itself.
+
+With ``--keep`` it also writes a small real ExecuTorch program for the good
+pack's runtime, ``DIR/model/add_mul.pte`` (aten::add then aten::mul,
+:func:`bot.sample.pte.add_mul`), and its reference outputs
+``DIR/model/add_mul.expected.json`` (the ``run-model --expected`` JSON), and
+prints the ``run-model`` command that runs it offline (the sample template's
+own ``model/model.pte`` is a placeholder, no program).
 """
 
 from __future__ import annotations
@@ -51,13 +58,33 @@ def copy_template(dest: Path) -> Path:
     return dest
 
 
+def write_model(dest: Path) -> tuple[Path, Path]:
+    """Write ``dest/add_mul.pte`` and ``dest/add_mul.expected.json``; return both paths.
+
+    The program is :func:`bot.sample.pte.add_mul` (the sample pack's runtime holds
+    its two operators); the JSON is its outputs on the runner's fixed inputs in
+    the shape :func:`bot.modelrun.host.dump` writes. Raises ``OSError`` when
+    ``dest`` cannot be written.
+    """
+    import json
+
+    from bot.sample.pte import add_mul, add_mul_expected
+
+    dest.mkdir(parents=True, exist_ok=True)
+    pte, expected = dest / "add_mul.pte", dest / "add_mul.expected.json"
+    pte.write_bytes(add_mul())
+    expected.write_text(json.dumps(add_mul_expected()) + "\n", encoding="utf-8")
+    return pte, expected
+
+
 def next_commands(template: Path, upstream: Path, applied: bool, packs=None, version: str = "1.5.1",
-              compile_check: bool = False) -> str:
+              compile_check: bool = False, model: tuple[Path, Path] | None = None) -> str:
     """The commands a user can run next on a kept demo folder (``--keep``), one a line.
 
     ``packs`` (a :class:`bot.sample.packgen.DemoPacks`, optional) adds the two
     ``verify-pack`` commands for pack version ``version``, with ``--compile-check``
-    when ``compile_check``.
+    when ``compile_check``; ``model`` (the ``.pte`` and its expected outputs,
+    :func:`write_model`) with ``packs`` adds the ``run-model`` command on the good pack.
     """
     t, u = shlex.quote(str(template)), shlex.quote(str(upstream))
     lines = ["", "Kept. Try the commands yourself:",
@@ -75,6 +102,11 @@ def next_commands(template: Path, upstream: Path, applied: bool, packs=None, ver
         lines += ["", "Verify the sample packs (the trap was built without the cross-compile):",
                   f"  executorch-pack-bot verify-pack {shlex.quote(str(packs.good))}{extra}",
                   f"  executorch-pack-bot verify-pack {shlex.quote(str(packs.trap))}{extra}   # fails"]
+    if packs is not None and model is not None:
+        pte, expected = (shlex.quote(str(p)) for p in model)
+        lines += ["", "Run a small ExecuTorch program (aten::add, aten::mul) on the good pack's runtime in QEMU "
+                      "(needs arm-none-eabi-gcc and qemu-system-arm; offline):",
+                  f"  executorch-pack-bot run-model {shlex.quote(str(packs.good))} --pte {pte} --expected {expected}"]
     return "\n".join(lines)
 
 
@@ -119,7 +151,8 @@ def try_packs(work: Path, template: Path, version: str, tag: str) -> tuple[objec
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep", type=Path, metavar="DIR",
                    help="build the sample in DIR (must not exist) and keep it, instead of a temporary folder: "
-                        "DIR/template, DIR/executorch.git and the two packs in DIR/packs/")
+                        "DIR/template, DIR/executorch.git, the two packs in DIR/packs/ and a small ExecuTorch "
+                        "program with its expected outputs in DIR/model/ (for run-model)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the diff and the summary, apply nothing (with --keep: DIR keeps the pristine "
                         "1.4.0 sample and the upstream repository to try update/audit on)")
@@ -173,8 +206,9 @@ def run(args: argparse.Namespace) -> int:
         if not packs_ok:
             code = 1
         if args.keep is not None:
+            model = write_model(work / "model")
             print(next_commands(template, upstream, applied=not args.dry_run, packs=packs, version=version,
-                            compile_check=shutil.which("arm-none-eabi-g++") is not None))
+                            compile_check=shutil.which("arm-none-eabi-g++") is not None, model=model))
         return code
     finally:
         if args.keep is None:

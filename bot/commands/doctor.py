@@ -19,10 +19,13 @@ Three parts, each printed (and written to the job summary inside GitHub Actions)
    push), and whether the Workflows permission is needed (the bump edits files under ``.github/workflows/``;
    GitHub refuses such a push without it, and never accepts it from ``GITHUB_TOKEN``).
 
-Exit 1 when a problem blocks the bot (pins that disagree, a setting that refuses its push or its pull
-request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached: the parts that could be done
-(the template, offline, and the rehearsal with a local ``--upstream PATH``) are printed first, the part that
-could not says so ("Not rehearsed: ...", "not checked: ..."), then the error.
+The template's ``model:`` setting, when present, is read as the run-model job reads it: one it would refuse
+is a blocking problem.
+
+Exit 1 when a problem blocks the bot (pins that disagree, a ``model:`` the run-model job refuses, a setting that
+refuses its push or its pull request), else 0; 2 for bad usage, 3 when GitHub or upstream cannot be reached: the
+parts that could be done (the template, offline, and the rehearsal with a local ``--upstream PATH``) are printed
+first, the part that could not says so ("Not rehearsed: ...", "not checked: ..."), then the error.
 """
 
 from __future__ import annotations
@@ -104,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
             "the template's ExecuTorch pins do not agree (or a blocking item is flagged): a bump starts from one "
             "version", "run `executorch-pack-bot audit --repo .` and make every pin name the same release"))
 
+    if config.model is not None:
+        problems += model_problems(args.repo)
+
     # 2. the rehearsal
     source = open_source(args.upstream, token)
     say = lambda m: print(f"# {inert.line(m, cap=1000)}", file=sys.stderr)  # noqa: E731
@@ -167,6 +173,24 @@ def run(args: argparse.Namespace) -> int:
     if failed:   # the parts that worked are printed above; the first failure is the error (exit 3)
         raise failed[0]
     return 1 if blocking else 0
+
+
+def model_problems(repo: Path) -> list[Problem]:
+    """The template's ``model:`` setting read as the run-model job reads it (:func:`bot.modelrun.template.template_model`).
+
+    A setting that job would refuse (a missing file, a symbolic link, a path outside the template, a file that is
+    no ExecuTorch program) is one blocking :class:`Problem` naming the settings file and line; else none.
+    """
+    from bot.errors import UsageError
+    from bot.modelrun.template import template_model
+
+    try:
+        template_model(repo)
+    except UsageError as exc:
+        return [Problem(f"{exc}: the run-model job refuses it (exit 2) and the bump gets no model run",
+                        "point model: in .github/executorch-pack-bot.yml at the template's .pte (a path inside "
+                        "the repository), or remove the key")]
+    return []
 
 
 def rehearse(repo: Path, source, *, to: Optional[str], sets: dict, allow_prerelease: bool,

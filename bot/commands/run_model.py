@@ -46,7 +46,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                      help="python of a venv holding the executorch wheel of the pack's version: runs the same "
                           ".pte with the same fixed inputs as the reference")
     ref.add_argument("--expected", type=Path, metavar="FILE",
-                     help="reference outputs recorded earlier (the JSON --write-expected writes)")
+                     help="reference outputs recorded earlier: the JSON --write-expected writes, a list with "
+                          "one object per output of the program, in order: {\"scalar_type\": ExecuTorch's "
+                          "ScalarType number (6 float32), \"sizes\": [dims], \"hex\": the tensor's bytes, "
+                          "little-endian, as hex}")
     parser.add_argument("--write-expected", type=Path, metavar="FILE",
                         help="with --host-python: also write the host runtime's outputs to FILE")
     parser.add_argument("--tolerance", type=float, default=0.0, metavar="X",
@@ -73,7 +76,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                       help="the CMSIS pack index (index.pidx) a required pack is found in, or 'off' "
                            "(default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else the public index)")
     deps.add_argument("--pack-cache", type=Path, metavar="DIR",
-                      help="keep downloaded packs here (default: $EXECUTORCH_PACK_BOT_CACHE, else not kept)")
+                      help="keep downloaded packs here (default: $EXECUTORCH_PACK_BOT_CACHE/packs, else not kept)")
     parser.add_argument("--json", type=Path, metavar="FILE",
                         help="write the result (outputs, differences, instruction count, stage and error) to FILE "
                              "for the pull-request job")
@@ -93,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout: {args.timeout} is not a positive number of seconds")
     if args.write_expected and not args.host_python:
         raise UsageError("--write-expected needs --host-python")
+    if args.host_python is not None and not _runnable(args.host_python):
+        raise UsageError(f"--host-python: {args.host_python}: no such program")
+    if args.suite is not None:
+        _check_suite_folder(args.suite)
     if args.json and args.json.is_dir():
         raise UsageError(f"--json: cannot write {args.json}: a directory")
     args.deps = _dep_options(args)
@@ -103,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
     if args.template is not None:
         raise UsageError("--template needs --suite (one model: --pte FILE)")
     expected = args.expected
+    if expected is None and args.host_python is None:
+        raise UsageError("--pte needs a reference to compare with: --expected FILE (outputs recorded earlier) "
+                         "or --host-python PYTHON (a venv holding the executorch wheel)")
     if expected is not None and not expected.is_file():
         raise UsageError(f"--expected: {expected}: no such file")
     result = run_model(args.pack, args.pte, name=args.name, label=args.label, host_python=args.host_python,
@@ -113,6 +123,30 @@ def run(args: argparse.Namespace) -> int:
         write_result(result, args.json)
     sys.stdout.write(summary(result))
     return _exit(result)
+
+
+def _check_suite_folder(suite: Path) -> None:
+    """Raise :class:`UsageError` when ``suite`` is not a folder and cannot become one (it, or the nearest of its
+    parents that exists, is a file)."""
+    from bot.errors import UsageError
+
+    if suite.exists() and not suite.is_dir():
+        raise UsageError(f"--suite: {suite}: not a folder")
+    for parent in suite.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--suite: {suite}: cannot be made, {parent} is not a folder")
+            return
+
+
+def _runnable(program: str) -> bool:
+    """True when ``program`` (a path, or a name looked up on PATH) names an executable file."""
+    import os
+    import shutil
+
+    if os.sep in program or (os.altsep and os.altsep in program):
+        return os.path.isfile(program) and os.access(program, os.X_OK)
+    return shutil.which(program) is not None
 
 
 def _exit(result) -> int:
