@@ -93,8 +93,10 @@ def load_results(folder: Optional[Path]) -> dict[str, dict]:
         try:
             if p.stat().st_size > MAX_RESULT_BYTES:
                 continue
+            if not p.is_file():   # a FIFO named *.json would block the read for ever
+                continue
             d = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):   # RecursionError: JSON nested too deeply for the parser
             continue
         if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and isinstance(d.get("key"), str):
             found[d["key"]] = _result_fields(d)
@@ -114,6 +116,8 @@ def load_plan(path: Path) -> dict:
     """The plan file of ``fleet-plan --out``; :class:`UsageError` naming it when it is not one."""
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise UsageError("not a fleet plan (fleet-plan --out): JSON nested too deeply", path=str(path)) from None
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the fleet plan: {getattr(exc, 'strerror', None) or exc}", path=str(path)) from None
     if not isinstance(d, dict) or d.get("format") != 1 or not isinstance(d.get("rows"), list):
