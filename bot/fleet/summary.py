@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from bot import inert
-from bot.errors import UsageError
+from bot.errors import PlatformError, UsageError
 
 RESULT_FORMAT = 1
 MAX_RESULT_BYTES = 1_000_000
@@ -239,18 +239,24 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
 def save_dashboard(gh, full_name: str, body: str) -> tuple[str, int]:
     """Create or edit the fleet dashboard issue of ``full_name``: ``(what was done, issue number)``.
 
-    Found by the label :data:`LABEL`, the :data:`MARKER` and its author being a bot (trust from identity:
-    :func:`bot.events.event.is_bot`); edited only when the body differs.  GitHub REST docs, "List
-    repository issues", "Create an issue", "Update an issue".
+    Found by the label :data:`LABEL`, the :data:`MARKER` and its author being the token's own account (GraphQL
+    ``viewer``, :func:`bot.events.context.viewer_login`; trust from identity: another bot's issue, an App or a
+    workflow that copies people's text into issues, is never edited); edited only when the body differs.  GitHub
+    REST docs, "List repository issues", "Create an issue", "Update an issue".
     """
-    from bot.events.context import Api
-    from bot.events.event import is_bot
+    from bot.events.context import Api, viewer_login
 
     api = Api(gh, full_name)
     body = f"{MARKER}\n{body}"
+    me = viewer_login(api)
+    if not me:   # no issue could be recognised as ours: a new one each run would pile up
+        raise PlatformError(f"cannot find the fleet dashboard issue of {full_name}: GitHub names no account for the "
+                            "token (GraphQL viewer)")
     issues = api.get("issues", "list the fleet dashboard issue", labels=LABEL, state="open", per_page=100)
-    mine = [i for i in issues or () if "pull_request" not in i and MARKER in (i.get("body") or "")
-            and is_bot(i.get("user"))]
+    mine = [i for i in issues or () if isinstance(i, dict) and "pull_request" not in i
+            and MARKER in str(i.get("body") or "") and bool(me)
+            and isinstance(i.get("user"), dict) and i["user"].get("login") == me
+            and isinstance(i.get("number"), int) and not isinstance(i.get("number"), bool)]
     if not mine:
         made = api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the fleet dashboard issue")
         return "created", int(made["number"])
