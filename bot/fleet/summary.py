@@ -219,7 +219,7 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
         counts[r["state"]] = counts.get(r["state"], 0) + 1
     req = plan.get("requests") or {}
     head = [f"## ExecuTorch fleet: {len(table)} rows", "",
-            ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
+            ", ".join(f"{n} {cell(s)}" for s, n in sorted(counts.items())) + ".",   # a state may be a result's action
             f"Upstream {inert.code(plan.get('upstream', ''))}; {len(plan.get('packs') or [])} pack(s): "
             + (", ".join(f"{inert.code(p['pack-version'])} ({_source(p.get('source'))})" for p in plan.get("packs") or [])
                or "none")
