@@ -32,7 +32,7 @@ _PR_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-
 _RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/actions/runs/[0-9]{1,20}"
                       r"(?:/attempts/[0-9]{1,5})?")
 RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
-PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state")
+PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state", "key")
 MAX_FLAGS = 50
 #: The action the fleet workflow records for a pull-request job of a dry run (publish --dry-run sets no action).
 DRY_RUN, DRY_RUN_STATE = "dry-run", "dry run"
@@ -145,7 +145,9 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
 
     out = []
     for r in plan["rows"]:
-        res = results.get(job_key(r.get("repository", ""), r.get("branch") or None)) if r.get("job") else None
+        # the plan's key (unique among its jobs: bot.fleet.plan.unique_key); a plan from before keys were kept: job_key
+        key = r.get("key") or job_key(r.get("repository", ""), r.get("branch") or None)
+        res = results.get(key) if r.get("job") else None
         pr, note, flagged = _pr_text(r.get("pr_url"), r.get("pr_state")), r.get("reason", ""), []
         last = f"{_link('planned', run_url)} {inert.markdown(when, cap=40)}".strip()
         state = r.get("state", "")
