@@ -44,7 +44,7 @@ def test_a_deeply_nested_result_file_is_skipped_and_the_others_rendered(tmp_path
     (tmp_path / "plan.json").write_text(json.dumps(PLAN))
     (tmp_path / "results" / "bad").mkdir(parents=True)
     (tmp_path / "results" / "bad" / "a.json").write_text(DEEP)
-    (tmp_path / "results" / "r.json").write_text(json.dumps(
+    (tmp_path / "results" / "acme-a.json").write_text(json.dumps(
         {"format": 1, "key": "acme-a", "status": "success", "action": "created"}))
     code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
                     str(tmp_path / "results"))

@@ -12,7 +12,7 @@ from test_fleet_summary_foreign_input import PLAN
 def test_a_hostile_action_is_inert_in_the_counts_line_and_the_row(tmp_path, capsys):
     (tmp_path / "plan.json").write_text(json.dumps(PLAN))
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "r.json").write_text(json.dumps(
+    (tmp_path / "results" / "acme-a.json").write_text(json.dumps(
         {"format": 1, "key": "acme-a", "status": "success", "action": "@everyone <img src=x> [x](https://evil.example)"}))
     code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
                     str(tmp_path / "results"))

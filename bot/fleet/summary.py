@@ -31,6 +31,17 @@ TITLE = "executorch-pack-bot fleet dashboard"
 _PR_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/pull/([0-9]{1,9})")
 _RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/actions/runs/[0-9]{1,20}"
                       r"(?:/attempts/[0-9]{1,5})?")
+
+
+def _on_server(url: str) -> bool:
+    """Whether ``url`` is on the GitHub host the workflow runs on (``$GITHUB_SERVER_URL``, default
+    ``https://github.com``; GitHub docs, "Variables": the server's URL): a result file (foreign input) must not
+    make a live link to another host, however much it looks like a pull request's page."""
+    import os
+
+    server = (os.environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/").lower()
+    return url.lower().startswith(server + "/")
+
 RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
 PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state", "key")
 MAX_FLAGS = 50
@@ -84,8 +95,9 @@ def record(key: str, *, status: str, action: str = "", pr_url: str = "", plan_fi
 
 
 def load_results(folder: Optional[Path]) -> dict[str, dict]:
-    """``{key: result}`` of every ``*.json`` under ``folder`` (downloaded artifacts, one folder each); a file
-    that is not a result is skipped (a job writes only its own)."""
+    """``{key: result}`` of every ``KEY.json`` (or ``KEY/*.json``) under ``folder`` (downloaded artifacts); a file
+    that is not a result, or whose ``key`` is neither its file's name nor its folder's, is skipped (a job uploads
+    only its own)."""
     found: dict[str, dict] = {}
     if folder is None or not Path(folder).is_dir():
         return found
@@ -98,7 +110,9 @@ def load_results(folder: Optional[Path]) -> dict[str, dict]:
             d = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):   # RecursionError: JSON nested too deeply for the parser
             continue
-        if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and isinstance(d.get("key"), str):
+        # a result counts only under its own name, its file's (the workflow uploads KEY.json for its job's KEY) or
+        # its folder's: a job cannot write another template's result by naming that template's key in its own file
+        if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and d.get("key") in (p.stem, p.parent.name):
             found[d["key"]] = _result_fields(d)
     return found
 
@@ -173,7 +187,7 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
 def _link(text: str, url: str) -> str:
     """``[text](url)`` (text inert) when ``url`` is a workflow run's page, else the inert text alone."""
     label = inert.markdown(text, cap=40)
-    return f"[{label}]({url})" if isinstance(url, str) and _RUN_URL.fullmatch(url) else label
+    return f"[{label}]({url})" if isinstance(url, str) and _RUN_URL.fullmatch(url) and _on_server(url) else label
 
 
 def _pr_text(url: Optional[str], state: Optional[str]) -> str:
@@ -181,7 +195,7 @@ def _pr_text(url: Optional[str], state: Optional[str]) -> str:
     text without a link."""
     if not url:
         return ""
-    m = _PR_URL.fullmatch(url) if isinstance(url, str) else None
+    m = _PR_URL.fullmatch(url) if isinstance(url, str) and _on_server(url) else None
     shown = f"[#{m.group(1)}]({url})" if m else inert.markdown(url, cap=100)
     return f"{shown} {inert.markdown(state or '', cap=40)}".strip()
 
