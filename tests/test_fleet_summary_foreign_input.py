@@ -19,7 +19,7 @@ HEAD = "| Template | Current | Target | State | Pull request | Flagged | Last ru
 def summary_row(tmp_path, capsys, result, plan=PLAN):
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "r.json").write_text(json.dumps({"format": 1, "key": "acme-a", **result}))
+    (tmp_path / "results" / "acme-a.json").write_text(json.dumps({"format": 1, "key": "acme-a", **result}))
     code, out = cli(capsys, "fleet-summary", "--plan", str(tmp_path / "plan.json"), "--results",
                     str(tmp_path / "results"))
     assert code == 0, out.err
@@ -90,10 +90,10 @@ def test_a_plan_file_with_thousands_of_long_flags_still_records_a_result_the_sum
     plan_file = tmp_path / "update-plan.json"
     plan_file.write_text(json.dumps({"flags": [{"code": f"c{i}", "message": "m" * 1000, "blocking": False}
                                                for i in range(2000)]}))
-    code, out = cli(capsys, "fleet-summary", "--record", str(tmp_path / "results" / "r.json"), "--key", "acme-a",
+    code, out = cli(capsys, "fleet-summary", "--record", str(tmp_path / "results" / "acme-a.json"), "--key", "acme-a",
                     "--status", "success", "--action", "created", "--plan-file", str(plan_file))
     assert code == 0
-    rec = json.loads((tmp_path / "results" / "r.json").read_text())
+    rec = json.loads((tmp_path / "results" / "acme-a.json").read_text())
     assert len(rec["flags"]) == 51 and rec["flags"][0] == "c0: " + "m" * 596
     assert rec["flags"][-1] == "... and 1950 more"
     (tmp_path / "plan.json").write_text(json.dumps(PLAN))

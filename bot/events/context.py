@@ -89,11 +89,16 @@ class Api:
     def graphql(self, query: str, variables: dict, what: str) -> dict:
         """POST a GraphQL document (GitHub GraphQL API; ``/graphql`` beside the REST base) and return ``data``.
 
-        A mutation is recorded in :attr:`writes`; a query is a read."""
+        A mutation is recorded in :attr:`writes`; a query is a read.  Raises
+        :class:`~bot.errors.PlatformError` when the answer or its ``data`` is not a JSON object."""
         if query.lstrip().startswith("mutation"):
             self.writes.append("POST /graphql")
         out = call(lambda: self.gh.requester.graphql_query(query, variables)[1], what)
-        return (out or {}).get("data") or {}
+        data = out.get("data") if isinstance(out, dict) else out
+        if data is not None and not isinstance(data, dict):   # an answer of another shape: not GitHub's GraphQL
+            raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape "
+                                f"({'data' if isinstance(out, dict) else 'the answer'} is not an object)")
+        return data or {}
 
 
 def viewer_login(api: Api) -> str:

@@ -70,7 +70,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from bot import inert
-from bot.errors import UsageError
+from bot.errors import PlatformError, UsageError
 from bot.events import ignored as ign
 from bot.events import state as hidden
 from bot.events.event import is_bot
@@ -262,7 +262,8 @@ def load_state(api, issue: Optional[dict], *, author: Optional[str] = None) -> S
     edited it last, else the state is empty.  With no state comment, the
     state block of the issue body is read when the bot wrote the body and
     nobody else edited it last (a dashboard from before the state comment),
-    else the state is empty.
+    else the state is empty.  Raises :class:`~bot.errors.PlatformError` for an answer of another shape (an object
+    that is a list or text, comments that are not a list).
     """
     if issue is None:
         return Stored()
@@ -271,23 +272,40 @@ def load_state(api, issue: Optional[dict], *, author: Optional[str] = None) -> S
     me = author if author is not None else viewer_login(api)
     owner, name = api.full_name.split("/", 1)
     after, top = None, None
+    what = f"read the state of the dashboard #{issue['number']}"
     for _ in range(_STATE_PAGES):
         data = api.graphql(_STATE_QUERY, {"owner": owner, "name": name, "number": int(issue["number"]),
-                                          "after": after}, f"read the state of the dashboard #{issue['number']}")
-        node = (data.get("repository") or {}).get("issue") or {}
+                                          "after": after}, what)
+        node = _object(_object(data.get("repository"), "repository", what).get("issue"), "repository.issue", what)
         top = node if top is None else top
-        conn = node.get("comments") or {}
-        for c in conn.get("nodes") or ():
+        conn = _object(node.get("comments"), "issue.comments", what)
+        nodes = conn.get("nodes") or []
+        if not isinstance(nodes, list):
+            raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape "
+                                "(issue.comments.nodes is not a list)")
+        for c in nodes:
             if _is_state_comment(c, me, author) and isinstance(c.get("databaseId"), int):
                 st = hidden.load(c.get("body")) if _by_bot(c, me, author) else None
                 return Stored(dict(st or {}), c["databaseId"], str(c.get("body") or ""))
-        page = conn.get("pageInfo") or {}
+        page = _object(conn.get("pageInfo"), "issue.comments.pageInfo", what)
         if not page.get("hasNextPage") or not page.get("endCursor"):
             break
         after = page["endCursor"]
     body = str((top or {}).get("body") or "")
     st = hidden.load(body) if _by_bot(top, me, author) and MARKER in body else None
     return Stored(dict(st or {}))
+
+
+def _object(value, where: str, what: str) -> dict:
+    """``value`` when it is a JSON object, ``{}`` for null (GitHub's GraphQL answers null for what the token
+    cannot see); raises :class:`~bot.errors.PlatformError` naming ``where`` for anything else (a foreign answer
+    must not stop a fleet plan with an internal error)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape ({where} is not an "
+                            "object)")
+    return value
 
 
 def state_comment(st: dict) -> str:

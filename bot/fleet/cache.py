@@ -13,7 +13,8 @@ API": conditional requests).  Entries:
   git blob sha is its key, so an edited cache cannot change what a pin file says);
 * ``pins``: ``{digest of a template's pin files: {"current", "label", "branch", "error"}}``.
 
-A missing, unreadable or malformed file is an empty cache (it only costs
+A missing, unreadable, malformed or too deeply nested file, or one over
+:data:`MAX_FILE_BYTES`, is an empty cache (it only costs
 requests); the file is written atomically.
 
 Trust.  On a ``304`` the plan believes the value kept beside the ETag, and a
@@ -43,6 +44,9 @@ from typing import Optional
 
 FORMAT = 1
 MAX_BLOB_CHARS = 1_000_000   # a pin file bigger than this is read again rather than kept
+#: A cache file larger than this is not read (an empty cache): a few thousand templates' pin files and listings
+#: fit many times over, and the whole file is parsed in memory.
+MAX_FILE_BYTES = 200_000_000
 
 
 def blob_sha(text: str) -> str:
@@ -83,8 +87,15 @@ class FleetCache:
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            if not self.path.is_file():   # a FIFO would block the read for ever; a folder is no cache
+                return
+            with open(self.path, "rb") as fh:
+                raw = fh.read(MAX_FILE_BYTES + 1)
+            if len(raw) > MAX_FILE_BYTES:
+                self.refused = f"larger than {MAX_FILE_BYTES} bytes: not used"
+                return
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):   # RecursionError: JSON nested too deeply for the parser
             return
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return

@@ -38,6 +38,9 @@ TEMPLATE_KEYS = ("repository", "branches", "branch", "track")
 DISCOVER_KEYS = ("organization", "topic", "track")
 MAX_ENTRIES = 5000
 MAX_BYTES = 4_000_000      # 5000 entries of a few lines each fit many times over
+#: Rows (templates and refused entries) a list may make: YAML aliases (``*e``) repeat an entry, and ``branches:``
+#: multiplies it, without the file growing, so the count after both is bounded, not only the file's size.
+MAX_ROWS = MAX_ENTRIES
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,9 @@ def load_fleet_list(path: Path) -> FleetList:
 
     Raises :class:`UsageError` (``FILE:LINE``) when the file cannot be read, is
     not a regular file, is larger than :data:`MAX_BYTES`, is not UTF-8 (the
-    line of the first bad byte), is not YAML, is not a mapping, has an unknown top-level key, or ``templates:``
-    / ``discover:`` is not a list; a bad *entry* is a :class:`Refused` row instead.
+    line of the first bad byte), is not YAML, is not a mapping, has an unknown top-level key, ``templates:``
+    / ``discover:`` is not a list, or would make more than :data:`MAX_ROWS` rows (each branch and each YAML
+    alias of an entry counted); a bad *entry* is a :class:`Refused` row instead.
     """
     import yaml
 
@@ -241,6 +245,19 @@ def _track(fields: dict) -> tuple[Optional[str], Optional[str]]:
     return t, track_problem(t)
 
 
+def _room(fleet: FleetList, more: int, line: int) -> None:
+    """Raise :class:`UsageError` (``FILE:LINE``) when ``more`` rows would take the list over :data:`MAX_ROWS`."""
+    have = len(fleet.entries) + len(fleet.refused) + len(fleet.discover)
+    if have + more > MAX_ROWS:
+        raise UsageError(f"more than {MAX_ROWS} templates, discovery rules and refused entries (counting each "
+                         "branch and each YAML alias): not a fleet list", path=fleet.path, line=line)
+
+
+def _refuse(fleet: FleetList, refused: Refused) -> None:
+    _room(fleet, 1, refused.line)
+    fleet.refused.append(refused)
+
+
 def _template_entry(fleet: FleetList, node) -> None:
     import yaml
 
@@ -258,6 +275,7 @@ def _template_entry(fleet: FleetList, node) -> None:
     if not why and ("branch" in fields or "branches" in fields):
         v = fields.get("branches", fields.get("branch"))
         items = v.value if isinstance(v, yaml.SequenceNode) else [v]
+        _room(fleet, len(items), line)   # before reading each name: an alias may repeat a long list
         names = [_text(i) for i in items]
         from bot.config import valid_branch_name
         if not names or any(n is None or not valid_branch_name(n) for n in names):
@@ -267,8 +285,9 @@ def _template_entry(fleet: FleetList, node) -> None:
         else:
             branches = list(dict.fromkeys(names))
     if why:
-        fleet.refused.append(Refused(_short(node), why, line))
+        _refuse(fleet, Refused(_short(node), why, line))
         return
+    _room(fleet, len(branches), line)
     for b in branches:
         fleet.add(Entry(repo, b, track, line))
 
@@ -285,6 +304,7 @@ def _discover_entry(fleet: FleetList, node) -> None:
     track, bad = _track(fields) if not why else (None, None)
     why = why or bad
     if why:
-        fleet.refused.append(Refused(_short(node), why, line))
+        _refuse(fleet, Refused(_short(node), why, line))
         return
+    _room(fleet, 1, line)
     fleet.discover.append(Discover(org, topic, track, line))

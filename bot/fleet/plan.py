@@ -69,7 +69,8 @@ class Row:
     """One line of the fleet summary: a template branch (or a refused list entry) and what the plan decided.
 
     ``job`` is True when a pull-request job runs for it; ``reason`` says why
-    not otherwise (or what the job will do); ``line`` is the list's line.
+    not otherwise (or what the job will do); ``line`` is the list's line; ``key`` the pull-request job's
+    :func:`unique_key` (its result artifact's name), "" without a job.
     """
 
     template: str
@@ -86,6 +87,7 @@ class Row:
     bot_branch: str = ""
     job: bool = False
     line: int = 0
+    key: str = ""
 
 
 @dataclass
@@ -116,6 +118,24 @@ def job_key(repository: str, branch: Optional[str]) -> str:
     """A name part safe for an artifact and a job name: ``acme-traffic-counter-main`` (letters, digits, ``-._``)."""
     text = f"{repository}-{branch}" if branch else repository
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text.replace("/", "-")).strip("-")[:200]
+
+
+def unique_key(repository: str, branch: Optional[str], used: set) -> str:
+    """:func:`job_key`, made unique among ``used`` (compared case-folded; the key is added to it): two template
+    branches can share a :func:`job_key` (``acme/a-b`` and ``acme/a`` branch ``b``; branches ``x/y`` and ``x-y``;
+    names cut at 200 characters), and two jobs uploading one result artifact name would clash (the second upload
+    fails, and the summary would show one job's result on both rows).  A clash gets the first 8 hex digits of
+    the SHA-256 of ``repository@branch`` (``repository`` case-folded, as GitHub compares names)."""
+    import hashlib
+
+    key = job_key(repository, branch)
+    n = 0
+    while key.lower() in used:
+        digest = hashlib.sha256(f"{repository.lower()}@{branch or ''}#{n}".encode("utf-8", "surrogateescape"))
+        key = f"{job_key(repository, branch)[:191]}-{digest.hexdigest()[:8]}"
+        n += 1
+    used.add(key.lower())
+    return key
 
 
 def upstream_releases(remote: Remote, upstream: str) -> list:
@@ -476,6 +496,7 @@ def _matrices(plan: Plan, releases: list, limit: int) -> None:
 
     by_tag = {r.tag: r for r in releases}
     packs: dict[str, dict] = {}
+    used: set = set()
     for row in plan.rows:
         if not row.job:
             continue
@@ -484,6 +505,7 @@ def _matrices(plan: Plan, releases: list, limit: int) -> None:
             row.reason = f"the pull-request matrix holds {limit} jobs at most; planned again by the next run"
             continue
         tag = version_to_tag(row.target)
+        row.key = unique_key(row.repository, row.branch, used)
         if row.pack_version not in packs:
             local = row.pack_version != to_semver(row.target)   # X.Y.Z-LABEL: a locally built pack
             asset = None if local else find_pack_asset(by_tag.get(tag), row.target)
@@ -501,7 +523,7 @@ def _matrices(plan: Plan, releases: list, limit: int) -> None:
                            "name": row.repository.split("/", 1)[1], "source": pack["source"],
                            "pack-url": pack["pack-url"],
                            "branch": row.branch, "version": row.target, "pack-version": row.pack_version,
-                           "artifact": packs[row.pack_version]["artifact"], "key": job_key(row.repository, row.branch),
+                           "artifact": packs[row.pack_version]["artifact"], "key": row.key,
                            "current": row.current, "bot-branch": row.bot_branch})
     plan.packs = sorted(packs.values(), key=lambda p: Version(p["version"]))
 

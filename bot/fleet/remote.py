@@ -54,7 +54,7 @@ def wait_hint(headers: dict, now: Optional[float] = None) -> Optional[float]:
             pass
     if low.get("x-ratelimit-remaining", "").strip() == "0":
         reset = low.get("x-ratelimit-reset", "").strip()
-        if reset.isdigit() and len(reset) <= 12:
+        if reset.isascii() and reset.isdigit() and len(reset) <= 12:   # "²" is a digit to str.isdigit, not to int
             return max(0.0, int(reset) - (time.time() if now is None else now))
     return None
 

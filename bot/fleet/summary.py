@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from bot import inert
-from bot.errors import UsageError
+from bot.errors import PlatformError, UsageError
 
 RESULT_FORMAT = 1
 MAX_RESULT_BYTES = 1_000_000
@@ -31,8 +31,19 @@ TITLE = "executorch-pack-bot fleet dashboard"
 _PR_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/pull/([0-9]{1,9})")
 _RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/[A-Za-z0-9-]+/[A-Za-z0-9._-]+/actions/runs/[0-9]{1,20}"
                       r"(?:/attempts/[0-9]{1,5})?")
+
+
+def _on_server(url: str) -> bool:
+    """Whether ``url`` is on the GitHub host the workflow runs on (``$GITHUB_SERVER_URL``, default
+    ``https://github.com``; GitHub docs, "Variables": the server's URL): a result file (foreign input) must not
+    make a live link to another host, however much it looks like a pull request's page."""
+    import os
+
+    server = (os.environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/").lower()
+    return url.lower().startswith(server + "/")
+
 RESULT_TEXT = ("key", "status", "action", "pr_url", "run_url", "when", "error")
-PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state")
+PLAN_TEXT = ("template", "repository", "branch", "current", "target", "state", "reason", "pr_url", "pr_state", "key")
 MAX_FLAGS = 50
 #: The action the fleet workflow records for a pull-request job of a dry run (publish --dry-run sets no action).
 DRY_RUN, DRY_RUN_STATE = "dry-run", "dry run"
@@ -84,8 +95,9 @@ def record(key: str, *, status: str, action: str = "", pr_url: str = "", plan_fi
 
 
 def load_results(folder: Optional[Path]) -> dict[str, dict]:
-    """``{key: result}`` of every ``*.json`` under ``folder`` (downloaded artifacts, one folder each); a file
-    that is not a result is skipped (a job writes only its own)."""
+    """``{key: result}`` of every ``KEY.json`` (or ``KEY/*.json``) under ``folder`` (downloaded artifacts); a file
+    that is not a result, or whose ``key`` is neither its file's name nor its folder's, is skipped (a job uploads
+    only its own)."""
     found: dict[str, dict] = {}
     if folder is None or not Path(folder).is_dir():
         return found
@@ -93,10 +105,14 @@ def load_results(folder: Optional[Path]) -> dict[str, dict]:
         try:
             if p.stat().st_size > MAX_RESULT_BYTES:
                 continue
+            if not p.is_file():   # a FIFO named *.json would block the read for ever
+                continue
             d = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):   # RecursionError: JSON nested too deeply for the parser
             continue
-        if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and isinstance(d.get("key"), str):
+        # a result counts only under its own name, its file's (the workflow uploads KEY.json for its job's KEY) or
+        # its folder's: a job cannot write another template's result by naming that template's key in its own file
+        if isinstance(d, dict) and d.get("format") == RESULT_FORMAT and d.get("key") in (p.stem, p.parent.name):
             found[d["key"]] = _result_fields(d)
     return found
 
@@ -114,6 +130,8 @@ def load_plan(path: Path) -> dict:
     """The plan file of ``fleet-plan --out``; :class:`UsageError` naming it when it is not one."""
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise UsageError("not a fleet plan (fleet-plan --out): JSON nested too deeply", path=str(path)) from None
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the fleet plan: {getattr(exc, 'strerror', None) or exc}", path=str(path)) from None
     if not isinstance(d, dict) or d.get("format") != 1 or not isinstance(d.get("rows"), list):
@@ -141,7 +159,9 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
 
     out = []
     for r in plan["rows"]:
-        res = results.get(job_key(r.get("repository", ""), r.get("branch") or None)) if r.get("job") else None
+        # the plan's key (unique among its jobs: bot.fleet.plan.unique_key); a plan from before keys were kept: job_key
+        key = r.get("key") or job_key(r.get("repository", ""), r.get("branch") or None)
+        res = results.get(key) if r.get("job") else None
         pr, note, flagged = _pr_text(r.get("pr_url"), r.get("pr_state")), r.get("reason", ""), []
         last = f"{_link('planned', run_url)} {inert.markdown(when, cap=40)}".strip()
         state = r.get("state", "")
@@ -167,7 +187,7 @@ def rows(plan: dict, results: dict[str, dict], *, run_url: str = "", when: str =
 def _link(text: str, url: str) -> str:
     """``[text](url)`` (text inert) when ``url`` is a workflow run's page, else the inert text alone."""
     label = inert.markdown(text, cap=40)
-    return f"[{label}]({url})" if isinstance(url, str) and _RUN_URL.fullmatch(url) else label
+    return f"[{label}]({url})" if isinstance(url, str) and _RUN_URL.fullmatch(url) and _on_server(url) else label
 
 
 def _pr_text(url: Optional[str], state: Optional[str]) -> str:
@@ -175,7 +195,7 @@ def _pr_text(url: Optional[str], state: Optional[str]) -> str:
     text without a link."""
     if not url:
         return ""
-    m = _PR_URL.fullmatch(url) if isinstance(url, str) else None
+    m = _PR_URL.fullmatch(url) if isinstance(url, str) and _on_server(url) else None
     shown = f"[#{m.group(1)}]({url})" if m else inert.markdown(url, cap=100)
     return f"{shown} {inert.markdown(state or '', cap=40)}".strip()
 
@@ -215,7 +235,7 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
         counts[r["state"]] = counts.get(r["state"], 0) + 1
     req = plan.get("requests") or {}
     head = [f"## ExecuTorch fleet: {len(table)} rows", "",
-            ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
+            ", ".join(f"{n} {cell(s)}" for s, n in sorted(counts.items())) + ".",   # a state may be a result's action
             f"Upstream {inert.code(plan.get('upstream', ''))}; {len(plan.get('packs') or [])} pack(s): "
             + (", ".join(f"{inert.code(p['pack-version'])} ({_source(p.get('source'))})" for p in plan.get("packs") or [])
                or "none")
@@ -235,18 +255,24 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
 def save_dashboard(gh, full_name: str, body: str) -> tuple[str, int]:
     """Create or edit the fleet dashboard issue of ``full_name``: ``(what was done, issue number)``.
 
-    Found by the label :data:`LABEL`, the :data:`MARKER` and its author being a bot (trust from identity:
-    :func:`bot.events.event.is_bot`); edited only when the body differs.  GitHub REST docs, "List
-    repository issues", "Create an issue", "Update an issue".
+    Found by the label :data:`LABEL`, the :data:`MARKER` and its author being the token's own account (GraphQL
+    ``viewer``, :func:`bot.events.context.viewer_login`; trust from identity: another bot's issue, an App or a
+    workflow that copies people's text into issues, is never edited); edited only when the body differs.  GitHub
+    REST docs, "List repository issues", "Create an issue", "Update an issue".
     """
-    from bot.events.context import Api
-    from bot.events.event import is_bot
+    from bot.events.context import Api, viewer_login
 
     api = Api(gh, full_name)
     body = f"{MARKER}\n{body}"
+    me = viewer_login(api)
+    if not me:   # no issue could be recognised as ours: a new one each run would pile up
+        raise PlatformError(f"cannot find the fleet dashboard issue of {full_name}: GitHub names no account for the "
+                            "token (GraphQL viewer)")
     issues = api.get("issues", "list the fleet dashboard issue", labels=LABEL, state="open", per_page=100)
-    mine = [i for i in issues or () if "pull_request" not in i and MARKER in (i.get("body") or "")
-            and is_bot(i.get("user"))]
+    mine = [i for i in issues or () if isinstance(i, dict) and "pull_request" not in i
+            and MARKER in str(i.get("body") or "") and bool(me)
+            and isinstance(i.get("user"), dict) and i["user"].get("login") == me
+            and isinstance(i.get("number"), int) and not isinstance(i.get("number"), bool)]
     if not mine:
         made = api.post("issues", {"title": TITLE, "body": body, "labels": [LABEL]}, "create the fleet dashboard issue")
         return "created", int(made["number"])

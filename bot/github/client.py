@@ -386,6 +386,18 @@ def _retry_or_raise(exc: Exception, policy: RetryPolicy, what: str, attempt: int
     raise PlatformError(mask(f"cannot {what}: {type(exc).__name__}: {exc}")) from None
 
 
+def _from_requester(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by PyGithub's ``Requester`` itself: it reads every answer's
+    ``x-ratelimit-remaining``/``-limit``/``-reset`` with ``int(float(value))`` (PyGithub ``Requester.__requestEncode``),
+    so a header that is not a number ("²", "nan", "1e999") raises ValueError or OverflowError there."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith("github/Requester.py"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _tries(policy: RetryPolicy) -> int:
     """Attempts made by the operation so far: one more than the waits between them."""
     return len(policy.waits) + 1
@@ -425,6 +437,11 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
             except requests.RequestException as exc:
                 _retry_or_raise(exc, policy, what, attempt)
                 continue
+            except (ValueError, OverflowError) as exc:
+                if not _from_requester(exc):
+                    raise
+                raise PlatformError(mask(f"cannot {what}: GitHub's answer has a rate-limit header "
+                                         f"(x-ratelimit-*) that is not a number: {exc}")) from None
         raise policy.transient(what, 0, "no attempt was allowed")
     finally:
         _CURRENT.reset(token)
