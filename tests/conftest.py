@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import shutil
 from pathlib import Path
 
@@ -36,6 +37,27 @@ def tags(tmp_path) -> Path:
 def _no_public_pack_index(monkeypatch):
     """Tests never ask the real public CMSIS pack index: off unless a test (or ``fake``) points it at a local server."""
     monkeypatch.setenv("EXECUTORCH_PACK_BOT_PACK_INDEX_URL", "off")
+
+
+def _child_subreaper() -> int | None:
+    """This process's ``PR_GET_CHILD_SUBREAPER`` flag (man 2 prctl), or None where there is no such call."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        return flag.value if libc.prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 else None
+    except (OSError, AttributeError):
+        return None
+
+
+@pytest.fixture(autouse=True)
+def _subreaper_flag_restored():
+    """A test that runs :func:`bot.contain.guest` (or ``bot.contain.main``) in this process makes it a child
+    subreaper; the flag is set back afterwards, so the process running the tests (pytest, or mutmut, which
+    forks a worker per mutant and waits for exactly those) adopts no orphan of a later test."""
+    before = _child_subreaper()
+    yield
+    if before is not None and _child_subreaper() != before:
+        ctypes.CDLL(None, use_errno=True).prctl(36, before, 0, 0, 0)
 
 
 @pytest.fixture

@@ -260,7 +260,7 @@ def main(argv=None) -> int:
         return code
     pyproject = work / "pyproject.toml"
     extra = ("\n[tool.mutmut]\n"
-             f"paths_to_mutate = [\"{module.as_posix()}\"]\n"
+             f"source_paths = [\"{module.as_posix()}\"]\n"
              f"also_copy = {entries!r}\n"
              f"pytest_add_cli_args_test_selection = {tests!r}\n"
              "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
