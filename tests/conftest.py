@@ -39,25 +39,29 @@ def _no_public_pack_index(monkeypatch):
     monkeypatch.setenv("EXECUTORCH_PACK_BOT_PACK_INDEX_URL", "off")
 
 
-def _child_subreaper() -> int | None:
-    """This process's ``PR_GET_CHILD_SUBREAPER`` flag (man 2 prctl), or None where there is no such call."""
+def _process_flags() -> tuple[int, int] | None:
+    """This process's ``(PR_GET_CHILD_SUBREAPER, PR_GET_DUMPABLE)`` (man 2 prctl), or None where there is no prctl."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         flag = ctypes.c_int(0)
-        return flag.value if libc.prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 else None
+        if libc.prctl(37, ctypes.byref(flag), 0, 0, 0) != 0:
+            return None
+        return flag.value, libc.prctl(3, 0, 0, 0, 0)
     except (OSError, AttributeError):
         return None
 
 
 @pytest.fixture(autouse=True)
-def _subreaper_flag_restored():
+def _process_flags_restored():
     """A test that runs :func:`bot.contain.guest` (or ``bot.contain.main``) in this process makes it a child
-    subreaper; the flag is set back afterwards, so the process running the tests (pytest, or mutmut, which
-    forks a worker per mutant and waits for exactly those) adopts no orphan of a later test."""
-    before = _child_subreaper()
+    subreaper and non-dumpable; both are set back afterwards, so the process running the tests (pytest, or
+    mutmut, which forks a worker per mutant and waits for exactly those pids) adopts no orphan of a later test."""
+    before = _process_flags()
     yield
-    if before is not None and _child_subreaper() != before:
-        ctypes.CDLL(None, use_errno=True).prctl(36, before, 0, 0, 0)
+    if before is not None and _process_flags() != before:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, before[0], 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
+        libc.prctl(4, before[1], 0, 0, 0)     # PR_SET_DUMPABLE
 
 
 @pytest.fixture

@@ -168,3 +168,21 @@ def test_every_output_must_match_not_just_one():
 def test_an_output_without_a_difference_or_with_a_problem_never_matches(diff):
     assert not matches([diff], 1e9)
     assert matches([OutputDiff(0, True, None, None)], 0)
+
+
+def test_tolerance_zero_is_bit_exact_even_where_the_values_are_equal():
+    diffs = compare([f32(-0.0)], [f32(0.0)])    # -0.0 == 0.0, but not the same bits
+    assert diffs == [OutputDiff(0, False, 0.0)]
+    assert not matches(diffs, 0)
+    assert matches(diffs, 1e-9)
+
+
+def test_every_output_after_one_that_is_not_comparable_is_still_compared():
+    half = Tensor(5, (1,), b"\x00\x3c")
+    device = [Tensor(6, (1, 1), f32(1.0).data), f32(1.0, 2.0, 3.0), Tensor(5, (1,), b"\x00\x3d"), f32(4.0), f32(5.0)]
+    host = [f32(1.0), Tensor(6, (3,), f32(1.0, 2.0).data), half, f32(4.5), f32(5.0)]
+    assert compare(device, host) == [OutputDiff(0, False, None, "device 6[1, 1] vs host 6[1]"),
+                                     OutputDiff(1, False, None, "device 12 bytes vs host 8 bytes"),
+                                     OutputDiff(2, False, None, "scalar type 5 is not compared"),
+                                     OutputDiff(3, False, 0.5), OutputDiff(4, True, 0.0)]
+    assert compare([half, f32(2.0)], [half, f32(1.0)]) == [OutputDiff(0, True, None, None), OutputDiff(1, False, 1.0)]
