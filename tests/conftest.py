@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -51,17 +52,26 @@ def _process_flags() -> tuple[int, int] | None:
         return None
 
 
+@contextmanager
+def process_flags_kept():
+    """Put back this process's child-subreaper and dumpable flags as they were, on leaving the block."""
+    before = _process_flags()
+    try:
+        yield
+    finally:
+        if before is not None and _process_flags() != before:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(36, before[0], 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
+            libc.prctl(4, before[1], 0, 0, 0)     # PR_SET_DUMPABLE
+
+
 @pytest.fixture(autouse=True)
 def _process_flags_restored():
     """A test that runs :func:`bot.contain.guest` (or ``bot.contain.main``) in this process makes it a child
     subreaper and non-dumpable; both are set back afterwards, so the process running the tests (pytest, or
     mutmut, which forks a worker per mutant and waits for exactly those pids) adopts no orphan of a later test."""
-    before = _process_flags()
-    yield
-    if before is not None and _process_flags() != before:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, before[0], 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
-        libc.prctl(4, before[1], 0, 0, 0)     # PR_SET_DUMPABLE
+    with process_flags_kept():
+        yield
 
 
 @pytest.fixture

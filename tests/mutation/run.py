@@ -138,6 +138,17 @@ def copy_project(dest: Path) -> list[str]:
     return top_level([rel for rel in files if (ROOT / rel).exists()])
 
 
+def mutmut_table(module: Path, entries: list[str], tests: list[str]) -> str:
+    """The ``[tool.mutmut]`` table of the scratch copy: mutate ``module`` only (``source_paths``: mutmut 3.x warns
+    on its older name ``paths_to_mutate``, and the warning reaches the stderr of every test's subprocess that
+    imports a mutated module), copy the top-level ``entries``, run only ``tests``."""
+    return ("\n[tool.mutmut]\n"
+            f"source_paths = [\"{module.as_posix()}\"]\n"
+            f"also_copy = {entries!r}\n"
+            f"pytest_add_cli_args_test_selection = {tests!r}\n"
+            "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
+
+
 def equivalent() -> dict[str, str]:
     out = {}
     if EQUIVALENT.is_file():
@@ -259,12 +270,7 @@ def main(argv=None) -> int:
         print(f"run.py: {why}", file=sys.stderr)
         return code
     pyproject = work / "pyproject.toml"
-    extra = ("\n[tool.mutmut]\n"
-             f"source_paths = [\"{module.as_posix()}\"]\n"
-             f"also_copy = {entries!r}\n"
-             f"pytest_add_cli_args_test_selection = {tests!r}\n"
-             "pytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-o\", \"addopts=\"]\n").replace("'", '"')
-    pyproject.write_text(pyproject.read_text() + extra)
+    pyproject.write_text(pyproject.read_text() + mutmut_table(module, entries, tests))
     names: list[str] = []
     if args.sample:
         # mutmut generates every mutant and times the tests, then runs only the names given
