@@ -313,3 +313,50 @@ def test_model_results_with_a_job_result_and_no_old_pack(tmp_path):
     rec = record_of(plan(tmp_path))
     rec["proofs"] = None
     assert add_model_run(rec, done)["proofs"] == {"model-run": "pass"}
+
+
+def test_the_rendering_stage_adds_this_run_and_the_template_s_ci(tmp_path, monkeypatch):
+    from bot.report.record import evidence_from_record
+
+    wf = tmp_path / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: [pull_request]\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps: []\n")
+    rec = through_json(full_record(tmp_path))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "other/repo")
+    monkeypatch.setenv("GITHUB_RUN_ID", "1")
+    monkeypatch.setenv("EXECUTORCH_PACK_BOT_DEFAULT_TOKEN", "false")
+    for flag, token in (("true", True), ("false", False), ("", None), ("yes", None)):
+        env = {"GITHUB_REPOSITORY": "acme/t", "GITHUB_RUN_ID": "42", "GITHUB_SERVER_URL": "https://ghe.example",
+               "EXECUTORCH_PACK_BOT_DEFAULT_TOKEN": flag}
+        ev = evidence_from_record(rec, repo=tmp_path, base="main", branch="bot/b", upstream="acme/executorch", env=env)
+        assert ev.upstream == "acme/executorch"
+        assert ev.run_url == "https://ghe.example/acme/t/actions/runs/42"
+        assert (ev.ci.base, ev.ci.branch, ev.ci.default_token) == ("main", "bot/b", token)
+        assert [w.path for w in ev.ci.workflows] == [".github/workflows/ci.yml"]
+        assert ev.pack == PROVENANCE and ev.stated_pythons == evidence().stated_pythons
+    ev = evidence_from_record(rec, repo=tmp_path, base=None, branch="x", upstream="acme/executorch",
+                              default_token=True, env={"EXECUTORCH_PACK_BOT_DEFAULT_TOKEN": "false"})
+    assert (ev.run_url, ev.ci.base, ev.ci.default_token) == (None, None, True)
+    ev = evidence_from_record(rec, repo=tmp_path, base="main", branch="x", upstream="acme/executorch")
+    assert ev.run_url == "https://github.com/other/repo/actions/runs/1" and ev.ci.default_token is False
+
+
+def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
+    from bot.report.record import render_record
+
+    rec = through_json(full_record(tmp_path))
+    rec["pack"]["refusal"] = None     # its own shape (bot.report.refusal), tested there
+    env = {"GITHUB_REPOSITORY": "acme/t", "GITHUB_RUN_ID": "42"}
+    plain = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
+                          branch="bot/b", env=env)
+    assert "PyTorch.ExecuTorch.1.5.1.pack" in plain.full and "Portable sub" in plain.full
+    assert "acme/executorch" in plain.full and "v1.5.1" in plain.full
+    with_files = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
+                               branch="bot/b", included=("zz/b.txt", "aa/a.txt"), env=env)
+    assert with_files.full.index("aa/a.txt") < with_files.full.index("zz/b.txt")
+    assert "aa/a.txt" not in plain.full
+    rec["pack"]["verification"] = None
+    rec["pack"]["note"] = "NOTE: no pack in this run"
+    noted = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
+                          branch="bot/b", env=env)
+    assert "NOTE: no pack in this run" in noted.full
