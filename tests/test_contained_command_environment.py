@@ -9,6 +9,7 @@ that cannot start or writes to a file command is a clear error, the resume line 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
@@ -74,7 +75,17 @@ def test_the_command_s_exit_code_is_the_exit_code_and_the_resume_line_follows(ca
 
 
 def test_the_command_reads_no_standard_input(capfd):
-    code, out, _err = run(capfd, "--", sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))")
+    r, w = os.pipe()    # the step's standard input holds text: the command must not get it
+    os.write(w, b"the step's input\n")
+    os.close(w)
+    saved = os.dup(0)
+    os.dup2(r, 0)
+    try:
+        code, out, _err = run(capfd, "--", sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))")
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(r)
     assert (code, out) == (0, "''\n")
 
 
