@@ -148,3 +148,17 @@ def test_a_file_command_removed_by_the_guest_or_never_named_is_no_error(tmp_path
     assert not Path(env["GITHUB_ENV"]).exists()
     with guest("cmake", env={}):
         pass
+
+
+def test_the_bot_is_made_non_dumpable_and_guest_makes_it_so_before_the_block():
+    import ctypes
+
+    from bot.contain import make_undumpable
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 1, 0, 0, 0)                      # dumpable (the conftest puts the flag back after the test)
+    assert make_undumpable() is True
+    assert libc.prctl(3, 0, 0, 0, 0) == 0          # PR_GET_DUMPABLE: no longer dumpable
+    libc.prctl(4, 1, 0, 0, 0)
+    with guest("cmake", env={}):
+        assert libc.prctl(3, 0, 0, 0, 0) == 0
