@@ -168,3 +168,30 @@ def test_an_organisation_refused_does_not_end_the_discovery_of_the_next(fake, tm
         ("organization: odd", "refused entry", f"{lst}:4: cannot list the repositories of odd: GitHub answered with "
                                                "JSON that is not a list")]
     assert [j["key"] for j in p["pull-requests"]] == ["org1-a"]
+
+
+def test_a_cached_organisation_listing_of_the_right_shape_is_asked_conditionally(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.set_state(fake, "org1/a", "behind")
+    fake.repo("org1/a").topics = ["t"]
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("discover:\n  - organization: org1\n    topic: t\n")
+    assert plan(capsys, tmp_path, lst)[0] == 0
+    fake.requests.clear()
+    code, p, _ = plan(capsys, tmp_path, lst, name="again.json")
+    assert code == 0 and [(r["template"], r["state"]) for r in p["rows"]] == [("org1/a", "behind")]
+    asked = [s for s in fake.requests if s.path == "/orgs/org1/repos"]
+    assert len(asked) == 1 and any(k.lower() == "if-none-match" for k in asked[0].headers)
+
+
+@pytest.mark.parametrize("topics", ["t", None, {"t": 1}, 5])
+def test_topics_that_are_not_a_list_are_no_topics(fake, tmp_path, capsys, topics):
+    fw.add_upstream(fake)
+    fw.set_state(fake, "org1/a", "behind")
+    fake.faults.append(Fault("GET", r"/orgs/org1/repos$", 200, [
+        {"full_name": "org1/a", "topics": topics, "archived": False}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("discover:\n  - organization: org1\n    topic: t\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"]) for r in p["rows"]] == [("organization: org1", "refused entry")]
