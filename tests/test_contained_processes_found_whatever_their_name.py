@@ -38,10 +38,6 @@ def wait_for(path: Path) -> list[int]:
     raise AssertionError("the process did not start")
 
 
-def comm(pid: int) -> str:
-    return Path(f"/proc/{pid}/comm").read_text().rstrip("\n")
-
-
 @pytest.fixture
 def named(tmp_path):
     procs = []
@@ -53,7 +49,7 @@ def named(tmp_path):
         p = subprocess.Popen([sys.executable, str(script), str(pidfile), name])
         procs.append(p)
         pid, child = wait_for(pidfile)
-        assert comm(pid) == name
+        assert Path(f"/proc/{pid}/comm").read_bytes().rstrip(b"\n") == name.encode()
         return p, pid, child
 
     yield start
@@ -67,7 +63,7 @@ def named(tmp_path):
         p.wait()
 
 
-@pytest.mark.parametrize("name", ["x) S 1 1 (", "a) Z 1 (b", ") R 1 ", "((1)) 2 3 4", "plain name"])
+@pytest.mark.parametrize("name", ["x) S 1 1 (", "a) Z 1 (b", ") R 1 ", "((1)) 2 3 4", "plain name", "naïve ünï"])
 def test_a_process_named_with_parentheses_and_numbers_is_found_with_its_child(named, name):
     p, pid, child = named(name)
     assert pid == p.pid
@@ -162,3 +158,12 @@ def test_the_bot_is_made_non_dumpable_and_guest_makes_it_so_before_the_block():
     libc.prctl(4, 1, 0, 0, 0)
     with guest("cmake", env={}):
         assert libc.prctl(3, 0, 0, 0, 0) == 0
+
+
+def test_where_there_is_no_prctl_the_bot_says_so(monkeypatch):
+    from bot.contain import make_undumpable
+
+    def no_libc(*args, **kwargs):
+        raise OSError("no C library here")
+    monkeypatch.setattr(contain.ctypes, "CDLL", no_libc)
+    assert make_undumpable() is False
