@@ -59,7 +59,8 @@ def process_flags_kept():
     try:
         yield
     finally:
-        if before is not None and _process_flags() != before:
+        now = _process_flags()
+        if before is not None and now is not None and now != before:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(36, before[0], 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
             libc.prctl(4, before[1], 0, 0, 0)     # PR_SET_DUMPABLE

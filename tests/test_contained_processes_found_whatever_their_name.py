@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -165,5 +166,5 @@ def test_where_there_is_no_prctl_the_bot_says_so(monkeypatch):
 
     def no_libc(*args, **kwargs):
         raise OSError("no C library here")
-    monkeypatch.setattr(contain.ctypes, "CDLL", no_libc)
+    monkeypatch.setattr(contain, "ctypes", SimpleNamespace(CDLL=no_libc))
     assert make_undumpable() is False
