@@ -344,6 +344,12 @@ def test_the_rendering_stage_adds_this_run_and_the_template_s_ci(tmp_path, monke
 def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
     from bot.report.record import render_record
 
+    wf = tmp_path / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "pr.yml").write_text("name: PR checks\non:\n  pull_request:\n    branches: [main]\njobs:\n  a:\n"
+                               "    runs-on: ubuntu-latest\n    steps: []\n")
+    (wf / "push.yml").write_text("name: Bot pushes\non:\n  push:\n    branches: ['bot/*']\njobs:\n  a:\n"
+                                 "    runs-on: ubuntu-latest\n    steps: []\n")
     rec = through_json(full_record(tmp_path))
     rec["pack"]["refusal"] = None     # its own shape (bot.report.refusal), tested there
     env = {"GITHUB_REPOSITORY": "acme/t", "GITHUB_RUN_ID": "42"}
@@ -351,6 +357,8 @@ def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
                           branch="bot/b", env=env)
     assert "PyTorch.ExecuTorch.1.5.1.pack" in plain.full and "Portable sub" in plain.full
     assert "acme/executorch" in plain.full and "v1.5.1" in plain.full
+    assert "- PR checks (`.github/workflows/pr.yml`): runs (pull_request)" in plain.full     # the base is main
+    assert "- Bot pushes (`.github/workflows/push.yml`): runs (push to the bot branch)" in plain.full   # bot/b
     with_files = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
                                branch="bot/b", included=("zz/b.txt", "aa/a.txt"), env=env)
     assert with_files.full.index("aa/a.txt") < with_files.full.index("zz/b.txt")
