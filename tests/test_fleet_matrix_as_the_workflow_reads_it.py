@@ -195,3 +195,17 @@ def test_topics_that_are_not_a_list_are_no_topics(fake, tmp_path, capsys, topics
     code, p, _ = plan(capsys, tmp_path, lst)
     assert code == 0
     assert [(r["template"], r["state"]) for r in p["rows"]] == [("organization: org1", "refused entry")]
+
+
+def test_a_discovered_repository_follows_its_rule_s_track_on_its_default_branch(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.set_state(fake, "org1/a", "behind")
+    fake.repo("org1/a").topics = ["t", "u"]
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("discover:\n  - organization: org1\n    topic: t\n    track: \"1.4\"\n"
+                   "  - organization: org1\n    topic: u\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["branch"], r["track"], r["line"], r["target"], r["state"]) for r in p["rows"]] == [
+        ("org1/a", "", "1.4", 0, "1.4.2", "behind")]        # found twice: the first rule's entry, no refused row
+    assert [(j["key"], j["branch"], j["version"]) for j in p["pull-requests"]] == [("org1-a", "", "1.4.2")]
