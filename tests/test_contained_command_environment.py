@@ -123,8 +123,9 @@ def test_a_write_to_a_file_command_is_undone_and_an_error(capfd, tmp_path, monke
 
 
 def test_without_arguments_given_main_reads_the_command_line(capfd, monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["bot/contain.py", "--", sys.executable, "-c", "import sys; print(sys.argv[1:])",
-                                      "one"])
-    assert (main(), *capfd.readouterr()) == (0, "['one']\n", "")
+    monkeypatch.setattr(sys, "argv", ["bot/contain.py", "--stop-commands", "--", sys.executable, "-c",
+                                      "import sys; print(sys.argv[1:])", "one"])
+    code, out, err = main(), *capfd.readouterr()
+    assert (code, err, framed(out)[1]) == (0, "", "['one']\n")
     monkeypatch.setattr(sys, "argv", ["bot/contain.py"])
     assert (main(), *capfd.readouterr()) == (2, "", USAGE)
