@@ -350,6 +350,26 @@ def test_a_process_the_guest_leaves_anywhere_is_killed_and_the_user_deleted(box)
 
 
 @needs_root
+def test_a_process_of_the_guest_user_outside_the_command_s_tree_is_killed_too(tmp_path):
+    """A process running as the guest but started by someone else (as a daemon would start it: dockerd,
+    systemd-run) is no descendant of the bot; it is found by its uid and killed all the same."""
+    sep = contain.Separation("root")
+    try:
+        outside = subprocess.Popen(["setpriv", "--reuid", str(sep.uid), "--regid", str(sep.gid), "--clear-groups",
+                                    "--", "sleep", "300"], start_new_session=True)
+        deadline = 50
+        while not contain.uid_processes(sep.uid) and deadline:
+            import time
+            time.sleep(0.1)
+            deadline -= 1
+        assert outside.pid in contain.uid_processes(sep.uid)
+    finally:
+        assert sep.close() == []
+    assert outside.wait(timeout=10) == -9          # SIGKILL
+    assert contain.uid_processes(sep.uid) == []
+
+
+@needs_root
 def test_the_guest_cannot_use_sudo(box):
     p = _run(["--separate-user", "--", "sh", "-c", "sudo -n true; echo rc=$?"], box)
     assert p.returncode == 0
@@ -411,6 +431,8 @@ def test_the_sudo_path_runs_the_command_as_the_guest_with_its_environment_kept_o
         argv, env, kwargs = sep.command(["sh", "-c", 'id -u; echo "$SECRETLESS"; touch out/made'],
                                         {"PATH": os.environ["PATH"], "SECRETLESS": "kept"})
         assert kwargs == {} and "kept" not in " ".join(argv)
+        if shutil.which("setpriv"):
+            assert argv[argv.index("--") + 3:argv.index("--") + 6] == ["setpriv", "--no-new-privs", "--"], argv
         p = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tmp_path)
         assert p.stdout.split() == [str(sep.uid), "kept"], p.stderr
     finally:
@@ -444,3 +466,34 @@ def test_every_contained_command_in_the_shipped_workflows_asks_for_the_separate_
         handed = re.findall(r'--writable\s+"([^"]*)"', c)
         assert set(handed) <= {"$RUNNER_TEMP/template-venv", "$HOME/.cache/pip", "models", "results",
                                "$HOME/.cache/ccache"}, handed
+
+
+def test_the_action_reuses_its_venv_only_when_every_file_is_as_installed(tmp_path):
+    """The install step records the venv's digest in the job's environment (GITHUB_ENV); a later use reuses the
+    venv only when the digest matches: a ``.pth`` a guest added means a fresh install (the old venv removed)."""
+    from test_action import ActionRun
+    run = ActionRun(tmp_path)
+    genv = tmp_path / "github_env"
+    genv.write_text("")
+
+    def use(extra=None):
+        results = run.run({"command": "check"}, {"GITHUB_ENV": str(genv), **(extra or {})})
+        assert all(proc.returncode == 0 for _sid, proc, _o in results), [p.stderr for _s, p, _o in results]
+        return results[0][1].stdout
+
+    first = use()
+    assert "already installed" not in first
+    recorded = dict(ln.split("=", 1) for ln in genv.read_text().splitlines())
+    digest = recorded["EXECUTORCH_PACK_BOT_VENV_SHA256"]
+    assert len(digest) == 64
+    installs = len(run.pip_log.read_text().splitlines())
+    assert "(venv unchanged)" in use({"EXECUTORCH_PACK_BOT_VENV_SHA256": digest})
+    assert len(run.pip_log.read_text().splitlines()) == installs          # nothing installed again
+    venv = run.runner_temp / "executorch-pack-bot-venv"
+    (venv / "bin/zz_guest.pth").write_text("import os\n")                  # a guest's file in the venv
+    again = use({"EXECUTORCH_PACK_BOT_VENV_SHA256": digest})
+    assert "is not as it was installed: installing it again" in again
+    assert not (venv / "bin/zz_guest.pth").exists()
+    assert len(run.pip_log.read_text().splitlines()) == 2 * installs
+    # without the recorded digest (a marker alone), the venv is not trusted either
+    assert "installing it again" in use()

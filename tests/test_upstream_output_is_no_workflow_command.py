@@ -139,7 +139,7 @@ def test_every_contained_step_of_the_workflow_stops_the_commands():
     runs = [s["run"] for s in _steps(doc) if "bot.contain" in s.get("run", "")]
     assert len(runs) == 3
     for run in runs:
-        calls = re.findall(r"-m bot\.contain( [^\n]*?)--(?: |$)", run, re.M)
+        calls = re.findall(r"-m bot\.contain((?:\s+(?:--writable\s+\"[^\"]*\"|--[a-z-]+|\\))*)\s+--\s", run)
         assert calls and all(c.strip().startswith("--stop-commands") for c in calls), run
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     script = next(s["run"] for s in action["runs"]["steps"] if s.get("id") == "bot")
