@@ -361,6 +361,44 @@ def separate(env=os.environ, *, out=sys.stderr) -> Optional[Separation]:
     return None
 
 
+#: ``1``: the bot's own guests (:func:`bot.pack.build.run_step`, the upstream validator) run as a user of their
+#: own where the runner allows it; action.yml sets it for build-pack and verify-pack.
+SEPARATE_VAR = "EXECUTORCH_PACK_BOT_SEPARATE_USER"
+_handed: list[str] = []
+
+
+def hand_to_guests(*paths) -> None:
+    """Folders the bot's own guests of this run may write (build folder, output folder, ccache's folder...),
+    handed to each separate user :func:`guest_user` makes; None entries are skipped."""
+    _handed.extend(str(p) for p in paths if p)
+
+
+@contextmanager
+def guest_user(cwd=None, env=os.environ) -> Iterator[Optional[Separation]]:
+    """A :class:`Separation` for one command the bot starts itself, when ``EXECUTORCH_PACK_BOT_SEPARATE_USER=1``
+    asks for it and the runner allows it (one log line either way, :func:`separate`), with the folders of
+    :func:`hand_to_guests` handed to it and ``cwd`` reachable; None otherwise.  On exit every process of the
+    user is killed and everything is undone; raises :class:`CheckFailed` when something could not be."""
+    if env.get(SEPARATE_VAR, "") != "1":
+        yield None
+        return
+    sep = separate(env)
+    if sep is None:
+        yield None
+        return
+    try:
+        sep.hand(_handed, cwd=cwd)
+    except OSError as exc:
+        sep.close()
+        raise CheckFailed(f"cannot hand the guest user its folders: {exc}") from None
+    try:
+        yield sep
+    finally:
+        problems = sep.close()
+    if problems:
+        raise CheckFailed(f"the guest user's changes were not all undone: {'; '.join(problems)}")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """``python -m bot.contain [--stop-commands [--bot]] [--separate-user [--writable PATH]...] -- CMD ARGS``:
     run CMD as a guest, with the scrubbed environment; its exit code (1 when it touched a file command, 2 for
