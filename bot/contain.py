@@ -374,10 +374,10 @@ def hand_to_guests(*paths) -> None:
 
 
 @contextmanager
-def guest_user(cwd=None, env=os.environ) -> Iterator[Optional[Separation]]:
+def guest_user(cwd=None, env=os.environ, writable: Sequence = ()) -> Iterator[Optional[Separation]]:
     """A :class:`Separation` for one command the bot starts itself, when ``EXECUTORCH_PACK_BOT_SEPARATE_USER=1``
     asks for it and the runner allows it (one log line either way, :func:`separate`), with the folders of
-    :func:`hand_to_guests` handed to it and ``cwd`` reachable; None otherwise.  On exit every process of the
+    :func:`hand_to_guests` and ``writable`` handed to it and ``cwd`` reachable; None otherwise.  On exit every process of the
     user is killed and everything is undone; raises :class:`CheckFailed` when something could not be."""
     if env.get(SEPARATE_VAR, "") != "1":
         yield None
@@ -387,7 +387,7 @@ def guest_user(cwd=None, env=os.environ) -> Iterator[Optional[Separation]]:
         yield None
         return
     try:
-        sep.hand(_handed, cwd=cwd)
+        sep.hand([*_handed, *writable], cwd=cwd)
     except OSError as exc:
         sep.close()
         raise CheckFailed(f"cannot hand the guest user its folders: {exc}") from None
@@ -397,6 +397,21 @@ def guest_user(cwd=None, env=os.environ) -> Iterator[Optional[Separation]]:
         problems = sep.close()
     if problems:
         raise CheckFailed(f"the guest user's changes were not all undone: {'; '.join(problems)}")
+
+
+def run_guest(argv: Sequence[str], *, cwd=None, writable: Sequence = (), env=None,
+              **kwargs) -> subprocess.CompletedProcess:
+    """:func:`subprocess.run` of upstream code: the scrubbed environment (``env``, default ``os.environ``,
+    :func:`bot.scrubbed.scrubbed_env`), inside :func:`guest`, and as a user of its own when the step asks for it
+    (:func:`guest_user`, with ``writable`` handed too).  Raises what :func:`subprocess.run` raises, and
+    :class:`CheckFailed` when the command wrote a file command or the guest user could not be set up or undone."""
+    from bot.scrubbed import scrubbed_env
+    run_env = scrubbed_env(env)
+    with guest(os.path.basename(str(argv[0]))), guest_user(cwd, writable=[str(w) for w in writable]) as sep:
+        run_argv, extra = [str(a) for a in argv], {}
+        if sep is not None:
+            run_argv, run_env, extra = sep.command(run_argv, run_env)
+        return subprocess.run(run_argv, cwd=cwd, env=run_env, **kwargs, **extra)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
