@@ -23,11 +23,13 @@ the template's requirements) runs in the build job as the runner's user.
   them only then), and :class:`~bot.errors.CheckFailed` says so.
 
 Where the runner allows it (the bot runs as root, or its user has passwordless
-``sudo``, as on GitHub-hosted runners), ``python -m bot.contain`` also runs the
-command as a *separate user* created for it (:class:`Separation`): no sudo
-rights, no supplementary group (so not ``docker``), ``no_new_privs`` set, its
-own HOME and work folder, and only the folders named with ``--writable``
-handed to it.  It cannot read the runner user's ``/proc/PID/environ`` (another
+``sudo``, as on GitHub-hosted runners), ``python -m bot.contain --separate-user``
+(and :func:`run_guest` / :func:`guest_user` when the step sets
+``EXECUTORCH_PACK_BOT_SEPARATE_USER=1``) also runs the command as a *separate
+user* created for it (:class:`Separation`): no sudo rights, no supplementary
+group (so not ``docker``), ``no_new_privs`` set, its own HOME and work folder
+(TMPDIR), and only the folders named with ``--writable`` handed to it; every
+process of that user is killed when the command returns.  It cannot read the runner user's ``/proc/PID/environ`` (another
 uid: ``ptrace_may_access`` fails; man 5 proc) nor write the bot's venv, the
 bot's checkout or the runner's ``_actions`` folder (owned by the runner's
 user, not writable by others).  Where that is not possible, one line in the
@@ -225,7 +227,7 @@ class Separation:
     ``setuid`` and ``no_new_privs``, :class:`subprocess.Popen`'s ``user``/``group``/``extra_groups``) or
     ``"sudo"`` (``sudo -n -u NAME`` with ``setpriv --no-new-privs``; every privileged change goes through
     ``sudo -n``).  The user (``useradd --system --user-group``, shell ``nologin``, no other group, no
-    sudoers entry) gets a fresh HOME (mode 700, with ``work/`` and ``tmp/``) under the system's temporary
+    sudoers entry) gets a fresh HOME (mode 700, with ``tmp/``, its TMPDIR) under the system's temporary
     folder.  :meth:`hand` makes folders writable by it (``chown -R``; given back to their owner by
     :meth:`close`) and adds ``o+x`` to every ancestor folder the guest must traverse that lacks it (taken
     back by :meth:`close`).  Raises :class:`OSError` when the user cannot be made.
@@ -247,8 +249,7 @@ class Separation:
         import pwd
         entry = pwd.getpwnam(self.name)
         self.uid, self.gid = entry.pw_uid, entry.pw_gid
-        for sub in ("work", "tmp"):
-            (self.home / sub).mkdir()
+        (self.home / "tmp").mkdir()   # its work folder (TMPDIR)
         os.chmod(self.home, 0o700)
         self._priv(["chown", "-R", f"{self.uid}:{self.gid}", str(self.home)], check=True)
 
