@@ -255,7 +255,10 @@ class Separation:
 
     def _priv(self, argv: Sequence[str], check: bool = False) -> subprocess.CompletedProcess:
         """Run a privileged command (as root, or through ``sudo -n``)."""
-        full = list(argv) if self.how == "root" else ["sudo", "-n", "--", *argv]
+        argv = list(argv)
+        if self.how == "root" and not shutil.which(argv[0]) and os.path.exists(f"/usr/sbin/{argv[0]}"):
+            argv[0] = f"/usr/sbin/{argv[0]}"   # useradd, userdel: a PATH without /usr/sbin
+        full = argv if self.how == "root" else ["sudo", "-n", "--", *argv]
         done = subprocess.run(full, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
         if check and done.returncode != 0:
             raise OSError(f"{' '.join(argv[:2])} failed: {done.stderr.strip()[:200]}")

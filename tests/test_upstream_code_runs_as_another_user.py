@@ -33,7 +33,8 @@ from bot import contain
 ROOT = Path(__file__).resolve().parent.parent
 #: An interpreter the guest can run (this test's may live under a folder only root can enter, as /root/.pyenv).
 GUEST_PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("useradd"),
+HAS_USERADD = bool(shutil.which("useradd") or os.path.exists("/usr/sbin/useradd"))
+needs_root = pytest.mark.skipif(os.geteuid() != 0 or not HAS_USERADD,
                                 reason="a separate user needs root (CI and act run as root) and useradd")
 
 # --------------------------------------------------------------------------------------------- the build code
