@@ -454,16 +454,16 @@ def test_the_usage_line_is_unchanged_and_writable_needs_a_path():
 
 
 def test_every_contained_command_in_the_shipped_workflows_asks_for_the_separate_user():
-    """Each ``bot.contain`` call of the reusable workflow runs its guest as another user where the runner allows it,
-    handing it only the folders its command writes."""
+    """Each ``bot.contain`` call of every workflow file and of action.yml runs its guest as another user where the
+    runner allows it; the reusable workflow's hand it only the folders its command writes."""
     import re
     texts = {p.name: p.read_text() for p in [*(ROOT / ".github/workflows").glob("*.yml"), ROOT / "action.yml"]}
     calls = {name: re.findall(r"-m bot\.contain((?:\s+(?:--writable\s+\"[^\"]*\"|--[a-z-]+|\\))*)\s+--\s", text)
              for name, text in texts.items()}
     found = [(name, c) for name, cs in calls.items() for c in cs]
     assert found
+    assert all("--separate-user" in c for _name, c in found), found    # every workflow file, and action.yml
     single = [c for name, c in found if name == "executorch-pack-bot.yml"]
-    assert single and all("--separate-user" in c for c in single), single
     for c in single:
         handed = re.findall(r'--writable\s+"([^"]*)"', c)
         assert set(handed) <= {"$RUNNER_TEMP/template-venv", "$HOME/.cache/pip", "models", "results",
