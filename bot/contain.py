@@ -175,8 +175,9 @@ def guest(what: str, env=os.environ) -> Iterator[frozenset]:
 
 def separation_mode(env=os.environ) -> tuple[str, str]:
     """How a separate guest user can be made here: ``("root", "")`` (this process runs as root),
-    ``("sudo", "")`` (``sudo -n true`` succeeds: passwordless sudo, as on GitHub-hosted runners; "Sudo
-    access" in GitHub's "About GitHub-hosted runners"), or ``("", REASON)`` when it cannot (not Linux, no
+    ``("sudo", "")`` (``sudo -n true`` succeeds: passwordless sudo, as on GitHub-hosted runners; GitHub docs,
+    "GitHub-hosted runners", "Administrative privileges": the Linux and macOS virtual machines run with
+    passwordless sudo; also stepsecurity's harden-runner docs), or ``("", REASON)`` when it cannot (not Linux, no
     ``useradd``, neither root nor passwordless sudo, or ``EXECUTORCH_PACK_BOT_GUEST_USER=off``)."""
     if env.get(GUEST_USER_VAR, "").strip().lower() == "off":
         return "", f"{GUEST_USER_VAR}=off"
