@@ -68,6 +68,16 @@ def act_binary() -> str:
     pytest.skip(message)
 
 
+def open_to_others(folder: Path) -> None:
+    """Let another user (the guest user bot.contain --separate-user makes) list and enter ``folder`` and reach it:
+    ``o+rx`` on it, ``o+x`` on each folder above it (pytest's temporary folders are 0700)."""
+    folder = Path(folder).resolve()
+    for up in reversed(folder.parents):
+        if not up.stat().st_mode & 0o001:
+            up.chmod(up.stat().st_mode | 0o001)
+    folder.chmod(folder.stat().st_mode | 0o005)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -189,6 +199,8 @@ class ActWorld:
         from fakegithub import add_sample_release, make_template_remote, pypi_json
         from fakegithub_events import FakeGitHubEvents
         self.tmp, (self.bot_dir, self.bot_sha), self.wheels, self.site = tmp, bot, wheels, site
+        for folder in (tmp, wheels, site):   # the guest user of a contained pip step reads the index and the site
+            open_to_others(folder)
         self.fake = FakeGitHubEvents()
         self.url = self.fake.start()
         self.fake.bot_login = "executorch-pack-bot[bot]"

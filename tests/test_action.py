@@ -224,7 +224,10 @@ def test_bot_exit_code_is_the_step_exit_code(tmp_path):
 
 def test_install_is_skipped_when_already_installed_from_the_same_path(tmp_path):
     run = ActionRun(tmp_path)
-    run.run({"command": "check"})
-    run.run({"command": "publish"})
+    genv = tmp_path / "github_env"
+    genv.write_text("")
+    run.run({"command": "check"}, {"GITHUB_ENV": str(genv)})
+    recorded = dict(ln.split("=", 1) for ln in genv.read_text().splitlines())   # the runner sets it for later steps
+    run.run({"command": "publish"}, {"GITHUB_ENV": str(genv), **recorded})
     assert len(run.pip_log.read_text().splitlines()) == 2   # one install: the locked dependencies, then the bot
     assert [c["argv"][0] for c in run.calls()] == ["check", "publish"]

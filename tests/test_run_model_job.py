@@ -32,13 +32,15 @@ def test_every_upstream_command_is_contained_without_tokens_or_file_variables():
     assert len(scripts) == 2
     for script in scripts:
         flat = " ".join(script.replace("\\\n", " ").split())
-        assert re.search(r"-m bot\.contain --stop-commands (--bot )?-- env", flat)   # commands stopped meanwhile
+        # commands stopped meanwhile; a user of its own where the runner allows it, writing only what it is handed
+        assert re.search(r'-m bot\.contain --stop-commands (--bot )?--separate-user( --writable "[^"]+")+ -- env', flat)
         for var in DROPPED:
             assert f"-u {var}" in flat, (var, script)
     run = scripts[1]
     # every run-model goes through the guest command; the bot writes its output only after it returned
     assert run.count('"${guest[@]}"') == 2
-    assert re.search(r'guest=\("\$venv/bin/python" -m bot\.contain --stop-commands --bot -- env ', run)
+    assert re.search(r'guest=\("\$venv/bin/python" -m bot\.contain --stop-commands --bot --separate-user --writable '
+                     r'"models"\s+--writable "results" --writable "\$HOME/\.cache/ccache" -- env ', run)
     assert "run-model --suite models --host-python" in run.replace("\n", " ")
     # the template's own model (model: in its settings) runs with the suite on both packs
     assert '--template template --cache-dir "$HOME/.cache/ccache" --cbuild-pack template)' in run

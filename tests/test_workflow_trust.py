@@ -57,7 +57,9 @@ def test_pip_install_of_the_template_runs_without_token_or_file_variables():
     unset = set(re.findall(r"-u (\w+)", step["run"]))
     assert {"GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", *FILE_VARIABLES} <= unset
     # and as a guest: nothing it starts outlives the command (bot/contain.py)
-    assert '"$RUNNER_TEMP/executorch-pack-bot-venv/bin/python" -m bot.contain --stop-commands -- \\\n  env -u' in step["run"]
+    # (and as a user of its own where the runner allows it, writing only the template's venv and the pip cache)
+    assert ('"$RUNNER_TEMP/executorch-pack-bot-venv/bin/python" -m bot.contain --stop-commands --separate-user \\\n'
+            '  --writable "$RUNNER_TEMP/template-venv" --writable "$HOME/.cache/pip" -- \\\n  env -u') in step["run"]
 
 
 def test_build_job_hands_on_only_the_pack_and_the_compile_bit():

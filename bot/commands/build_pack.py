@@ -12,6 +12,7 @@ code of the failing step.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 NAME = "build-pack"
@@ -101,6 +102,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_compile_check:
         from bot.pack.compile import find_compiler
         find_compiler(args.cxx)   # before an hour-long build, not after it
+    # what CMake and build_pack.sh may write when they run as a user of their own (bot.contain.guest_user):
+    # the build and output folders, the upstream tree, and ccache's folder (ccache 4.x: $CCACHE_DIR, else
+    # $XDG_CACHE_HOME/ccache, else ~/.cache/ccache), which the guest's own HOME would otherwise hide
+    from bot import contain
+    if os.environ.get(contain.SEPARATE_VAR) == "1":
+        ccache_dir = None
+        if cfg.ccache:
+            ccache_dir = os.environ.get("CCACHE_DIR") or os.path.join(
+                os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ccache")
+            os.environ["CCACHE_DIR"] = ccache_dir
+        contain.hand_to_guests(cfg.build_dir, cfg.output_dir, cfg.executorch_root, ccache_dir)
     steps = []
 
     def emit(line: str) -> None:

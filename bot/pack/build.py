@@ -505,13 +505,17 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
     tail: deque[str] = deque(maxlen=tail_lines)
     import threading
 
-    from bot.contain import guest, kill_strays
+    from bot.contain import guest, guest_user, kill_strays
     from bot.scrubbed import scrubbed_env
-    # upstream code: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py)
-    with guest(f"step {name!r}") as spare:
+    # upstream code: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py),
+    # and as a user of its own where the step asks for it and the runner allows it (bot.contain.guest_user)
+    with guest(f"step {name!r}") as spare, guest_user(cwd) as sep:
+        run_argv, run_env, extra = list(argv), scrubbed_env(env), {}
+        if sep is not None:
+            run_argv, run_env, extra = sep.command(run_argv, run_env)
         try:
-            proc = subprocess.Popen(list(argv), cwd=cwd, env=scrubbed_env(env), stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(run_argv, cwd=cwd, env=run_env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **extra)
         except OSError as exc:
             raise PackError(f"cannot start step {name!r}: {argv[0]}: {exc.strerror}") from None
         assert proc.stdout is not None
@@ -527,6 +531,8 @@ def run_step(name: str, argv: Sequence[str], *, emit: Emit, cwd: Path | None = N
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         rc = proc.wait()
+        if sep is not None:
+            sep.kill_all()   # a leftover of the guest user may hold the pipe (under sudo the bot cannot kill it)
         kill_strays(spare=spare)
         reader.join()
     return StepResult(name, tuple(argv), rc, time.monotonic() - start, tuple(tail))

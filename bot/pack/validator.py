@@ -38,14 +38,18 @@ def run_validator(executorch_root: Path, pack: Path, *, timeout: float = 300,
     """
     script = validator_script(executorch_root)
     cmd = [python or sys.executable, str(script.resolve()), str(pack.resolve())]
-    from bot.contain import guest
+    from bot.contain import guest, guest_user
     from bot.scrubbed import scrubbed_env
     try:
-        # upstream's script: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py)
-        with guest(SCRIPT.name):
-            proc = subprocess.run(cmd, cwd=executorch_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=timeout, text=True, errors="replace", env=scrubbed_env(),
-                                  stdin=subprocess.DEVNULL)
+        # upstream's script: no token, no Actions file command (bot/scrubbed.py), nothing left running (bot/contain.py),
+        # as a user of its own where the step asks for it and the runner allows it (bot.contain.guest_user)
+        with guest(SCRIPT.name), guest_user(executorch_root) as sep:
+            run_cmd, run_env, extra = cmd, scrubbed_env(), {}
+            if sep is not None:
+                run_cmd, run_env, extra = sep.command(cmd, run_env)
+            proc = subprocess.run(run_cmd, cwd=executorch_root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=timeout, text=True, errors="replace", env=run_env,
+                                  stdin=subprocess.DEVNULL, **extra)
     except subprocess.TimeoutExpired:
         return CheckResult("upstream-validator", "fail", f"{SCRIPT} did not finish within {timeout:.0f} s")
     except OSError as exc:

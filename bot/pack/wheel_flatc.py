@@ -43,6 +43,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.contain import run_guest
 from bot.errors import PackError
 from bot.scrubbed import scrubbed_env
 
@@ -125,8 +126,9 @@ def package_flatc(python: str) -> Flatc:
         ``executorch`` package, or the package has no ``data/bin/flatc``.
     """
     try:
-        proc = subprocess.run([python, "-c", _QUERY], capture_output=True, text=True, errors="replace",
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=scrubbed_env())
+        # the template venv's python runs its .pth files: upstream code, contained (bot.contain.run_guest)
+        proc = run_guest([python, "-c", _QUERY], capture_output=True, text=True, errors="replace",
+                         timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         raise PackError(f"--python {python}: cannot run it to find its executorch package: {exc}") from None
     try:
@@ -197,8 +199,8 @@ def flatc_version(flatc: Flatc) -> Flatc:
         non-zero, or prints no ``flatc version X.Y.Z``.
     """
     try:
-        proc = subprocess.run([str(flatc.path), "--version"], capture_output=True, text=True, errors="replace",
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=scrubbed_env())
+        proc = run_guest([str(flatc.path), "--version"], capture_output=True, text=True, errors="replace",
+                         timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         raise PackError(f"flatc of {flatc.origin} cannot run: {exc}", path=str(flatc.path)) from None
     m = _FLATC_VERSION.search(proc.stdout + "\n" + proc.stderr)
@@ -225,8 +227,8 @@ def generate_headers(flatc: Flatc, root: Path, out: Path) -> list[Path]:
             raise PackError(f"schema/{fbs} not found: flatc has nothing to compile", path=str(root / "schema" / fbs))
         argv = [str(flatc.path), *FLATC_FLAGS, "-o", str(out), fbs]
         try:
-            proc = subprocess.run(argv, cwd=root / "schema", capture_output=True, text=True, errors="replace",
-                                  timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=scrubbed_env())
+            proc = run_guest(argv, cwd=root / "schema", writable=[out], capture_output=True, text=True,
+                             errors="replace", timeout=TIMEOUT, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
             raise PackError(f"flatc of {flatc.origin} cannot run: {exc}", path=str(flatc.path)) from None
         target = out / header
