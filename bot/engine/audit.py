@@ -53,6 +53,25 @@ class Audit:
         return [f for f in self.flags if f.blocking]
 
     @property
+    def left_behind(self) -> list[Flag]:
+        """The blocking ``commit-pin`` items: ExecuTorch pinned by a commit that is not the release the other
+        pins name, or that the bot cannot move (bot.template.commitpins)."""
+        return [f for f in self.blocking_flags if f.code == "commit-pin"]
+
+    def headline(self) -> str:
+        """One sentence on the pins: ``"every ExecuTorch pin is 1.5.1"`` only when the pins agree and no pin
+        is left behind (a commit pin on another release, or one the bot cannot move, is a pin too);
+        ``"the pack, lock and requirement pins are 1.5.1, but N commit pins are not"``; ``"the pins do not
+        agree"``; ``"no exact ExecuTorch pin found"``."""
+        if self.agree and not self.left_behind:
+            return f"every ExecuTorch pin is {self.versions[0]}"
+        if self.agree:
+            n = len(self.left_behind)
+            return (f"the pack, lock and requirement pins are {self.versions[0]}, but {n} ExecuTorch "
+                    f"commit pin{'s are' if n != 1 else ' is'} not")
+        return "the pins do not agree" if self.pins else "no exact ExecuTorch pin found"
+
+    @property
     def ok(self) -> bool:
         """True when the pins agree and no blocking item is flagged (``audit`` exits 0)."""
         return self.agree and not self.blocking_flags
