@@ -353,8 +353,14 @@ class Publisher:
             return True
         return ce == GITHUB_COMMITTER and bool(_BOT_EMAIL.fullmatch(ae))
 
-    def build_tree(self, base_sha: str, files: dict[str, bytes]) -> tuple[str, dict[str, tuple[str, str]]]:
+    def build_tree(self, base_sha: str, files: dict[str, bytes],
+                   folders: tuple[str, ...] = ()) -> tuple[str, dict[str, tuple[str, Optional[str]]]]:
         """The tree of ``base_sha`` with ``files`` replaced; returns (tree SHA, ``{path: (mode, blob)}`` of the changed ones).
+
+        ``folders`` (``publish --include``): repository-relative paths whose content is exactly the
+        ``files`` under them, as a regeneration left them: a path of the base tree under one of them that
+        ``files`` does not hold is removed (``git update-index --force-remove``), and listed in the result
+        as ``(its base mode, None)`` (GitHub REST "Create a tree": an entry with ``sha: null`` deletes it).
 
         Each blob is made the way ``git add`` would make it from the
         checkout (``git hash-object --path=PATH``: the checkout's
@@ -383,8 +389,28 @@ class Publisher:
                     continue
                 changed[path] = (mode, sha)
                 self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
+            for path, mode in self.removed_under(base_sha, files, folders):
+                changed[path] = (mode, None)
+                self.git("update-index", "--force-remove", "--", path, env=env)
             tree = self.git("write-tree", env=env)
         return tree, changed
+
+    def removed_under(self, base_sha: str, files, folders: tuple[str, ...]) -> list[tuple[str, str]]:
+        """``[(path, mode)]`` of the files of ``base_sha``'s tree under ``folders`` that ``files`` does not hold
+        (a submodule under an included folder is never removed: :class:`PlatformError`)."""
+        if not folders:
+            return []
+        out = []
+        listing = self.git.run("ls-tree", "-r", "-z", base_sha, "--", *folders).stdout.decode("utf-8", "surrogateescape")
+        for entry in filter(None, listing.split("\0")):
+            meta, path = entry.split("\t", 1)
+            mode = meta.split()[0]
+            if path in files:
+                continue
+            if mode == "160000":
+                raise PlatformError(f"{path} is a submodule in the base; the bot never removes a submodule")
+            out.append((path, mode))
+        return out
 
     def checkout_mode(self, path: str, base_mode: Optional[str], *, filemode: bool = True) -> str:
         """The tree-entry mode ``git add`` would record for ``path``: ``"100755"`` or ``"100644"``.
@@ -429,7 +455,7 @@ class Publisher:
                 fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
                 originals: Optional[dict[str, bytes]] = None,
                 replan: Optional[Callable[[str], dict[str, bytes]]] = None,
-                draft_reason: str = "") -> PublishResult:
+                draft_reason: str = "", folders: tuple[str, ...] = ()) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         ``files`` are the new bytes of the changed files (working-tree form);
@@ -437,6 +463,9 @@ class Publisher:
         since the checkout was made, the bump goes onto the new base (see
         :meth:`onto_base`): ``replan(base_sha)`` (``run``) plans again on it,
         else the planned line changes are applied to its files.
+
+        ``folders``: the ``--include`` paths, committed exactly as ``files`` holds them under each: a base
+        file there that ``files`` lacks is deleted (:meth:`build_tree`).
 
         ``draft_reason`` says why ``draft`` is asked for (the PR body says it
         when the repository has no draft pull requests).  Decorations (labels,
@@ -494,7 +523,7 @@ class Publisher:
                                              "not pushing" + ("" if pr else
                                                               "; no pull request is open from it: delete the "
                                                               "branch to let the bot propose again"))
-        tree, changed = self.build_tree(base_sha, files)
+        tree, changed = self.build_tree(base_sha, files, folders)
         pushed = False
         created_branch = False
         if not (head_sha and self._same(head_sha, base_sha, tree)):
