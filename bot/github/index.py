@@ -33,6 +33,9 @@ class IndexStatus:
         wheels: it has at least one wheel.
         problems: one sentence per unmet requirement (``"torch 2.12.0 does not satisfy torch>=2.13.0a0"``).
         requires: the ``requires_dist`` lines checked.
+        yanked: every file of the version is yanked (PEP 592; the JSON API's ``urls[].yanked``): the
+            maintainers took it back, and an installer ignores it unless it is pinned exactly.
+        yanked_reason: the first ``yanked_reason`` given, or "".
     """
 
     version: str
@@ -40,16 +43,21 @@ class IndexStatus:
     wheels: bool
     problems: tuple[str, ...] = ()
     requires: tuple[str, ...] = field(default=())
+    yanked: bool = False
+    yanked_reason: str = ""
 
     @property
     def ready(self) -> bool:
-        """True when a PR may be opened: published, with wheels, every checked pin satisfied."""
-        return self.published and self.wheels and not self.problems
+        """True when a PR may be opened: published, not yanked, with wheels, every checked pin satisfied."""
+        return self.published and not self.yanked and self.wheels and not self.problems
 
     def summary(self) -> str:
         """One line for the log and the report."""
         if not self.published:
             return f"waiting for executorch {self.version} on the package index"
+        if self.yanked:
+            why = f" ({self.yanked_reason})" if self.yanked_reason else ""
+            return f"executorch {self.version} is yanked on the package index (PEP 592){why}; not proposed"
         if not self.wheels:
             return f"waiting for executorch {self.version} on the package index: no wheels published yet"
         if self.problems:
@@ -61,8 +69,10 @@ def index_url(env: Mapping[str, str] = os.environ) -> str:
     return (env.get("EXECUTORCH_PACK_BOT_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
 
 
-def _parse(response, url: str) -> tuple[bool, tuple[str, ...]]:
-    """(has a wheel, ``requires_dist`` lines) of a JSON API answer.
+def _parse(response, url: str) -> tuple[bool, tuple[str, ...], Optional[str]]:
+    """(has a wheel that is not yanked, ``requires_dist`` lines, the yank: None when some file is not yanked, else
+    its ``yanked_reason`` or "") of a JSON API answer (PEP 592; warehouse "JSON API": ``urls[].yanked`` and
+    ``urls[].yanked_reason``).
 
     Raises :class:`~bot.errors.PlatformError` naming ``url`` when the answer
     is not JSON or not shaped as the warehouse docs say (``urls``: a list of
@@ -91,7 +101,12 @@ def _parse(response, url: str) -> tuple[bool, tuple[str, ...]]:
     reqs = [] if reqs is None else reqs
     if not isinstance(reqs, list) or not all(isinstance(x, str) for x in reqs):
         raise bad("`info.requires_dist` that is not a list of requirement strings")
-    return any(u.get("packagetype") == "bdist_wheel" for u in urls), tuple(reqs)
+    live = [u for u in urls if u.get("yanked") is not True]
+    yank = None
+    if urls and not live:
+        yank = next((str(u.get("yanked_reason")) for u in urls if isinstance(u.get("yanked_reason"), str)
+                     and u.get("yanked_reason")), "")
+    return any(u.get("packagetype") == "bdist_wheel" for u in live), tuple(reqs), yank
 
 
 def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str] = None,
@@ -109,7 +124,7 @@ def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str
     r = http_get(http, url, what=f"ask the package index about executorch {version}", policy=policy, ok=(200, 404))
     if r.status_code == 404:
         return IndexStatus(version, False, False)
-    wheels, reqs = _parse(r, url)
+    wheels, reqs, yank = _parse(r, url)
     problems: list[str] = []
     want = {norm(k): v for k, v in pins.items() if norm(k) in CHECKED and v}
     for line in reqs:
@@ -128,4 +143,5 @@ def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str
             ok = False
         if not ok:
             problems.append(f"{name} {want[name]} does not satisfy {line}")
-    return IndexStatus(version, True, wheels, tuple(problems), reqs)
+    return IndexStatus(version, True, wheels, tuple(problems), reqs, yanked=yank is not None,
+                       yanked_reason=(yank or "")[:300])
