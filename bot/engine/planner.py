@@ -122,7 +122,8 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         result.edits.extend(edits)
 
     if bump.old_executorch != bump.new_executorch:
-        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks))
+        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks, bump,
+                                       frozenset((e.path, e.line) for e in result.edits)))
     flags.extend(downgrades(tpl, bump))
     flags.extend(companions(tpl, bump))
     flags.extend(leftovers(tpl, bump, result.edits, flags))
