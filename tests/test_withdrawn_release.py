@@ -137,3 +137,41 @@ def test_close_withdrawn_without_respect_ignored_is_bad_usage_before_any_request
     code, out = check(capsys, checkout(world), "--close-withdrawn")
     assert code == 2 and "--close-withdrawn needs --respect-ignored" in out.err
     assert world.requests == []
+
+
+# -- the release asset the PR verified: deleted or replaced (read from the PR body's pack step) --------------
+
+def _source(assets):
+    from bot.github.releases import Asset, Release
+
+    class Source:
+        full_name = UPSTREAM
+
+        def release(self, tag):
+            return Release(tag, False, False, "2026-09-01T00:00:00Z", "", "", tuple(
+                Asset(n, 1, d, f"https://example.invalid/{n}") for n, d in assets.items()))
+
+        def releases(self):
+            return [self.release("v1.5.1")]
+    return Source()
+
+
+BODY = ("- [x] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: the release asset "
+        "`https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack` "
+        f"(sha256 `{'ab' * 32}`)")
+
+
+@pytest.mark.parametrize("assets, reason", [
+    ({"PyTorch.ExecuTorch.1.5.1.pack": "sha256:" + "ab" * 32}, None),
+    ({}, "the release asset PyTorch.ExecuTorch.1.5.1.pack of v1.5.1, the pack this pull request verified, was "
+         "deleted"),
+    ({"PyTorch.ExecuTorch.1.5.1.pack": "sha256:" + "cd" * 32},
+     "the release asset PyTorch.ExecuTorch.1.5.1.pack of v1.5.1 was replaced (its digest is now "
+     f"`sha256:{'cd' * 32}`; the pack this pull request verified had sha256 {'ab' * 32})"),
+])
+def test_the_release_asset_the_pr_verified_deleted_or_replaced(assets, reason):
+    from bot.github.standing import release_standing, verified_asset
+    asset = verified_asset(BODY)
+    assert asset == ("PyTorch.ExecuTorch.1.5.1.pack", "ab" * 32)
+    st = release_standing(_source(assets), "1.5.1", index=False, asset=asset)
+    assert (st.holds, st.reason or None) == (reason is None, reason)

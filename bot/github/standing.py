@@ -8,6 +8,9 @@ and where the fact comes from:
   it is a draft again (``draft: true``: not published); it is flagged ``prerelease: true`` (the bot proposes
   stable releases only, :func:`bot.upstream.releases.select_target`); its tag is gone (a git source has no
   tag ``vX.Y.Z`` any more).
+* The release asset the PR's pack came from (GitHub REST "Release assets": ``name``, ``digest``
+  ``sha256:HEX``): deleted from the release, or replaced by a file of another sha256 than the one the PR
+  verified (read from the PR body's pack step, ``the release asset `URL` (sha256 `HEX`)``).
 * The package index (warehouse docs, "JSON API"; PEP 592 "Adding a mechanism to yank releases"):
   ``executorch==V`` answers 404 (deleted); it has no wheel (only an sdist: pip would build ExecuTorch from
   source); every file of V is ``yanked`` (PEP 592: an installer ignores a yanked release unless pinned
@@ -40,12 +43,27 @@ class Standing:
     reason: str = ""
 
 
-def release_standing(source, version: str, *, index: bool = True, policy=None) -> Standing:
+#: The PR body's pack step when the pack is the release asset (bot.report.procedure): its URL and sha256.
+_ASSET = re.compile(r"the release asset `(?P<url>[^`\s]+)` \(sha256 `(?P<sha>[0-9a-f]{64})`\)")
+
+
+def verified_asset(body: Optional[str]) -> Optional[tuple[str, str]]:
+    """``(file name, sha256 hex)`` of the release asset a bot PR body says its pack was, or None."""
+    m = _ASSET.search(body or "")
+    if not m:
+        return None
+    name = m.group("url").split("?", 1)[0].rsplit("/", 1)[-1]
+    return name, m.group("sha")
+
+
+def release_standing(source, version: str, *, index: bool = True, policy=None,
+                     asset: Optional[tuple[str, str]] = None) -> Standing:
     """The :class:`Standing` of ExecuTorch ``version`` at ``source`` (any :class:`bot.upstream.source.UpstreamSource`;
     a :class:`bot.github.source.GitHubSource` also gives the release flags) and, with ``index``, on the package index.
 
     The first failing fact is the reason, in this order: the GitHub release deleted, a draft, a prerelease; the
-    tag gone; the package index without the version, without a wheel, or with every file yanked.  Raises what
+    release asset ``asset`` (``(name, sha256)`` the PR verified) deleted or replaced; the tag gone; the package
+    index without the version, without a wheel, or with every file yanked.  Raises what
     the listing and :func:`bot.github.index.check_index` raise (a transient fault is no withdrawal).
     """
     tag = version_to_tag(version)
@@ -59,6 +77,17 @@ def release_standing(source, version: str, *, index: bool = True, policy=None) -
             return Standing(version, False, f"the GitHub release {tag} of {where} is a draft again (not published)")
         if rel.prerelease:
             return Standing(version, False, f"the GitHub release {tag} of {where} is now flagged prerelease")
+        if asset is not None:
+            name, sha = asset
+            now = rel.asset(name)
+            if now is None:
+                return Standing(version, False, f"the release asset {name} of {tag}, the pack this pull request "
+                                                "verified, was deleted")
+            if now.digest and now.digest.lower() != f"sha256:{sha}":
+                from bot.inert import code
+                return Standing(version, False, f"the release asset {name} of {tag} was replaced (its digest is now "
+                                                f"{code(now.digest, cap=80)}; the pack this pull request verified had "
+                                                f"sha256 {sha})")
     elif tag not in set(source.tags()):
         return Standing(version, False, f"the tag {tag} is gone from {where}")
     if index:
@@ -133,5 +162,5 @@ def recheck_open(publisher, source, current: str, *, index: bool = True, pulls=N
                 continue
         except InvalidVersion:
             continue
-        out.append((pr, release_standing(source, v, index=index)))
+        out.append((pr, release_standing(source, v, index=index, asset=verified_asset(pr.body))))
     return out
