@@ -26,3 +26,26 @@ def test_python_lock_naming_executorch_is_flagged_on_a_bump(capsys, template, up
 def test_python_lock_without_executorch_is_not_flagged(capsys, template, upstream_repo):
     write(template, "uv.lock", '[[package]]\nname = "numpy"\n')
     assert not [f for f in _plan_json(capsys, template, upstream_repo)["flags"] if f["code"] == "python-lock"]
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("uv.lock", '[[package]]\nname = "executorch"\nversion = "1.4.0"\nsource = { registry = "https://pypi.org/simple" }\n', 3),
+    ("Pipfile.lock", '{\n  "default": {\n    "executorch": {\n      "hashes": [],\n      "version": "==1.4.0"\n    }\n  }\n}\n', 5),
+    ("pylock.toml", 'lock-version = "1.0"\ncreated-by = "pip"\n\n[[packages]]\nname = "executorch"\nversion = "1.4.0"\n', 6),
+])
+def test_audit_fails_on_a_lock_that_records_another_executorch_and_never_says_every_pin(capsys, template, name, text,
+                                                                                       line):
+    from helpers import run_cli
+    write(template, name, text)
+    rc, out, err = run_cli(capsys, "audit", "--repo", template, "--json")
+    assert rc == 0, out   # the lock agrees with the pins (1.4.0)
+    write(template, name, text.replace("1.4.0", "1.3.0"))
+    rc, out, err = run_cli(capsys, "audit", "--repo", template, "--json")
+    import json
+    data = json.loads(out)
+    assert rc == 1 and [(f["code"], f["path"], f["line"], f["blocking"]) for f in data["flags"]
+                        if f["code"] == "python-lock"] == [("python-lock", name, line, True)]
+    rc, out, err = run_cli(capsys, "audit", "--repo", template)
+    assert rc == 1 and "every ExecuTorch pin" not in out
+    assert "FAIL: the pack, lock and requirement pins are 1.4.0, but 1 ExecuTorch pin is not (a commit or a " \
+           "Python lock file)" in out

@@ -134,6 +134,42 @@ def _pin_lines(rel: str, raw: bytes, start: int, end: int, bump, what: str) -> l
     return out
 
 
+#: The version a lock records for executorch: ``version = "1.4.0"`` (uv, Poetry, PDM, pylock.toml), ``"version":
+#: "==1.4.0"`` (Pipfile.lock), ``version: 1.4.0`` (conda-lock), at most 400 characters after the name.
+_LOCKED = re.compile(rb"""[\"' ]executorch[\"']?[\s\S]{0,400}?\bversion[\"']?[ \t]*[:=][ \t]*[\"']?(?:==)?(?P<v>\d[\w.+!]*)""", re.I)
+
+
+def audit_lock_flags(repo: Path, paths: list[str], pinned: str) -> list[Flag]:
+    """For ``audit``: a blocking ``python-lock`` flag per Python lock file of ``paths`` whose executorch entry
+    records another version than ``pinned`` (the version the template's pins agree on): the template would
+    install another ExecuTorch than it pins until the lock is regenerated.  Versions compare as PEP 440."""
+    from packaging.version import InvalidVersion, Version
+
+    out = []
+    for rel in paths:
+        name = rel.rsplit("/", 1)[-1]
+        command = _lock_command(name)
+        if command is None:
+            continue
+        try:
+            raw = (Path(repo) / rel).read_bytes()
+        except OSError:
+            continue
+        m = _LOCKED.search(raw)
+        if m is None:
+            continue
+        v = m.group("v").decode("ascii", "replace")
+        try:
+            same = Version(v) == Version(pinned)
+        except InvalidVersion:
+            same = v == pinned
+        if not same:
+            out.append(Flag("python-lock", f"{name} locks executorch {v}, but the template pins {pinned}: "
+                            f"regenerate it ({command})", path=rel, line=raw.count(b"\n", 0, m.start("v")) + 1,
+                            blocking=True))
+    return out
+
+
 def lock_missing_pack_flags(findings: list[Finding], lock_paths: list[str], solution_paths: list[str]) -> list[Flag]:
     """A non-blocking ``lock-missing-pack`` flag per cbuild-pack.yml with no ExecuTorch entry.
 
