@@ -175,3 +175,36 @@ def test_the_release_asset_the_pr_verified_deleted_or_replaced(assets, reason):
     assert asset == ("PyTorch.ExecuTorch.1.5.1.pack", "ab" * 32)
     st = release_standing(_source(assets), "1.5.1", index=False, asset=asset)
     assert (st.holds, st.reason or None) == (reason is None, reason)
+
+
+# -- the package index has wheels, but none for the Python the template states ------------------------------
+
+@pytest.mark.parametrize("filename, python, serves", [
+    ("executorch-1.5.1-cp311-cp311-linux_x86_64.whl", "3.11", True),
+    ("executorch-1.5.1-cp311-cp311-linux_x86_64.whl", "3.10", False),
+    ("executorch-1.5.1-py3-none-any.whl", "3.13", True),
+    ("executorch-1.5.1-cp310-abi3-manylinux_2_28_x86_64.whl", "3.12", True),
+    ("executorch-1.5.1-cp312-abi3-manylinux_2_28_x86_64.whl", "3.11", False),
+    ("not-a-wheel.tar.gz", "3.11", False),
+])
+def test_which_wheel_serves_which_python(filename, python, serves):
+    from bot.github.index import wheel_serves
+    assert wheel_serves(filename, python) is serves
+
+
+def test_no_wheel_for_the_templates_python_withdraws_the_release_and_holds_a_new_pr(world, capsys):
+    assert run_bot(world, capsys) == 0
+    number = world.open_pulls(TEMPLATE)[0]["number"]
+    from fakegithub import fresh_checkout
+    co = checkout(world)
+    (co / ".python-version").write_text("3.10\n")
+    from fakegithub import git
+    git(co, "add", ".python-version")
+    git(co, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "-q", "-m", "python")
+    git(co, "push", "-q", "origin", "HEAD:main")
+    code, out = check(capsys, checkout(world), "--respect-ignored", "--github-repo", TEMPLATE)
+    outs = _outputs(out.out)
+    assert outs["index-ready"] == "false"     # the sample's only wheel is cp311: pip on 3.10 finds none
+    assert (outs["open-pr"], outs["open-pr-holds"]) == (str(number), "false")
+    assert ("executorch 1.5.1 has no wheel on the package index for Python 3.10, which the template states"
+            in outs["open-pr-note"])

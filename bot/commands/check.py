@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
             if ignored:
                 state = flow.check(args.repo, source, to=None, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
-        flow.index_status(source, state)
+        from bot.github.standing import template_pythons
+        flow.index_status(source, state, pythons=template_pythons(args.repo))
         report_pack_index(flow.pack_index_status(state, url=index_url))
     if getattr(args, "respect_ignored", False) and hasattr(source, "full_name"):
         # The release the bot's open pull request proposes is checked again on every run (the watch job):

@@ -105,19 +105,20 @@ def recheck_state(publisher, source, state: CheckState, *, keep_pulls: bool = Fa
     Standing)]`` pairs.  One request to list the bot's open pull requests, and the package index asked once per
     PR proposing a release newer than the template's."""
     from bot.github.standing import recheck_open
-    pairs = recheck_open(publisher, source, state.current)
+    from bot.github.standing import template_pythons
+    pairs = recheck_open(publisher, source, state.current, pythons=template_pythons(publisher.git.repo))
     state.open_prs = [(pr.number, st) for pr, st in pairs]
     return pairs if keep_pulls else state.open_prs
 
 
-def index_status(source, state: CheckState, *, policy=None):
+def index_status(source, state: CheckState, *, policy=None, pythons: tuple[str, ...] = ()):
     """Is the target of ``state`` on the package index, with the pins upstream resolves at its tag?
 
     Resolves the target pin set through ``source``
     (:func:`bot.upstream.pins.resolve_pinset`: a few contents-API requests for
     GitHub) and asks :func:`bot.github.index.check_index` about
     ``executorch==V`` with the resolved torch/torchao (an unresolved pin is not
-    checked).  Call it only when ``state.update_needed``: a no-op check asks
+    checked), and, with ``pythons`` (the CPython versions the template states), whether a wheel serves each.  Call it only when ``state.update_needed``: a no-op check asks
     nothing more.  Returns the :class:`~bot.github.index.IndexStatus` and sets
     ``state.index``.  Raises :class:`~bot.errors.UpstreamError` when a pin file
     at the tag does not parse, :class:`~bot.errors.PlatformError` when the
@@ -128,7 +129,7 @@ def index_status(source, state: CheckState, *, policy=None):
 
     target = resolve_pinset(source, state.target_tag)
     pins = {p.name: p.version for p in target.pins if p.version}
-    state.index = check_index(target.executorch, pins, policy=policy)
+    state.index = check_index(target.executorch, pins, policy=policy, pythons=pythons)
     return state.index
 
 
@@ -286,7 +287,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                              f"values with --set NAME=VERSION, or run without --stop-on-flagged (a draft pull "
                              f"request lists them){items}", state, plan)
 
-    index = state.index = check_index(plan.bump.new_executorch, index_pins(plan))
+    from bot.github.standing import template_pythons
+    index = state.index = check_index(plan.bump.new_executorch, index_pins(plan), pythons=template_pythons(repo))
     out = RunOutcome(0, "", state, plan, index_line=index.summary())
     if not index.ready:
         out.outcome = index.summary()
@@ -379,7 +381,9 @@ def withdraw_open(publisher, source, state: CheckState, pulls, *, dry_run: bool 
 
     closed, notes = [], {}
     target = state.target if state.update_needed else None
-    for pr, st in recheck_open(publisher, source, state.current, pulls=pulls):
+    from bot.github.standing import template_pythons
+    pythons = template_pythons(publisher.git.repo) if pulls else ()
+    for pr, st in recheck_open(publisher, source, state.current, pulls=pulls, pythons=pythons):
         if st.holds:
             continue
         (say or (lambda m: None))(f"#{pr.number}: ExecuTorch {st.version} no longer holds: {st.reason}")

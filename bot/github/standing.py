@@ -57,7 +57,7 @@ def verified_asset(body: Optional[str]) -> Optional[tuple[str, str]]:
 
 
 def release_standing(source, version: str, *, index: bool = True, policy=None,
-                     asset: Optional[tuple[str, str]] = None) -> Standing:
+                     asset: Optional[tuple[str, str]] = None, pythons: tuple[str, ...] = ()) -> Standing:
     """The :class:`Standing` of ExecuTorch ``version`` at ``source`` (any :class:`bot.upstream.source.UpstreamSource`;
     a :class:`bot.github.source.GitHubSource` also gives the release flags) and, with ``index``, on the package index.
 
@@ -92,7 +92,7 @@ def release_standing(source, version: str, *, index: bool = True, policy=None,
         return Standing(version, False, f"the tag {tag} is gone from {where}")
     if index:
         from bot.github.index import check_index
-        status = check_index(version, {}, policy=policy)
+        status = check_index(version, {}, policy=policy, pythons=pythons)
         if not status.published:
             return Standing(version, False, f"executorch {version} is no longer on the package index")
         if status.yanked:
@@ -102,6 +102,9 @@ def release_standing(source, version: str, *, index: bool = True, policy=None,
         if not status.wheels:
             return Standing(version, False, f"executorch {version} has no wheel on the package index (only a "
                                             "source distribution)")
+        if status.no_wheel_for:
+            return Standing(version, False, f"executorch {version} has no wheel on the package index for Python "
+                                            f"{', '.join(status.no_wheel_for)}, which the template states")
     return Standing(version, True)
 
 
@@ -147,11 +150,13 @@ def closed_by_withdrawal(body: Optional[str]) -> bool:
     return bool(st) and st.get("closed_by") == CLOSED_BY
 
 
-def recheck_open(publisher, source, current: str, *, index: bool = True, pulls=None) -> list:
+def recheck_open(publisher, source, current: str, *, index: bool = True, pulls=None,
+                 pythons: tuple[str, ...] = ()) -> list:
     """``[(pr, Standing)]`` for every open bot pull request (``publisher.bot_pulls("open")``) proposing a release newer
     than ``current`` (the version the base pins): each release checked again (:func:`release_standing`).  A pull
     request whose version cannot be read, or that the base already reached, is not listed (``close_obsolete``'s).
-    ``pulls``: the open bot pull requests when the caller listed them already."""
+    ``pulls``: the open bot pull requests when the caller listed them already; ``pythons``: the CPython versions
+    the template states (:func:`template_pythons`)."""
     from packaging.version import InvalidVersion, Version
 
     out = []
@@ -162,5 +167,26 @@ def recheck_open(publisher, source, current: str, *, index: bool = True, pulls=N
                 continue
         except InvalidVersion:
             continue
-        out.append((pr, release_standing(source, v, index=index, asset=verified_asset(pr.body))))
+        out.append((pr, release_standing(source, v, index=index, asset=verified_asset(pr.body), pythons=pythons)))
     return out
+
+
+def template_pythons(repo) -> tuple[str, ...]:
+    """The exact CPython versions ``X.Y`` the template states (``.python-version``, workflow ``python-version:``;
+    bot.engine.pythons.stated_pythons), in order; a range (``requires-python``) is not a version pip must serve.
+    ``()`` when the template cannot be read."""
+    import re as _re
+
+    from bot.engine.pythons import stated_pythons
+    from bot.engine.read import read_template
+    from bot.errors import BotError
+    try:
+        stated = stated_pythons(read_template(repo))
+    except BotError:
+        return ()
+    out: list[str] = []
+    for _path, _line, text in stated:
+        m = _re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip().strip("'\""))
+        if m and f"{m.group(1)}.{m.group(2)}" not in out:
+            out.append(f"{m.group(1)}.{m.group(2)}")
+    return tuple(out)
