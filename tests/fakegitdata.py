@@ -235,7 +235,8 @@ def _make_tree(fake, r, body) -> dict:
             g("read-tree", "--empty")
         for ent in body["tree"]:
             if ent.get("sha") is None and "content" not in ent:
-                g("update-index", "--force-remove", ent["path"])
+                # mode 0 removes the entry (git update-index --index-info; --force-remove needs a work tree)
+                g("update-index", "--index-info", input=f"0 {'0' * 40}\t{ent['path']}\n".encode())
                 continue
             sha = ent.get("sha")
             if sha is None:

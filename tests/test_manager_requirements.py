@@ -34,16 +34,15 @@ HASH_PINNED = (b"executorch==1.4.0 \\\n"
 
 
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
-def test_hash_pinned_requirement_that_must_change_is_an_error_naming_its_line(eol):
+def test_hash_pinned_requirement_that_must_change_is_a_blocking_item_naming_its_line(eol):
     doc = TextDocument.from_bytes("requirements-executorch.txt", HASH_PINNED.replace(b"\n", eol))
     entries = parse(doc)
     assert [(e.line, e.name, e.hashed) for e in entries] == [(1, "executorch", True), (4, "torch", False)]
-    with pytest.raises(ManagerError) as info:
-        M.update(doc, BUMP)
-    err = info.value
-    assert (err.path, err.line, err.exit_code) == ("requirements-executorch.txt", 1, 2)
-    assert str(err).startswith("requirements-executorch.txt:1: ") and "hash" in err.message
-    assert "offline" in err.message
+    result = M.update(doc, BUMP)
+    hashed = [f for f in result.flags if f.code == "hashed-pin"]
+    assert [(f.path, f.line, f.blocking) for f in hashed] == [("requirements-executorch.txt", 1, True)]
+    assert "offline" in hashed[0].message and "pip-compile --generate-hashes" in hashed[0].message
+    assert all(e.line != 1 for e in result.edits)
 
 
 def test_hash_pinned_requirement_that_does_not_change_is_untouched():

@@ -91,13 +91,15 @@ def test_a_bumped_package_without_a_version_does_not_stop_later_pins():
     assert result.flags == ()
 
 
-def test_a_hash_pinned_requirement_that_must_change_is_a_whole_error():
+def test_a_hash_pinned_requirement_that_must_change_is_a_blocking_item_naming_the_command():
     doc = TextDocument.from_bytes(PATH, b"numpy==2.1.0\ntorch==2.13.0 --hash=sha256:" + b"a" * 64 + b"\n")
-    with pytest.raises(ManagerError) as info:
-        M.update(doc, SAMPLE_BUMP)
-    assert_manager_error(info, PATH, 2, "torch==2.13.0 is pinned with --hash; the hashes of 2.14.0 cannot be "
-                         "recomputed offline, so the bot will not rewrite it: remove the hashes or update this "
-                         "requirement yourself")
+    result = M.update(doc, SAMPLE_BUMP)
+    assert result.edits == ()
+    assert [(f.code, f.path, f.line, f.blocking) for f in result.flags] == [("hashed-pin", PATH, 2, True)]
+    assert result.flags[0].message == (
+        "torch==2.13.0 is pinned with --hash; the hashes of 2.14.0 cannot be recomputed offline, so the bot does "
+        "not rewrite it: regenerate the file with hashes (pip-compile --generate-hashes, or uv pip compile "
+        "--generate-hashes, from its input), or update this requirement and its hashes yourself")
 
 
 @pytest.mark.parametrize("old, new, want", [

@@ -58,7 +58,8 @@ def test_the_workflow_grants_nothing_by_default_and_each_job_only_what_it_uses()
               for name, job in DOC["jobs"].items()}
     assert writes == {"command": ["issues", "pull-requests"], "approval": ["contents", "pull-requests"],
                       "doctor": [], "watch": [], "fetch-pack": [], "build-pack": [], "ai-layer": [], "run-model": [],
-                      "pull-request": ["contents", "pull-requests"], "dashboard": ["issues"]}
+                      "pull-request": ["contents", "pull-requests"], "dashboard": ["issues"],
+                      "withdraw": ["pull-requests"]}
     # the jobs where upstream or template code runs can only read the repository
     for name in ("build-pack", "ai-layer", "fetch-pack"):
         assert DOC["jobs"][name]["permissions"] == {"contents": "read"}, name

@@ -237,6 +237,30 @@ def test_a_writers_approval_enables_auto_merge(aw):
     assert only(replies).startswith("Approved: auto-merge is on (squash)")
 
 
+def test_a_scheduled_run_after_the_proposed_release_was_withdrawn_closes_the_pr_with_the_true_reason(aw):
+    """v1.5.1 is flagged prerelease after the bot's PR for it opened: the next scheduled run's watch job says why
+    the PR's release no longer holds, the withdraw job closes the PR with that reason (not "the base already is
+    on ExecuTorch 1.4.0"), nothing else runs, and the dashboard's last run says the same."""
+    aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
+    aw.release("good")
+    assert aw.run("schedule").code == 0
+    number = only(aw.pulls())["number"]
+    rel = next(r for r in aw.fake.repo("pytorch/executorch").releases if r["tag_name"] == "v1.5.1")
+    rel["prerelease"] = True
+    run = aw.run("schedule")
+    assert run.code == 0, run
+    assert run.jobs == {"watch": "success", "withdraw": "success", "dashboard": "success"}, run
+    assert "open-pr-holds=false" in run.log
+    assert aw.pulls() == []
+    note = ("ExecuTorch 1.5.1 no longer holds: the GitHub release v1.5.1 of pytorch/executorch is now flagged "
+            "prerelease. The base is still on ExecuTorch 1.4.0, and no newer stable release holds; closing. The bot "
+            "proposes a release again once one newer than 1.4.0 is published and installable.")
+    assert [c["body"] for c in aw.fake.repo(TEMPLATE).comments.get(number, [])] == [note]
+    issue = only(list(aw.fake.issues[TEMPLATE].values()))
+    assert f"closed pull request #{number}: ExecuTorch 1.5.1 no longer holds: the GitHub release v1.5.1" in issue["body"]
+    assert "up to date" not in issue["body"].split("Last run", 1)[1]
+
+
 def test_the_dashboard_check_now_box_starts_a_run(aw):
     aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
     aw.release("good")

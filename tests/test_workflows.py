@@ -33,7 +33,9 @@ FORBIDDEN_IN_RUN = re.compile(
 WRITE_JOBS = {"executorch-pack-bot.yml": {"pull-request": {"contents", "pull-requests"},
                                           "command": {"issues", "pull-requests"},
                                           "approval": {"contents", "pull-requests"},
-                                          "dashboard": {"issues"}},
+                                          "dashboard": {"issues"},
+                                          # closes the bot's PR whose release was withdrawn (comment and close)
+                                          "withdraw": {"pull-requests"}},
              # the fleet's pull-request jobs write with an App token scoped to one repository, not with this token
              "executorch-pack-bot-fleet.yml": {"summary": {"issues"}}}
 READ_ONLY_VALUES = {"read", "none"}
@@ -181,7 +183,7 @@ def test_step_output_references_resolve():
 def test_watch_exposes_the_check_outputs():
     outputs = _load(REUSABLE)["jobs"]["watch"]["outputs"]
     assert set(outputs) == {"current", "target", "update-needed", "pack-source", "pack-url", "pack-version",
-                            "index-ready", "force-build", "recreate"}
+                            "index-ready", "force-build", "recreate", "open-pr", "open-pr-holds", "open-pr-note"}
 
 
 def test_jobs_of_the_issue_exist_with_their_commands():

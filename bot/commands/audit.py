@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     elif result.ok:
         pass
     elif result.agree:
-        print(f"FAIL: every ExecuTorch pin is {result.versions[0]}, but {plural(blocking, 'blocking item')} "
+        print(f"FAIL: {result.headline()}{'; ' if result.left_behind else ', but '}{plural(blocking, 'blocking item')} "
               f"{'is' if blocking == 1 else 'are'} flagged below (marked !).")
     elif result.pins:
         print(f"FAIL: the ExecuTorch pins disagree:{result.disagreement()}")

@@ -13,7 +13,10 @@ DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url, pac
                "to $GITHUB_OUTPUT when set. When an update is needed, the target's pins are resolved "
                "(contents API) and the package index is asked whether it serves executorch==V with wheels "
                "that the resolved torch/torchao satisfy (index-ready), and the public CMSIS pack index whether "
-               "PyTorch::ExecuTorch@V is on it (pack-on-index: yes, no, unknown). A no-op check costs one API request. "
+               "PyTorch::ExecuTorch@V is on it (pack-on-index: yes, no, unknown). With --respect-ignored (the watch job) "
+               "the release of the bot's open pull request is checked again (open-pr, open-pr-holds, open-pr-note): "
+               "deleted, a draft, a prerelease, gone from or yanked on the package index. A no-op check costs one "
+               "API request, and one more with --respect-ignored (the bot's open pull requests). "
                ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
@@ -128,6 +131,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo,
                    help="the template repository, for --respect-ignored (default: $GITHUB_REPOSITORY)")
     add_pack_index_argument(p)
+    p.add_argument("--close-withdrawn", action="store_true",
+                   help="close the bot's open pull request when the release it proposes no longer holds (deleted, "
+                        "a draft, a prerelease, gone from or yanked on the package index), with a comment giving "
+                        "the reason (needs a token that can write pull requests; with --respect-ignored)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
     if args.to:   # a bad --version is bad usage (exit 2) before any request, not a network fault after them
         from bot.versions import parse_user_version
         parse_user_version(args.to, what="--version")
+    if args.close_withdrawn and not (args.respect_ignored and args.upstream.startswith("github:")):
+        from bot.errors import UsageError
+        raise UsageError("--close-withdrawn needs --respect-ignored and a github: upstream (the watch job's check)")
     # The watch job is the first to run: a typo in the config file fails it here (FILE:LINE, exit 2),
     # not the pull-request job at the end of the run.
     config = load_config(args.repo)
@@ -164,12 +174,32 @@ def run(args: argparse.Namespace) -> int:
             if ignored:
                 state = flow.check(args.repo, source, to=None, allow_prerelease=args.allow_prerelease, ignored=ignored)
     if state.update_needed:
-        flow.index_status(source, state)
+        from bot.github.standing import template_pythons
+        flow.index_status(source, state, pythons=template_pythons(args.repo))
         report_pack_index(flow.pack_index_status(state, url=index_url))
+    if getattr(args, "respect_ignored", False) and hasattr(source, "full_name"):
+        # The release the bot's open pull request proposes is checked again on every run (the watch job):
+        # deleted, a draft, a prerelease, gone from or yanked on the package index -> open-pr-holds=false.
+        from bot.github.client import make_github
+        from bot.github.publish import Publisher
+        pub = Publisher(make_github(token), template_repository(args), args.repo, config)
+        with offline_hint(args.upstream):
+            rechecked = flow.recheck_state(pub, source, state, keep_pulls=True)
+        if args.close_withdrawn:
+            from bot.github.standing import withdrawn_note
+            for pr, st in rechecked:
+                if not st.holds:
+                    target = state.target if state.update_needed and state.target != st.version else None
+                    pub.close_withdrawn(pr, withdrawn_note(st, state.current, target))
+                    print(f"closed #{pr.number}: {inert.line(st.reason, cap=500)}")
     outs = state.outputs()
     for k, v in outs.items():
         print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else inert.line(v, cap=1000)}")
     actions.set_outputs(outs)
+    if outs["open-pr-holds"] is False:
+        actions.warning(inert.line(f"#{outs['open-pr']}: {outs['open-pr-note']}", cap=1000))
+        actions.append_summary(f"executorch-pack-bot check: #{outs['open-pr']}: "
+                               f"{inert.markdown(outs['open-pr-note'], cap=1000)}\n")
     if state.index is not None and not state.index.ready:
         # update-needed stays true: the next scheduled run asks again.
         print(inert.line(state.index.summary(), cap=1000))

@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
             engine.apply(plan)
             audit = engine.audit(template)
             print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
-                  + ("every ExecuTorch pin is " + audit.versions[0] if audit.agree else "PINS DISAGREE"))
+                  + (audit.headline() if audit.agree else "PINS DISAGREE"))
             if audit.mentions is not None:
                 print(f"audit after applying: {audit.mentions.summary()}")
             code = 0 if audit.agree else 1

@@ -407,8 +407,7 @@ def _template_lines(result) -> list[str]:
     rows = [[f"{p.path}:{p.line}", p.kind, p.text or p.version or ""] for p in result.pins]
     lines = (table(["where", "kind", "pin"], rows).splitlines() if rows else ["No ExecuTorch pin found."])
     lines.append("")
-    lines.append(f"every ExecuTorch pin is {result.versions[0]}" if result.agree and result.versions
-                 else "the pins do not agree")
+    lines.append(result.headline() if result.agree and result.versions else "the pins do not agree")
     if result.mentions is not None:
         lines.append(audit_mentions_line(result.mentions))
     for f in result.stale_mentions:

@@ -3,8 +3,9 @@
 The plan comes from ``update --plan-file FILE`` (Plan.to_json()); the new
 file contents are read from the checkout (``update`` wrote them).  Nothing
 is recomputed, so publish needs no upstream access.  ``--include PATH``
-adds files the plan does not know (the AI layer the workflow's ai-layer job
-regenerated), committed as they are in the checkout.
+publishes a folder as the checkout holds it (the AI layer the workflow's
+ai-layer job regenerated): its files are committed as they are, and a file of
+the base under it that the checkout no longer has is deleted in the commit.
 """
 
 from __future__ import annotations
@@ -207,6 +208,38 @@ def read_includes(repo: Path, includes: tuple[str, ...]) -> dict[str, bytes]:
     return files
 
 
+def included_changes(repo: Path, includes: tuple[str, ...], files: dict[str, bytes]) -> dict[str, str]:
+    """``{path: "added" | "changed" | "removed" | "unchanged"}`` of each ``--include`` folder against the
+    checkout's ``HEAD`` (the commit the plan was made on): ``files`` (:func:`read_includes`) as the regeneration
+    left them, compared blob by blob (``git hash-object --path``, so ``.gitattributes`` apply as ``git add``
+    would), and every ``HEAD`` file under an include path that ``files`` lacks is ``"removed"``.  Without a
+    readable ``HEAD`` (no commit yet) every file is ``"added"``."""
+    import subprocess
+
+    def git(*args: str, data: bytes = None) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], input=data, capture_output=True,
+                              check=True).stdout.decode("utf-8", "surrogateescape")
+
+    try:
+        listing = git("ls-tree", "-r", "-z", "HEAD", "--", *includes) if includes else ""
+    except (subprocess.CalledProcessError, OSError):
+        listing = ""
+    base: dict[str, str] = {}
+    for entry in filter(None, listing.split("\0")):
+        meta, path = entry.split("\t", 1)
+        base[path] = meta.split()[2]
+    out: dict[str, str] = {}
+    for path in sorted(set(files) | set(base)):
+        if path not in files:
+            out[path] = "removed"
+        elif path not in base:
+            out[path] = "added"
+        else:
+            blob = git("hash-object", f"--path={path}", "--stdin", data=files[path]).strip()
+            out[path] = "unchanged" if blob == base[path] else "changed"
+    return out
+
+
 def load_plan(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     """The :class:`~bot.plan.Plan` of the bump record in ``plan_file`` (see :func:`load_record`)."""
     return load_record(repo, plan_file, exempt)[1]
@@ -220,7 +253,8 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
     malformed JSON, a listed file that is (or lies under) a symbolic link, and for a plan whose ``written`` key (set by ``update``)
     is false although it changes files: ``update`` ran with ``--dry-run`` or
     was blocked, so the checkout does not carry the bump.  Edits of files
-    under an ``exempt`` path (``--include``) are not compared with the checkout.
+    under an ``exempt`` path (``--include``) are not compared with the checkout, and a planned file there
+    that the checkout no longer has is left out of the plan (the regeneration removed it; publish deletes it).
     """
     import json
     from pathlib import PurePosixPath
@@ -259,6 +293,8 @@ def load_record(repo: Path, plan_file: Path, exempt: tuple[str, ...] = ()):
                 raise UsageError(f"the plan lists {rel}, but {link.relative_to(repo).as_posix()} is a symbolic link in "
                                  "the checkout: publish reads and commits no file through a link (its target may be "
                                  "outside the checkout)", path=str(plan_file))
+            if not p.is_file() and not p.exists() and _under(rel, exempt):
+                continue   # the regeneration of an --include folder removed it: the folder decides (deleted)
             if not p.is_file():
                 raise UsageError(f"the plan lists {rel} but the checkout has no such file", path=str(plan_file))
             contents[rel] = p.read_bytes()
@@ -481,7 +517,7 @@ def run(args: argparse.Namespace) -> int:
         add_model_run(record, models[0], models[1], job=models[2])
     try:
         rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
-                                 branch=branch, included=sorted(included))
+                                 branch=branch, included=included_changes(args.repo, includes, included))
     except (KeyError, TypeError, AttributeError, ValueError) as exc:   # a field load_record does not type-check
         raise UsageError(f"not a plan written by `update --plan-file` (missing or malformed {exc})",
                          path=str(args.plan_file)) from None
@@ -509,7 +545,7 @@ def run(args: argparse.Namespace) -> int:
     msg = commit_message(title, plan.rows)
     res = pub.publish(version=plan.bump.new_executorch, files={**plan.contents, **included}, title=title, body=body,
                       fingerprint=plan.fingerprint(), draft=draft, commit_message=msg, recreate=args.recreate,
-                      originals=pub.head_originals(plan.contents), draft_reason=draft_reason)
+                      originals=pub.head_originals(plan.contents), draft_reason=draft_reason, folders=includes)
     print(f"{res.action}: #{res.number} {res.url or ''}".strip() if res.number else f"{res.action}: {res.message}")
     notice = refusal_notice(res)
     if notice:

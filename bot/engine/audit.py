@@ -53,6 +53,26 @@ class Audit:
         return [f for f in self.flags if f.blocking]
 
     @property
+    def left_behind(self) -> list[Flag]:
+        """The blocking items of a pin left on another release: ``commit-pin`` (ExecuTorch pinned by a commit that
+        is not the release the other pins name, or that the bot cannot move: bot.template.commitpins) and
+        ``python-lock`` (a lock file recording another executorch: bot.template.locks)."""
+        return [f for f in self.blocking_flags if f.code in ("commit-pin", "python-lock")]
+
+    def headline(self) -> str:
+        """One sentence on the pins: ``"every ExecuTorch pin is 1.5.1"`` only when the pins agree and no pin
+        is left behind (a commit pin on another release, or one the bot cannot move, is a pin too);
+        ``"the pack, lock and requirement pins are 1.5.1, but N ExecuTorch pins are not"``; ``"the pins do not
+        agree"``; ``"no exact ExecuTorch pin found"``."""
+        if self.agree and not self.left_behind:
+            return f"every ExecuTorch pin is {self.versions[0]}"
+        if self.agree:
+            n = len(self.left_behind)
+            return (f"the pack, lock and requirement pins are {self.versions[0]}, but {n} ExecuTorch "
+                    f"pin{'s are' if n != 1 else ' is'} not (a commit or a Python lock file)")
+        return "the pins do not agree" if self.pins else "no exact ExecuTorch pin found"
+
+    @property
     def ok(self) -> bool:
         """True when the pins agree and no blocking item is flagged (``audit`` exits 0)."""
         return self.agree and not self.blocking_flags
@@ -111,6 +131,9 @@ def audit(repo: Path, exclude: tuple[str, ...] = ()) -> Audit:
             elif v != pinned:
                 stale.append(f)
     flags.extend(_commit_pin_flags(tpl, groups[0].key if agree else None))
+    if agree:
+        from bot.template.locks import audit_lock_flags
+        flags.extend(audit_lock_flags(tpl.repo, tpl.python_locks, str(groups[0].key)))
     accounting = None
     ignore = ignore_entries(repo)
     flags.extend(_conda_flags(tpl, groups[0].version if agree else None))

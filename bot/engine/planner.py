@@ -23,7 +23,7 @@ from bot.engine.ignore import drop_ignored, ignore_entries
 from bot.engine.mentions import account
 from bot.engine.read import PACK, REQUIREMENT_KINDS, Progress, Template, read_template
 from bot.errors import UpstreamError
-from bot.model import Bump, Edit, Flag, PinSet, norm
+from bot.model import Bump, Edit, Finding, Flag, PinSet, norm
 from bot.plan import PinRow, Plan
 from bot.template.locks import python_lock_flags
 from bot.template.publicversion import same_release
@@ -122,13 +122,14 @@ def plan(repo: Path, source: UpstreamSource, *, to: Optional[str] = None,
         result.edits.extend(edits)
 
     if bump.old_executorch != bump.new_executorch:
-        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks))
+        flags.extend(python_lock_flags(tpl.repo, tpl.python_locks, bump,
+                                       frozenset((e.path, e.line) for e in result.edits)))
     flags.extend(downgrades(tpl, bump))
     flags.extend(companions(tpl, bump))
     flags.extend(leftovers(tpl, bump, result.edits, flags))
     flags.extend(python_range_change(current_set, target))
     flags.extend(python_flags(tpl, target))
-    result.rows = _rows(tpl, bump)
+    result.rows = _rows(tpl, bump, _written_findings(tpl, result.contents))
     ignore = ignore_entries(tpl.repo)
     flags = drop_ignored(dedupe(flags), ignore)
     result.mentions = account(tpl, bump, result.edits, flags, ignore)
@@ -199,13 +200,43 @@ def _merge(edits: list[Edit]) -> list[Edit]:
     return out
 
 
-def _rows(tpl: Template, bump: Bump) -> list[PinRow]:
-    """The pin table: the pack first, then every Python pin the bump writes."""
+def _written_findings(tpl: Template, contents: dict[str, bytes]) -> list[Finding]:
+    """The template's findings as the plan leaves it: each file the plan rewrites read again by its managers
+    (``contents``: path -> new bytes), every other file's findings as scanned."""
+    out: list[Finding] = []
+    for loaded in tpl.files:
+        path = loaded.doc.path
+        if path in contents:
+            after = TextDocument.from_bytes(path, contents[path])
+            for m in loaded.managers:
+                out.extend(m.extract(after))
+        else:
+            out.extend(f for f in tpl.findings if f.path == path)
+    return out
+
+
+def _rows(tpl: Template, bump: Bump, written: list[Finding]) -> list[PinRow]:
+    """The pin table: the pack first, then every Python pin the bump writes.
+
+    ``old`` is what the template's requirement files pin now and ``new`` what they pin once the plan is
+    written (``written``: the findings of the files as rewritten), so a pin written with its local label
+    (``torch==2.13.0+cpu`` -> ``2.14.0+cpu``, bot.template.requirements.new_version_text) shows that label
+    on both sides; a package the template does not pin shows upstream's value."""
     local = bump.new_pack != to_semver(bump.new_executorch)
     rows = [PinRow(PACK, bump.old_pack, bump.new_pack,
                    f"built locally from release tag {bump.new_tag}" if local else f"release tag {bump.new_tag}")]
     for c in bump.changes:
         have = template_values(tpl, c.name)
         old = ", ".join(have) if have else None
-        rows.append(PinRow(c.name, old, c.new, c.source))
+        now = [v for v in _values(written, c.name) if same_release(v, c.new)]
+        rows.append(PinRow(c.name, old, ", ".join(now) if now else c.new, c.source))
     return rows
+
+
+def _values(findings: list[Finding], name: str) -> list[str]:
+    """Distinct exact versions the requirement findings pin for ``name``, in order."""
+    out: list[str] = []
+    for f in findings:
+        if f.kind in REQUIREMENT_KINDS and norm(f.name) == norm(name) and f.exact and f.version and f.version not in out:
+            out.append(f.version)
+    return out

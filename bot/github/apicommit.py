@@ -36,7 +36,7 @@ from bot.github.client import call
 from bot.github.pushrefusal import PushRefused, kind_of
 
 
-def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[str, tuple[str, str]],
+def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[str, tuple[str, Optional[str]]],
                   message: str) -> str:
     """Create the commit through the API; return its SHA.
 
@@ -45,7 +45,8 @@ def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[s
         git: the :class:`~bot.github.publish.Git` of the checkout (reads the local blobs).
         base_sha: the base commit (on GitHub already: it was fetched from there).
         tree_sha: the tree built locally, which GitHub's tree must equal.
-        changed: ``{path: (mode, blob sha)}`` of every file that differs from the base.
+        changed: ``{path: (mode, blob sha)}`` of every file that differs from the base; a blob sha of
+            None removes the path (``publish --include`` of a folder the regeneration left without it).
         message: the commit message.
 
     Raises :class:`PlatformError` when GitHub fails, or answers another
@@ -56,6 +57,9 @@ def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[s
     elements = []
     for path in sorted(changed):
         mode, sha = changed[path]
+        if sha is None:   # removed: GitHub REST "Create a tree", an entry with sha null deletes the path
+            elements.append(InputGitTreeElement(path, mode, "blob", sha=None))
+            continue
         data = git.run("cat-file", "blob", sha).stdout
         blob = call(lambda: gh_repo.create_git_blob(base64.b64encode(data).decode(), "base64"),
                     f"create the blob of {path}")

@@ -33,6 +33,7 @@ class CheckState:
     index: object = None            # bot.github.index.IndexStatus once asked (only when an update is needed)
     label: Optional[str] = None     # the local-build label of the template's pack pins (``local`` for @1.4.0-local)
     pack_index: object = None       # bot.pack.public_index.PackIndexAnswer once asked (see pack_index_status)
+    open_prs: Optional[list] = None  # [(number, bot.github.standing.Standing)] of the bot's open PRs, once rechecked
 
     @property
     def pack_version(self) -> str:
@@ -46,7 +47,9 @@ class CheckState:
         ``pack-version`` (the pack to fetch or build: ``1.5.1``, ``1.5.1-local``), ``index-ready`` (True
         only when the package index was asked and serves the target: see :func:`index_status`),
         ``pack-on-index`` (``yes``/``no``/``unknown``/``not-checked``, or ``""`` when not asked: see
-        :func:`pack_index_status`).
+        :func:`pack_index_status`), and the bot's open pull request once rechecked (:func:`recheck_state`):
+        ``open-pr`` (its number, or ``""``), ``open-pr-holds`` (``true``/``false``; ``""`` when none was
+        rechecked) and ``open-pr-note`` (why its release no longer holds, and what becomes of it).
 
         A template on a locally built pack (``@1.4.0-local``) always gets ``pack-source`` ``build``:
         the release asset is another pack."""
@@ -56,7 +59,20 @@ class CheckState:
                 "pack-url": asset.download_url if asset else "",
                 "pack-version": self.pack_version,
                 "index-ready": bool(self.index is not None and self.index.ready),
-                "pack-on-index": self.pack_index.state if self.pack_index is not None else ""}
+                "pack-on-index": self.pack_index.state if self.pack_index is not None else "",
+                **self.open_pr_outputs()}
+
+    def open_pr_outputs(self) -> dict:
+        """``open-pr``, ``open-pr-holds``, ``open-pr-note`` (see :meth:`outputs`); the first PR that no longer
+        holds is named, else the first rechecked one."""
+        from bot.github.standing import withdrawn_note
+        if not self.open_prs:
+            return {"open-pr": "", "open-pr-holds": "", "open-pr-note": ""}
+        bad = [(n, st) for n, st in self.open_prs if not st.holds]
+        n, st = (bad or self.open_prs)[0]
+        target = self.target if self.update_needed and self.target != st.version else None
+        return {"open-pr": str(n), "open-pr-holds": not bad,
+                "open-pr-note": withdrawn_note(st, self.current, target) if bad else ""}
 
 
 def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: bool = False,
@@ -83,14 +99,26 @@ def check(repo: Path, source, *, to: Optional[str] = None, allow_prerelease: boo
     return CheckState(str(current), str(tv), tag, tv > current, release, asset, label=label)
 
 
-def index_status(source, state: CheckState, *, policy=None):
+def recheck_state(publisher, source, state: CheckState, *, keep_pulls: bool = False) -> list:
+    """Recheck the release of every open bot PR (:func:`bot.github.standing.recheck_open`); sets
+    ``state.open_prs`` (``[(number, Standing)]``) and returns it, or with ``keep_pulls`` the ``[(pull request,
+    Standing)]`` pairs.  One request to list the bot's open pull requests, and the package index asked once per
+    PR proposing a release newer than the template's."""
+    from bot.github.standing import recheck_open
+    from bot.github.standing import template_pythons
+    pairs = recheck_open(publisher, source, state.current, pythons=template_pythons(publisher.git.repo))
+    state.open_prs = [(pr.number, st) for pr, st in pairs]
+    return pairs if keep_pulls else state.open_prs
+
+
+def index_status(source, state: CheckState, *, policy=None, pythons: tuple[str, ...] = ()):
     """Is the target of ``state`` on the package index, with the pins upstream resolves at its tag?
 
     Resolves the target pin set through ``source``
     (:func:`bot.upstream.pins.resolve_pinset`: a few contents-API requests for
     GitHub) and asks :func:`bot.github.index.check_index` about
     ``executorch==V`` with the resolved torch/torchao (an unresolved pin is not
-    checked).  Call it only when ``state.update_needed``: a no-op check asks
+    checked), and, with ``pythons`` (the CPython versions the template states), whether a wheel serves each.  Call it only when ``state.update_needed``: a no-op check asks
     nothing more.  Returns the :class:`~bot.github.index.IndexStatus` and sets
     ``state.index``.  Raises :class:`~bot.errors.UpstreamError` when a pin file
     at the tag does not parse, :class:`~bot.errors.PlatformError` when the
@@ -101,7 +129,7 @@ def index_status(source, state: CheckState, *, policy=None):
 
     target = resolve_pinset(source, state.target_tag)
     pins = {p.name: p.version for p in target.pins if p.version}
-    state.index = check_index(target.executorch, pins, policy=policy)
+    state.index = check_index(target.executorch, pins, policy=policy, pythons=pythons)
     return state.index
 
 
@@ -236,9 +264,17 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     repo = Path(repo)
     state = check(repo, source, to=to, allow_prerelease=allow_prerelease, ignored=ignored)
     say(f"template on ExecuTorch {state.current}; upstream target {state.target_tag}")
+    # Upstream's truth for the PR's whole life: an open bot PR whose release no longer holds (deleted, draft,
+    # prerelease, gone from or yanked on the package index) is closed with the true reason, not left open.
+    # A PR that a new one replaces is closed when that one is published, its comment giving the reason too.
+    pulls = publisher.bot_pulls("open") if hasattr(publisher, "bot_pulls") else []
+    withdrawn, notes = withdraw_open(publisher, source, state, pulls, dry_run=dry_run, say=say)
     if not state.update_needed:
-        closed = [] if dry_run else publisher.close_obsolete(state.current)
-        return RunOutcome(0, "up to date" + (f"; closed #{', #'.join(map(str, closed))}" if closed else ""), state)
+        closed = [] if dry_run else publisher.close_obsolete(state.current, skip=tuple(n for n, _ in withdrawn),
+                                                             pulls=[p for p in pulls if p.number not in dict(withdrawn)])
+        gone = "".join(f"; closed #{n}: {st.reason}" for n, st in withdrawn)
+        return RunOutcome(0, "up to date" + gone + (f"; closed #{', #'.join(map(str, closed))}" if closed else ""),
+                          state)
 
     plan = engine.plan(repo, source, to=state.target_tag, sets=sets, allow_prerelease=allow_prerelease,
                        progress=say, exclude=tuple(exclude))
@@ -251,7 +287,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
                              f"values with --set NAME=VERSION, or run without --stop-on-flagged (a draft pull "
                              f"request lists them){items}", state, plan)
 
-    index = state.index = check_index(plan.bump.new_executorch, index_pins(plan))
+    from bot.github.standing import template_pythons
+    index = state.index = check_index(plan.bump.new_executorch, index_pins(plan), pythons=template_pythons(repo))
     out = RunOutcome(0, "", state, plan, index_line=index.summary())
     if not index.ready:
         out.outcome = index.summary()
@@ -319,7 +356,7 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         out.result = publisher.publish(version=plan.bump.new_executorch, files=dict(plan.contents),
                                        title=out.title, body=out.body, fingerprint=plan.fingerprint(), draft=draft,
                                        commit_message=msg, originals=dict(plan.originals), replan=replan,
-                                       draft_reason=draft_reason)
+                                       draft_reason=draft_reason, notes=notes)
     except BaseException:
         restore_checkout(plan, say)
         raise
@@ -329,6 +366,34 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     else:      # no pull request to name: the action and why (the message was printed twice)
         out.outcome = f"{r.action}: {r.message}" if r.message else r.action
     return out
+
+
+def withdraw_open(publisher, source, state: CheckState, pulls, *, dry_run: bool = False,
+                  say: Optional[Progress] = None) -> tuple[list, dict]:
+    """The open bot PRs (``pulls``) whose release no longer holds (:func:`bot.github.standing.recheck_open`):
+    ``([(number, Standing)] closed now, {number: note} for the publish)``.
+
+    A PR is closed now, with its true reason as a comment, when nothing this run publishes replaces it (no
+    update is needed, or the target is its own release); otherwise its note (the reason, and the release
+    proposed instead) goes to :meth:`bot.github.publish.Publisher.publish`, which comments it on the PR it
+    updates in place or closes as superseded.  With ``dry_run`` nothing is written."""
+    from bot.github.standing import recheck_open, withdrawn_note
+
+    closed, notes = [], {}
+    target = state.target if state.update_needed else None
+    from bot.github.standing import template_pythons
+    pythons = template_pythons(publisher.git.repo) if pulls else ()
+    for pr, st in recheck_open(publisher, source, state.current, pulls=pulls, pythons=pythons):
+        if st.holds:
+            continue
+        (say or (lambda m: None))(f"#{pr.number}: ExecuTorch {st.version} no longer holds: {st.reason}")
+        if target is not None and target != st.version:
+            notes[pr.number] = withdrawn_note(st, state.current, target)
+            continue
+        if not dry_run:
+            publisher.close_withdrawn(pr, withdrawn_note(st, state.current, None))
+        closed.append((pr.number, st))
+    return closed, notes
 
 
 def pack_failed(report) -> bool:

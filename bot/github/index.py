@@ -33,6 +33,9 @@ class IndexStatus:
         wheels: it has at least one wheel.
         problems: one sentence per unmet requirement (``"torch 2.12.0 does not satisfy torch>=2.13.0a0"``).
         requires: the ``requires_dist`` lines checked.
+        yanked: every file of the version is yanked (PEP 592; the JSON API's ``urls[].yanked``): the
+            maintainers took it back, and an installer ignores it unless it is pinned exactly.
+        yanked_reason: the first ``yanked_reason`` given, or "".
     """
 
     version: str
@@ -40,18 +43,28 @@ class IndexStatus:
     wheels: bool
     problems: tuple[str, ...] = ()
     requires: tuple[str, ...] = field(default=())
+    yanked: bool = False
+    yanked_reason: str = ""
+    #: the Pythons (``"3.10"``) asked about that no wheel of the version serves (see :func:`wheel_serves`)
+    no_wheel_for: tuple[str, ...] = ()
 
     @property
     def ready(self) -> bool:
-        """True when a PR may be opened: published, with wheels, every checked pin satisfied."""
-        return self.published and self.wheels and not self.problems
+        """True when a PR may be opened: published, not yanked, with wheels, every checked pin satisfied."""
+        return self.published and not self.yanked and self.wheels and not self.problems and not self.no_wheel_for
 
     def summary(self) -> str:
         """One line for the log and the report."""
         if not self.published:
             return f"waiting for executorch {self.version} on the package index"
+        if self.yanked:
+            why = f" ({self.yanked_reason})" if self.yanked_reason else ""
+            return f"executorch {self.version} is yanked on the package index (PEP 592){why}; not proposed"
         if not self.wheels:
             return f"waiting for executorch {self.version} on the package index: no wheels published yet"
+        if self.no_wheel_for:
+            return (f"executorch {self.version} on the package index has no wheel for Python "
+                    f"{', '.join(self.no_wheel_for)}, which the template states")
         if self.problems:
             return f"executorch {self.version} on the package index: " + "; ".join(self.problems)
         return f"executorch {self.version} is on the package index with wheels"
@@ -61,8 +74,30 @@ def index_url(env: Mapping[str, str] = os.environ) -> str:
     return (env.get("EXECUTORCH_PACK_BOT_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
 
 
-def _parse(response, url: str) -> tuple[bool, tuple[str, ...]]:
-    """(has a wheel, ``requires_dist`` lines) of a JSON API answer.
+def wheel_serves(filename: str, python: str) -> bool:
+    """True when the wheel ``filename`` installs on CPython ``python`` (``"3.11"``), as pip decides from its tags
+    (PEP 427 file name, PEP 425 tags: ``cp311``, ``py3``/``py311``, or ``cp3X-abi3`` with X <= 11).  A name that
+    does not parse serves nothing."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        tags = parse_wheel_filename(filename)[3]
+        major, minor = (int(x) for x in python.split(".")[:2])
+    except (InvalidWheelFilename, ValueError):
+        return False
+    for t in tags:
+        i = t.interpreter
+        if i in (f"cp{major}{minor}", f"py{major}{minor}", f"py{major}"):
+            return True
+        if t.abi == "abi3" and i.startswith(f"cp{major}") and i[2:].isdigit() and int(i[3:] or 0) <= minor:
+            return True
+    return False
+
+
+def _parse(response, url: str) -> tuple[tuple[str, ...], tuple[str, ...], Optional[str]]:
+    """(the file names of its wheels that are not yanked, ``requires_dist`` lines, the yank: None when some file is not yanked, else
+    its ``yanked_reason`` or "") of a JSON API answer (PEP 592; warehouse "JSON API": ``urls[].yanked`` and
+    ``urls[].yanked_reason``).
 
     Raises :class:`~bot.errors.PlatformError` naming ``url`` when the answer
     is not JSON or not shaped as the warehouse docs say (``urls``: a list of
@@ -91,15 +126,23 @@ def _parse(response, url: str) -> tuple[bool, tuple[str, ...]]:
     reqs = [] if reqs is None else reqs
     if not isinstance(reqs, list) or not all(isinstance(x, str) for x in reqs):
         raise bad("`info.requires_dist` that is not a list of requirement strings")
-    return any(u.get("packagetype") == "bdist_wheel" for u in urls), tuple(reqs)
+    live = [u for u in urls if u.get("yanked") is not True]
+    yank = None
+    if urls and not live:
+        yank = next((str(u.get("yanked_reason")) for u in urls if isinstance(u.get("yanked_reason"), str)
+                     and u.get("yanked_reason")), "")
+    wheels = tuple(str(u.get("filename") or "") for u in live if u.get("packagetype") == "bdist_wheel")
+    return wheels, tuple(reqs), yank
 
 
 def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str] = None,
-                http=None, policy=None) -> IndexStatus:
+                http=None, policy=None, pythons: tuple[str, ...] = ()) -> IndexStatus:
     """Ask the index about ``executorch==version`` and check ``pins`` (name -> version) against it.
 
     Only ``torch`` and ``torchao`` of ``pins`` are checked, against the
     unconditional requirements (no marker, or a marker true without extras).
+    ``pythons``: CPython versions (``"3.10"``) the template states; one that no wheel serves
+    (:func:`wheel_serves`) is in ``no_wheel_for`` (pip would build from the sdist, or find nothing).
     Raises :class:`~bot.errors.PlatformError` when the index cannot be asked.
     """
     from bot.github.client import http_get, session
@@ -109,7 +152,7 @@ def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str
     r = http_get(http, url, what=f"ask the package index about executorch {version}", policy=policy, ok=(200, 404))
     if r.status_code == 404:
         return IndexStatus(version, False, False)
-    wheels, reqs = _parse(r, url)
+    wheels, reqs, yank = _parse(r, url)
     problems: list[str] = []
     want = {norm(k): v for k, v in pins.items() if norm(k) in CHECKED and v}
     for line in reqs:
@@ -128,4 +171,6 @@ def check_index(version: str, pins: Mapping[str, str], *, base_url: Optional[str
             ok = False
         if not ok:
             problems.append(f"{name} {want[name]} does not satisfy {line}")
-    return IndexStatus(version, True, wheels, tuple(problems), reqs)
+    missing = tuple(py for py in pythons if wheels and not any(wheel_serves(w, py) for w in wheels))
+    return IndexStatus(version, True, bool(wheels), tuple(problems), reqs, yanked=yank is not None,
+                       yanked_reason=(yank or "")[:300], no_wheel_for=missing)

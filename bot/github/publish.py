@@ -68,6 +68,7 @@ from typing import Callable, Optional
 from bot.config import Config
 from bot.errors import CheckFailed, PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
+from bot.github.standing import closed_by_withdrawal
 from bot.events.state import carry as carry_state
 from bot.github import decorations
 from bot.github.apicommit import create_commit, move_branch
@@ -239,18 +240,35 @@ class Publisher:
                   and p.head.repo is not None and p.head.repo.full_name.lower() == self.full_name.lower()]
         return mine, others
 
-    def close_obsolete(self, version: str, *, keep: Optional[int] = None, link: Optional[str] = None) -> list[int]:
-        """Close every open bot PR of the track except ``keep``, with a comment; return their numbers.
+    def close_withdrawn(self, pr, note: str) -> None:
+        """Close bot PR ``pr`` because the release it proposes no longer holds (bot.github.standing): ``note`` (the
+        true reason, the bot's words) as a comment, and ``closed_by: withdrawn`` in its hidden state, so the close
+        is no rejection of its pins (the release is proposed again once it holds again)."""
+        from bot.events.ignored import with_state
+        from bot.github.standing import CLOSED_BY
+
+        body = with_state(pr.body, closed_by=CLOSED_BY)
+        call(lambda: pr.create_issue_comment(note), f"comment on #{pr.number}")
+        call(lambda: pr.edit(state="closed", body=body), f"close #{pr.number}")
+        self.progress(f"closed #{pr.number}: its release no longer holds")
+
+    def close_obsolete(self, version: str, *, keep: Optional[int] = None, link: Optional[str] = None,
+                       skip: tuple[int, ...] = (), pulls=None, notes: Optional[dict] = None) -> list[int]:
+        """Close every open bot PR of the track except ``keep`` and ``skip``, with a comment; return their numbers.
 
         The comment links ``link`` (the PR that supersedes them) or says the
-        base already is on ExecuTorch ``version``.
+        base already is on ExecuTorch ``version``; ``notes`` (``{number: text}``) adds why a PR's own release no
+        longer holds (bot.github.standing).  ``pulls``: the open bot PRs when the caller listed them already.
         """
         closed = []
-        for pr in self.bot_pulls("open"):
-            if pr.number == keep:
+        notes = notes or {}
+        for pr in self.bot_pulls("open") if pulls is None else pulls:
+            if pr.number == keep or pr.number in skip:
                 continue
             text = (f"Superseded by {link}: closing." if link else
                     f"The base branch already is on ExecuTorch {version}; nothing left to do, closing.")
+            if pr.number in notes:
+                text = f"{notes[pr.number]} {text}"
             call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
             call(lambda: pr.edit(state="closed"), f"close #{pr.number}")
             self.progress(f"closed #{pr.number}")
@@ -353,8 +371,14 @@ class Publisher:
             return True
         return ce == GITHUB_COMMITTER and bool(_BOT_EMAIL.fullmatch(ae))
 
-    def build_tree(self, base_sha: str, files: dict[str, bytes]) -> tuple[str, dict[str, tuple[str, str]]]:
+    def build_tree(self, base_sha: str, files: dict[str, bytes],
+                   folders: tuple[str, ...] = ()) -> tuple[str, dict[str, tuple[str, Optional[str]]]]:
         """The tree of ``base_sha`` with ``files`` replaced; returns (tree SHA, ``{path: (mode, blob)}`` of the changed ones).
+
+        ``folders`` (``publish --include``): repository-relative paths whose content is exactly the
+        ``files`` under them, as a regeneration left them: a path of the base tree under one of them that
+        ``files`` does not hold is removed (``git update-index --force-remove``), and listed in the result
+        as ``(its base mode, None)`` (GitHub REST "Create a tree": an entry with ``sha: null`` deletes it).
 
         Each blob is made the way ``git add`` would make it from the
         checkout (``git hash-object --path=PATH``: the checkout's
@@ -383,8 +407,28 @@ class Publisher:
                     continue
                 changed[path] = (mode, sha)
                 self.git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
+            for path, mode in self.removed_under(base_sha, files, folders):
+                changed[path] = (mode, None)
+                self.git("update-index", "--force-remove", "--", path, env=env)
             tree = self.git("write-tree", env=env)
         return tree, changed
+
+    def removed_under(self, base_sha: str, files, folders: tuple[str, ...]) -> list[tuple[str, str]]:
+        """``[(path, mode)]`` of the files of ``base_sha``'s tree under ``folders`` that ``files`` does not hold
+        (a submodule under an included folder is never removed: :class:`PlatformError`)."""
+        if not folders:
+            return []
+        out = []
+        listing = self.git.run("ls-tree", "-r", "-z", base_sha, "--", *folders).stdout.decode("utf-8", "surrogateescape")
+        for entry in filter(None, listing.split("\0")):
+            meta, path = entry.split("\t", 1)
+            mode = meta.split()[0]
+            if path in files:
+                continue
+            if mode == "160000":
+                raise PlatformError(f"{path} is a submodule in the base; the bot never removes a submodule")
+            out.append((path, mode))
+        return out
 
     def checkout_mode(self, path: str, base_mode: Optional[str], *, filemode: bool = True) -> str:
         """The tree-entry mode ``git add`` would record for ``path``: ``"100755"`` or ``"100644"``.
@@ -429,7 +473,7 @@ class Publisher:
                 fingerprint: str, draft: bool, commit_message: str, recreate: bool = False,
                 originals: Optional[dict[str, bytes]] = None,
                 replan: Optional[Callable[[str], dict[str, bytes]]] = None,
-                draft_reason: str = "") -> PublishResult:
+                draft_reason: str = "", folders: tuple[str, ...] = (), notes: Optional[dict] = None) -> PublishResult:
         """Push the bump and open or update its PR, following the lifecycle rules of this module.
 
         ``files`` are the new bytes of the changed files (working-tree form);
@@ -437,6 +481,13 @@ class Publisher:
         since the checkout was made, the bump goes onto the new base (see
         :meth:`onto_base`): ``replan(base_sha)`` (``run``) plans again on it,
         else the planned line changes are applied to its files.
+
+        ``notes``: ``{number: text}`` for open bot PRs whose release no longer holds (bot.github.standing): the
+        text is commented on such a PR when this publish updates it in place, or added to its closing comment
+        when it is superseded.
+
+        ``folders``: the ``--include`` paths, committed exactly as ``files`` holds them under each: a base
+        file there that ``files`` lacks is deleted (:meth:`build_tree`).
 
         ``draft_reason`` says why ``draft`` is asked for (the PR body says it
         when the repository has no draft pull requests).  Decorations (labels,
@@ -466,8 +517,10 @@ class Publisher:
         closed_prs = self.bot_pulls("closed", branch) if pr is None else []
         for old in closed_prs:
             # A PR closed by `/executorch-pack-bot ignore` does not count: the ignore list decides (bot.events.ignored).
-            # Neither does one closed by deleting its branch, nor a merged one (bot.github.lifecycle).
-            if parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body) and rejected(old):
+            # Neither does one closed by deleting its branch, nor a merged one (bot.github.lifecycle), nor one the bot
+            # closed because its release was withdrawn (bot.github.standing).
+            if parse_fingerprint(old.body) == fingerprint and not closed_by_ignore(old.body) \
+                    and not closed_by_withdrawal(old.body) and rejected(old):
                 return PublishResult("closed-before", old.number, old.html_url,
                                      message=f"#{old.number} proposed the same pins and was closed unmerged; "
                                              "not proposing them again")
@@ -494,7 +547,7 @@ class Publisher:
                                              "not pushing" + ("" if pr else
                                                               "; no pull request is open from it: delete the "
                                                               "branch to let the bot propose again"))
-        tree, changed = self.build_tree(base_sha, files)
+        tree, changed = self.build_tree(base_sha, files, folders)
         pushed = False
         created_branch = False
         if not (head_sha and self._same(head_sha, base_sha, tree)):
@@ -576,8 +629,10 @@ class Publisher:
             if disable_after_push(self.gh, self.full_name, pr.number, getattr(pr, "_rawData", None) or {}):
                 self.progress(f"auto-merge turned off on #{pr.number} (new push)")
         closed = []
+        if notes and pr.number in notes:
+            call(lambda: pr.create_issue_comment(notes[pr.number]), f"comment on #{pr.number}")
         if "{version}" in self.config.branch:
-            closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}")
+            closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}", notes=notes)
         return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed, refusals=refusals)
 
     def _create(self, base: str, branch: str, title: str, body: str, draft: bool):

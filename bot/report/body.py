@@ -116,7 +116,7 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
             ("refusal", refusal_section(refusal, built=built) if refusal else ""),
             ("blocking", s.blocking_section(plan, extra))]
     rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40)),
-            ("procedure", procedure_section(plan, evidence, pack_report, pack_note, tuple(included or ())))
+            ("procedure", procedure_section(plan, evidence, pack_report, pack_note, s.included_kept(included)))
             if evidence is not None else ("procedure", ""),
             ("upstream", upstream_section(changes, upstream, s.server(), selected, pack_report)
              if evidence is None or getattr(evidence, "upstream_ran", True) or plan.bump is None
@@ -125,7 +125,7 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
             ("pins", s.pins_section(plan, evidence) if full is False else
              "### Pins\n\n" + s.pin_table(plan, evidence, limit=big)),
             ("files", s.files_section(plan, limit=big if full else 100)),
-            ("included", s.included_section(list(included or ()))),
+            ("included", s.included_section(included)),
             ("pack", pack_section(pack_report, pack_note, selected, full=full)),
             ("modelrun", modelrun),
             ("ci", ci_section(getattr(evidence, "ci", None))),

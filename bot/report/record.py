@@ -334,7 +334,8 @@ def render_record(record: dict, *, repo: Path, contents: dict[str, bytes], upstr
                   branch: str, included=(), default_token=None, env=None):
     """The :class:`bot.report.body.Report` (PR body and job-summary text) of ``record``: the one renderer every
     path uses.  ``contents``: the changed files (``path -> bytes``); ``upstream``: ``OWNER/NAME`` for links;
-    ``base``/``branch``: for the template's CI; ``included``: paths committed by ``publish --include``."""
+    ``base``/``branch``: for the template's CI; ``included``: paths committed by ``publish --include``, or
+    ``{path: "added" | "changed" | "removed" | "unchanged"}`` (bot.commands.publish.included_changes)."""
     from bot.report.body import render
 
     plan = plan_from_record(record, Path(repo), contents)
@@ -350,5 +351,5 @@ def render_record(record: dict, *, repo: Path, contents: dict[str, bytes], upstr
         ev.rebuild_run_url = ev.run_url
     report = pack_report_from(record)
     note = (record.get("pack") or {}).get("note")
-    return render(plan, upstream=upstream, pack_report=report, pack_note=note, included=sorted(included or ()),
-                  evidence=ev)
+    return render(plan, upstream=upstream, pack_report=report, pack_note=note,
+                  included=included if isinstance(included, dict) else sorted(included or ()), evidence=ev)

@@ -12,7 +12,18 @@ Actions take a commit):
   --detach <sha>``, ``git reset --hard <sha>``, ``git fetch origin <sha>``,
   ``--branch <sha>``;
 * a workflow step on ExecuTorch (``repository: pytorch/executorch`` in the
-  step): ``ref: <sha>  # v1.4.0``, and ``uses: pytorch/executorch/...@<sha>``.
+  step): ``ref: <sha>  # v1.4.0``, and ``uses: pytorch/executorch/...@<sha>``;
+* a variable holding the SHA (``EXECUTORCH_COMMIT=<sha>  # v1.4.0`` in a
+  script, ``set(ET_SHA <sha>)`` in CMake, ``ARG``/``ENV`` in a Dockerfile,
+  ``NAME := <sha>`` in a Makefile, ``NAME: <sha>`` in a workflow ``env:``)
+  whose name has ``EXECUTORCH`` or ``ET`` as a whole ``_``-separated part, or
+  which one of the shapes above expands (``git checkout "$EXECUTORCH_COMMIT"``,
+  ``GIT_TAG ${ET_SHA}``, ``ref: ${{ env.NAME }}``): the value moves as the
+  command's own SHA would;
+* any other SHA followed by a comment naming a release (``<sha>  # v1.4.0``)
+  in a file that names executorch: the bot cannot see what uses it, so when
+  the comment names the current release it is a blocking ``commit-pin`` item
+  (a pin the bot cannot move), never a silent leftover.
 
 A SHA is 7 to 40 hexadecimal digits holding a digit and a letter, written whole.  The
 release is the first ``X.Y.Z`` of the comment after it on the same line
@@ -82,6 +93,21 @@ def _git_command(before: str) -> Optional[str]:
 #: A workflow: ``ref: <sha>`` (actions/checkout) and ``uses: pytorch/executorch...@<sha>``.
 _REF = re.compile(r"^[ \t]*(?:-[ \t]+)?ref:[ \t]*[\"']?" + _HEX, re.M)
 _USES = re.compile(r"\bpytorch/executorch(?:/[^@\s]*)?@" + _HEX, re.I)
+#: A variable assigned a SHA: shell/bat ``[export|set|local|readonly] NAME=<sha>``, Dockerfile ``ARG|ENV NAME[= ]<sha>``,
+#: Makefile ``NAME := <sha>`` (every assignment operator), CMake ``set(NAME <sha>)``, YAML ``NAME: <sha>``.
+_ASSIGN = re.compile(r"^[ \t]*(?:(?:export|readonly|local|declare|set|ARG|ENV)[ \t]+|set[ \t]*\([ \t]*)?"
+                     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                     r"(?:[ \t]*(?:::=|:=|\?=|\+=|!=|=|:)[ \t]*|[ \t]+)[\"']?" + _HEX, re.M)
+#: A variable name that says it is ExecuTorch's: ``EXECUTORCH`` or ``ET`` as a whole ``_`` part.
+_ET_NAME = re.compile(r"(?:^|_)(?:EXECUTORCH|ET)(?:_|$)", re.I)
+#: An expansion of a variable: ``$NAME``, ``${NAME}``, ``$(NAME)``, ``%NAME%``, ``${{ env.NAME }}``.
+_EXPAND = re.compile(r"\$\{\{[ \t]*env\.(?P<e>\w+)[ \t]*\}\}|\$\{(?P<b>\w+)\}|\$\((?P<p>\w+)\)|\$(?P<d>\w+)|%(?P<w>\w+)%")
+#: The value after ``GIT_TAG`` or a workflow ``ref:`` when it is a variable.
+_CMAKE_VAR = re.compile(r"(?<![\w])GIT_TAG[ \t]+\"?(?=\$)")
+_REF_VAR = re.compile(r"^[ \t]*(?:-[ \t]+)?ref:[ \t]*[\"']?(?=\$)", re.M)
+#: A SHA followed by a comment naming a release, whatever holds it (the fallback shape).
+_SHA_COMMENTED = re.compile(r"(?<![\w.\-/@])[\"']?" + _HEX + r"[\"']?[ \t]*\)?[ \t]+(?:#|//)")
+
 #: The release a comment after the value names: ``# v1.4.0``, ``// ExecuTorch 1.4.0``.
 #: The comment starts after white space (``https://`` in a URL is no comment) anywhere later on the line.
 _COMMENT = re.compile(r"(?<=[ \t])(?:#|//)[^\n]*?(?<![\w.])v?(?P<cv>\d+\.\d+\.\d+(?:-?rc\d+)?)(?![\w]|\.\d)")
@@ -198,6 +224,11 @@ def find_commit_pins(doc: TextDocument, kind: str, executorch_ref) -> list[Commi
                 found.append((m.start("sha"), m.end("sha"), m.group("sha"), False, "ref:"))
         for m in _USES.finditer(text):
             found.append((m.start("sha"), m.end("sha"), m.group("sha"), False, "uses:"))
+    found.extend(_variable_pins(text, kind, executorch_ref, {s for s, *_ in found}))
+    taken = {s for s, *_ in found}
+    for m in _SHA_COMMENTED.finditer(text):
+        if m.start("sha") not in taken and not _another_projects(text, m.start("sha")):
+            found.append((m.start("sha"), m.end("sha"), m.group("sha"), False, UNSEEN))
     out = []
     seen: set[int] = set()
     for s, e, value, is_tag, shape in sorted(found):
@@ -206,6 +237,51 @@ def find_commit_pins(doc: TextDocument, kind: str, executorch_ref) -> list[Commi
         seen.add(s)
         cv, cs, ce = _comment_version(text, e)
         out.append(CommitPin(s, e, value, is_tag, value if is_tag else cv, cs, ce, shape, doc.line_of(s)))
+    return out
+
+
+def _another_projects(text: str, pos: int) -> bool:
+    """True when the SHA at ``pos`` is held by a recognised shape that takes another project's commit (a git
+    command, ``GIT_TAG`` or a workflow ``ref:`` that :func:`find_commit_pins` found not to act on ExecuTorch):
+    it is seen, and not ExecuTorch's."""
+    lo, _ = _line(text, pos, _GIT_REACH)
+    before = text[lo:pos].rstrip("\"'")
+    return ("git" in before and _git_command(before) is not None) or before.rstrip().endswith("GIT_TAG") \
+        or _REF.match(text, lo) is not None
+
+
+#: The shape of a SHA with a release comment that no recognised command takes (the bot cannot move it).
+UNSEEN = "a commit with a release comment"
+
+
+def _variable_pins(text: str, kind: str, executorch_ref, taken: set[int]) -> list[tuple[int, int, str, bool, str]]:
+    """The SHA-holding variables of ``text`` that are ExecuTorch's (by name, or expanded where ExecuTorch takes a
+    commit: a git command on ExecuTorch, ``GIT_TAG`` in an ExecuTorch FetchContent call, a workflow ``ref:`` in
+    a step naming executorch); ``taken``: SHA starts already found.  Linear in ``len(text)``."""
+    assigns = [m for m in _ASSIGN.finditer(text) if m.start("sha") not in taken]
+    if not assigns:
+        return []
+    used: set[str] = set()
+    steps: list = []
+    for m in _EXPAND.finditer(text):
+        name = next(g for g in m.groups() if g)
+        lo, _ = _line(text, m.start(), _GIT_REACH)
+        before = text[lo:m.start()].rstrip("\"'")
+        if "git" in before and _git_command(before) is not None and executorch_ref(text, m.start()):
+            used.add(name)
+        elif kind == "cmake" and before.rstrip().endswith("GIT_TAG") and _in_cmake_call_of_executorch(text, m.start()):
+            used.add(name)
+        elif kind == "workflow" and _REF_VAR.match(text, lo):
+            if not steps:
+                steps.append(_steps(text))
+            starts, named = steps[0]
+            if named[bisect.bisect_right(starts, m.start()) - 1]:
+                used.add(name)
+    out = []
+    for m in assigns:
+        name = m.group("name")
+        if name in used or _ET_NAME.search(name):
+            out.append((m.start("sha"), m.end("sha"), m.group("sha"), False, f"variable {name}"))
     return out
 
 
@@ -248,6 +324,13 @@ def update(doc: TextDocument, bump: Bump, pins: list[CommitPin]) -> tuple[list[E
                                   f"GIT_TAG of the ExecuTorch release tag v{p.value}"))
             continue
         sha = p.value.lower()
+        if p.shape == UNSEEN:
+            if p.version in olds and p.version not in news:
+                flags.append(Flag(CODE, f"ExecuTorch is pinned by commit here ({where}), and the bot does not see "
+                                  f"which command takes the commit, so it cannot move it: pin the commit of "
+                                  f"{bump.new_tag}{f' ({bump.new_commit})' if bump.new_commit else ''} by hand, "
+                                  f"with its comment", path=doc.path, line=p.line))
+            continue
         on_new = bool(bump.new_commit) and bump.new_commit.startswith(sha)
         if on_new:
             move_comment(p, f"the comment of {where} names the release of commit {sha[:12]}, {bump.new_tag}")

@@ -25,8 +25,8 @@ version characters change, so extras (renovatebot/renovate#2720), spaces around 
 inline comments stay; a local label is kept (``2.13.0+cpu`` ->
 ``2.14.0+cpu``); a nightly pin (``executorch==1.4.0.dev20260728``, public CMSIS ExecuTorch templates such as Arm-Examples/CMSIS-Executorch) becomes the release version with a non-blocking ``nightly-pin`` flag.  A range
 (``executorch>=1.4``) is a blocking ``range-pin`` flag and is not edited.  A
-requirement carrying ``--hash`` options that must change raises
-:class:`ManagerError` naming its line: hashes cannot be recomputed offline
+requirement carrying ``--hash`` options that must change is a blocking ``hashed-pin`` item naming its
+line and the command that regenerates the file: hashes cannot be recomputed offline
 (dependabot/dependabot-core#2689); one that does not change is left untouched.  An ``-e``/``--editable``
 option line or a bare URL line (``git+https://...``) installing one of those packages
 (``#egg=executorch``, or a VCS URL ending in ``/executorch``), like a direct reference
@@ -318,7 +318,7 @@ class RequirementsManager(Manager):
 
     def update(self, doc: TextDocument, bump: Bump) -> ManagerResult:
         """Edits moving every exact pin of a changed package (module docstring); a compiled file
-        is never edited: one non-blocking ``compiled-requirements`` flag per line naming a
+        is never edited: one blocking ``compiled-requirements`` flag per line naming a
         package whose version changes, with the command that regenerates it."""
         edits: list[Edit] = []
         flags: list[Flag] = []
@@ -330,7 +330,7 @@ class RequirementsManager(Manager):
                     continue
                 flags.append(Flag("compiled-requirements", f"{e.req.name}{e.spec_text} is in a compiled file; "
                                   f"the bot edits its input, not its output: regenerate it with `{command}` "
-                                  f"(for {e.req.name} {change.new})", path=doc.path, line=e.line, blocking=False))
+                                  f"(for {e.req.name} {change.new})", path=doc.path, line=e.line, blocking=True))
             return ManagerResult((), tuple(flags))
         for e in parse(doc):
             if e.req is None:
@@ -365,10 +365,12 @@ class RequirementsManager(Manager):
             if clause.version == new or _same(clause.version, new):
                 continue
             if e.hashed:
-                raise ManagerError(f"{e.req.name}=={clause.version} is pinned with --hash; the hashes of "
-                                   f"{change.new} cannot be recomputed offline, so the bot will not "
-                                   "rewrite it: remove the hashes or update this requirement yourself",
-                                   path=doc.path, line=e.line)
+                flags.append(Flag("hashed-pin", f"{e.req.name}=={clause.version} is pinned with --hash; the hashes of "
+                                  f"{change.new} cannot be recomputed offline, so the bot does not rewrite it: "
+                                  "regenerate the file with hashes (pip-compile --generate-hashes, or uv pip compile "
+                                  "--generate-hashes, from its input), or update this requirement and its hashes "
+                                  "yourself", path=doc.path, line=e.line, blocking=True))
+                continue
             nightly = nightly_base(clause.version)
             if nightly is not None and (change.old is None or _same(nightly, change.old)):
                 flags.append(Flag("nightly-pin", f"{e.req.name}=={clause.version} is a "
