@@ -133,15 +133,22 @@ def test_an_unpacked_size_is_not_escaped_twice(tmp_path):
 
 def test_operator_sources_renamed_upstream_are_renames_not_removals(tmp_path):
     ops = [f"op{i}" for i in range(31)]
-    arm = BackendChange("backends/arm/", files=tuple(f"backends/arm/operators/op_{o}.py" for o in ops) * 2,
-                        operators_added=tuple(f"tosa_{o}" for o in ops) + ("new_op",),
-                        operators_removed=tuple(ops))
-    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=changes(backends=[arm])))
+    pairs = tuple((f"backends/arm/operators/op_{o}.py", f"backends/arm/operators/op_tosa_{o}.py") for o in ops)
+    arm = BackendChange("backends/arm/", files=tuple(n for _o, n in pairs) + ("backends/arm/operators/op_new_op.py",),
+                        operators_added=("new_op",), renamed=pairs,
+                        operators_renamed=tuple((o, f"tosa_{o}") for o in ops))
+    ch = changes(backends=[arm])
+    ch.paths = [p for pair in pairs for p in pair] + ["backends/arm/operators/op_new_op.py"]
+    ch.renames, ch.rename_method = list(pairs), "`git diff -M` (at least 50% similar content)"
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=ch))
+    assert "32 files changed between the tags (31 renames, each counted once; renames found by `git diff -M`" in body
     section = body.split("#### Arm backends\n\n", 1)[1]
-    assert section.startswith("62 files changed (`backends/arm/` 62); passes: 0 added, 0 removed; operator sources: "
-                              "1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes in detail"
-                              "</summary>")
-    assert "operators removed" not in section
+    assert section.startswith("32 files changed under the Arm backend folders (`backends/arm/` 32; 0 of them test "
+                              "files; 31 renamed, each counted once). In non-test Python sources, pass classes "
+                              "(`class …Pass`): 0 added, 0 removed. Operator source files (`op_*.py`, `op_*.cpp`, "
+                              "non-test): 1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes "
+                              "in detail</summary>")
+    assert "operator sources removed" not in section
     assert "operator sources renamed: `op_op0` → `op_tosa_op0`" in section and "… and 21 more" in section
 
 
