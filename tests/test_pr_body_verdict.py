@@ -112,8 +112,9 @@ def test_a_pdsc_url_of_another_folder_means_the_bot_cannot_vouch_for_the_downloa
     ev = Evidence(changes=changes(), pack=PackProvenance(how="asset", url=ASSET, sha256=SHA))
     line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(warn), evidence=ev))[2]
     assert line.endswith("the PDSC `<url>` (`https://github.com/pytorch/executorch/releases/download/1.5.1/`) does "
-                         "not name the release asset verified here: `cbuild setup --packs` may download another file "
-                         "or none")
+                         "not name the release asset verified here, and `cbuild setup --packs` downloads from that "
+                         "`<url>`: before merging, download `PyTorch.ExecuTorch.1.5.1.pack` from it and compare its "
+                         "sha256 with the one above (a different or missing file is not what was verified)")
     ev = Evidence(changes=changes(), pack=PackProvenance(how="verified-here"))
     line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[2]
     assert line.endswith("; whether `cbuild setup --packs` downloads this very file: could not tell")
@@ -128,7 +129,7 @@ def test_no_unbacked_claim_about_old_pte_files(tmp_path):
 def test_an_unpacked_size_is_not_escaped_twice(tmp_path):
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=Evidence(changes=changes()))
     row = next(x for x in body.splitlines() if x.startswith("| `archive` |"))
-    assert row == "| `archive` | ✅ pass | 974 entries, 607751&#8203;6 bytes unpacked, CRCs verified |"
+    assert row == "| `archive` | ✅ pass | 974 entries, 6077516 bytes unpacked, CRCs verified |"
 
 
 def test_operator_sources_renamed_upstream_are_renames_not_removals(tmp_path):

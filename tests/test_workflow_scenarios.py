@@ -88,6 +88,8 @@ def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
     # the .pte schema changed between the tags: a blocking re-export task
     assert "`pte-schema`: re-export the models: the `.pte` schema changed between `v1.4.0` and `v1.5.1`" in body
     assert "re-export the models (a blocking item)" in body
+    # update read the downloaded pack: the components' upstream files are the PDSC's <file> lists
+    assert "(paths from the pack's `<file>` lists" in body and "by the naming convention of the pack" not in body
     # no build; the run-model job installed the Arm toolchain and QEMU, and its model run failed (the act world's
     # template venv has no torch to export the models with): the PR says so, the run stays green
     assert "qemu-system-arm" in aw.apt_log.read_text() and "ninja-build" not in aw.apt_log.read_text()

@@ -88,6 +88,15 @@ def _changes_from(d: Optional[dict]):
             for b in d.get("backends", [])])
 
 
+def blocked_by(record: dict) -> str:
+    """What stops the merge, from the record's proofs, for the title marker: ``pack verification failed``,
+    ``model run failed``, both joined, or "" (nothing a proof found)."""
+    proofs = record.get("proofs") if isinstance(record.get("proofs"), dict) else {}
+    why = [text for key, text in (("verify-pack", "pack verification failed"), ("compile", "compile failed"),
+                                  ("model-run", "model run failed")) if proofs.get(key) == "fail"]
+    return ", ".join(why)
+
+
 def upstream_spec_label(spec: Optional[str]) -> Optional[str]:
     """The upstream as the record keeps it: ``github:OWNER/NAME`` as given, any local path as ``a local repository``
     (a mirror's path on the machine that ran ``update`` is nobody's business in a PR body)."""

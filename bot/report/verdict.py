@@ -122,8 +122,9 @@ def download_state(plan, prov, report) -> tuple[str, str]:
                 "; the public index was not asked")
         return (f"`cbuild setup --packs` downloads the file the PDSC `<url>` names, the release asset verified here "
                 f"(same URL, sha256 above){tail}", OK if listed is True else WARN if listed is False else PARTIAL)
-    return (f"the PDSC `<url>` ({code(declared, cap=200)}) does not name the release asset verified here: "
-            "`cbuild setup --packs` may download another file or none", WARN)
+    return (f"the PDSC `<url>` ({code(declared, cap=200)}) does not name the release asset verified here, and "
+            f"`cbuild setup --packs` downloads from that `<url>`: before merging, download {code(name)} from it "
+            "and compare its sha256 with the one above (a different or missing file is not what was verified)", WARN)
 
 
 def pack_line(plan, evidence, pack_report) -> str:
