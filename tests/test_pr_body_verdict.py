@@ -60,7 +60,31 @@ def test_five_verdict_lines_for_a_verified_release_asset(tmp_path):
         "downloads the file the PDSC `<url>` names, the release asset verified here (same URL, sha256 above); the "
         "public index lists the pack",
         "- ✅ **`.pte` schema**: `schema/*.fbs` unchanged between `v1.4.0` and `v1.5.1`",
-        "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run"]
+        "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run",
+        "- ➖ **Not proven by this pull request**: the template's own build: not run by the bot (the compile check "
+        "builds only the pack's Runtime sources); prove it with step 4 of the maintenance procedure (`cbuild`) or "
+        "the template's CI; a model run: not passed here; prove it with `executorch-pack-bot run-model` on this pack "
+        "(docs/model-run.md) or the workflow's `run-model` job; the template's CI: not read by this run; see the "
+        "checks of this pull request; the model on the Ethos-U NPU: the bot runs no hardware (`run-model` uses a "
+        "simulated Cortex-M55 in QEMU, with no NPU); prove it with the hardware test plan below."]
+
+
+def test_the_verdict_names_what_was_not_proven_and_how(tmp_path):
+    from types import SimpleNamespace
+
+    wf = SimpleNamespace(path=".github/workflows/build.yml", name="build", unread=False, runs=False, why="-",
+                         on_pr=False, dispatch=False)
+    never = SimpleNamespace(workflows=[wf], running=[], default_token=False, dispatchable=[], branch="b")
+    ev = Evidence(changes=changes(), ci=never, proofs={"verify-pack": "pass", "compile": "pass", "model-run": "pass"})
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[-1]
+    assert line.startswith("- ➖ **Not proven by this pull request**: the template's own build: not run by the bot")
+    assert "a model run" not in line          # run-model passed: proven
+    assert "the template's CI: it will not run on this pull request" in line
+    assert "the model on the Ethos-U NPU" in line
+    soon = SimpleNamespace(workflows=[wf], running=[wf], default_token=False, dispatchable=[], branch="b")
+    ev.ci = soon
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[-1]
+    assert "the template's CI: not yet run when this was written (1 workflow will run on this pull request)" in line
 
 
 def test_a_verdict_line_is_ticked_only_when_everything_it_names_passed(tmp_path):
