@@ -79,7 +79,8 @@ def _cut(s: str, cap: int) -> str:
             opened.append(i)
         elif ch in ")]}" and opened:
             opened.pop()
-    if opened and opened[0] > 0:
+    closer = {"(": ")", "[": "]", "{": "}"}
+    if opened and opened[0] > 0 and closer[kept[opened[0]]] in s[len(kept):]:   # the cut split a bracketed group
         kept = kept[:opened[0]]
     return kept.rstrip(" ,;:") + ELLIPSIS
 
