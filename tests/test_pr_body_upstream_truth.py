@@ -140,7 +140,7 @@ def test_a_source_without_similarity_detection_says_so(world):
     ch = upstream_changes(DirectorySource(root), "v1.4.0", "v1.5.1", component_paths(sel, pdsc))
     assert ch.renames == [] and ch.rename_method == "identical content only"
     section = upstream_section(ch, "pytorch/executorch", "https://github.com")
-    assert "renames found by identical content only" in section
+    assert "renames found with identical content only" in section
 
 
 def test_a_record_without_the_rename_keys_reads_as_not_detected():
@@ -187,7 +187,7 @@ def test_every_claim_of_the_upstream_section_matches_git_and_the_pack(world):
     truth = _git_truth(repo)
 
     # "N files changed between the tags (R renames, each counted once ...)": git diff -M's own count
-    m = re.search(r"^(\d+) files changed between the tags \((\d+) renames, each counted once; renames found by "
+    m = re.search(r"^(\d+) files changed between the tags \((\d+) renamed files counted once; renames found with "
                   r"`git diff -M`", body, re.M)
     assert m and int(m.group(1)) == len(truth["rows"]) and int(m.group(2)) == len(truth["renames"])
 

@@ -63,7 +63,7 @@ def test_five_verdict_lines_for_a_verified_release_asset(tmp_path):
         "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run",
         "- ➖ **Not proven by this pull request**: the template's own build: not run by the bot (the compile check "
         "builds only the pack's Runtime sources); prove it with step 4 of the maintenance procedure (`cbuild`) or "
-        "the template's CI; a model run: not passed here; prove it with `executorch-pack-bot run-model` on this pack "
+        "the template's CI; a model run: not run here; prove it with `executorch-pack-bot run-model` on this pack "
         "(docs/model-run.md) or the workflow's `run-model` job; the template's CI: not read by this run; see the "
         "checks of this pull request; the model on the Ethos-U NPU: the bot runs no hardware (`run-model` uses a "
         "simulated Cortex-M55 in QEMU, with no NPU); prove it with the hardware test plan below."]
@@ -164,12 +164,12 @@ def test_operator_sources_renamed_upstream_are_renames_not_removals(tmp_path):
                         operators_renamed=tuple((o, f"tosa_{o}") for o in ops))
     ch = changes(backends=[arm])
     ch.paths = [p for pair in pairs for p in pair] + ["backends/arm/operators/op_new_op.py"]
-    ch.renames, ch.rename_method = list(pairs), "`git diff -M` (at least 50% similar content)"
+    ch.renames, ch.rename_method = list(pairs), "`git diff -M`, at least 50% similar content"
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=ch))
-    assert "32 files changed between the tags (31 renames, each counted once; renames found by `git diff -M`" in body
+    assert "32 files changed between the tags (31 renamed files counted once; renames found with `git diff -M`" in body
     section = body.split("#### Arm backends\n\n", 1)[1]
     assert section.startswith("32 files changed under the Arm backend folders (`backends/arm/` 32; 0 of them test "
-                              "files; 31 renamed, each counted once). In non-test Python sources, pass classes "
+                              "files; 31 renamed, counted once). In non-test Python sources, pass classes "
                               "(`class …Pass`): 0 added, 0 removed. Operator source files (`op_*.py`, `op_*.cpp`, "
                               "non-test): 1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes "
                               "in detail</summary>")

@@ -208,10 +208,14 @@ def test_a_template_without_create_ai_layer_py_is_not_told_to_run_it(tmp_path):
 
 
 def test_the_rebuild_uses_the_templates_own_venv_script(tmp_path):
-    (tmp_path / "setup_venv.sh").write_text("#!/bin/sh\npython3 -m venv .venv\n")
+    (tmp_path / "setup_venv.sh").write_text("#!/bin/sh\npython3 -m venv .venv\n.venv/bin/pip install -r requirements.txt\n")
     ev = Evidence(boards=[Board("SSE-300", None, "ARM::SSE-300-MPS3", "cmsis-executorch.csolution.yml", 22)])
     lines = procedure_section(_plan(tmp_path), ev, None, "The release v1.5.1 has no pack asset.").splitlines()
     assert lines[6:10] == [
         "- [ ] **4. Rebuild** the venv and the project: not done by this run; on a checkout of this "
         "branch:", "", "  ```sh", "  ./setup_venv.sh"]
     assert "  pip install -r requirements.txt" not in lines and "  . .venv/bin/activate" in lines
+    # a rewritten requirements file the script does not install is installed after it
+    (tmp_path / "setup_venv.sh").write_text("#!/bin/sh\npython3 -m venv .venv\n")
+    lines = procedure_section(_plan(tmp_path), ev, None, "x").splitlines()
+    assert lines[9:12] == ["  ./setup_venv.sh", "  . .venv/bin/activate", "  pip install -r requirements.txt"]

@@ -56,7 +56,7 @@ def rename_note(changes) -> str:
         return ("renames not detected by this upstream source: a renamed file counts as one removed and one "
                 "added file")
     n = len(changes.renames)
-    return (f"{plural(n, 'rename')}, each counted once; renames found by {changes.rename_method or 'the source'}")
+    return f"{plural(n, 'renamed file')} counted once; renames found with {changes.rename_method or 'the source'}"
 
 
 def backends_block(backends, changes=None) -> list[str]:
@@ -76,7 +76,7 @@ def backends_block(backends, changes=None) -> list[str]:
     per = ", ".join(f"{code(b.folder)} {len(b.files)}" for b in backends)
     detected = changes is None or changes.renames is not None
     head = (f"{plural(files, 'file')} changed under the Arm backend folders ({per}; {tests} of them test files; "
-            + (f"{ren} renamed, each counted once)" if detected else "renames not detected: a rename counts twice)")
+            + (f"{ren} renamed, counted once)" if detected else "renames not detected: a rename counts twice)")
             + f". In non-test Python sources, pass classes (`class …Pass`): {pa} added, {pr} removed. "
             f"Operator source files (`op_*.py`, `op_*.cpp`, non-test): {oa} added, {orm} removed"
             + (f", {on} renamed." if detected else "."))

@@ -211,7 +211,8 @@ def unproven_line(evidence) -> str:
     items = ["the template's own build: not run by the bot (the compile check builds only the pack's Runtime "
              "sources); prove it with step 4 of the maintenance procedure (`cbuild`) or the template's CI"]
     if proofs.get("model-run") != "pass":
-        items.append("a model run: not passed here; prove it with `executorch-pack-bot run-model` on this pack "
+        state = "failed (a blocking item)" if proofs.get("model-run") == "fail" else "not run"
+        items.append(f"a model run: {state} here; prove it with `executorch-pack-bot run-model` on this pack "
                      "(docs/model-run.md) or the workflow's `run-model` job")
     ci = getattr(evidence, "ci", None)
     if ci is None:

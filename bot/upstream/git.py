@@ -178,7 +178,7 @@ class GitSource(UpstreamSource):
                         self._commit(old_tag), self._commit(new_tag)).stdout
         return sorted(p.decode("utf-8", "replace") for p in out.split(b"\0") if p)
 
-    rename_method = "`git diff -M` (at least 50% similar content)"
+    rename_method = "`git diff -M`, at least 50% similar content"
 
     def renames(self, old_tag: str, new_tag: str) -> list[tuple[str, str]]:
         """``git diff -M --name-status -z --diff-filter=R OLD NEW``: each ``R<score>``, old path, new path
