@@ -227,3 +227,53 @@ def test_every_claim_of_the_upstream_section_matches_git_and_the_pack(world):
     # passes: classes named ...Pass in non-test Python files only
     assert "DummyPass" not in body and "DummyTargetedPass" not in body
     assert "pass classes added: `FuseNewThingPass`, `FuseQuantizedActivationPass`" in arm_line
+
+
+# ---------------------------------------------------------------- the whole body, through the workflow's commands
+def bump_body(world, tmp_path, capsys) -> str:
+    """The PR body of the sample template (with Backend EthosU and Kernel Registration selected too) bumped on the
+    real-shaped upstream, made as the pull-request job makes it: ``update --plan-file --pack`` then ``publish
+    --plan-file --pack --baseline --pack-url --dry-run``."""
+    from bot.commands.demo import copy_template
+    from helpers import run_cli
+    from packgen import make_pack
+
+    _root, repo, _pdsc, _sel = world
+    template = copy_template(tmp_path / "template")
+    layer = template / "ai_layer" / "ai_layer.clayer.yml"
+    layer.write_text(layer.read_text() + "    - component: Machine Learning:ExecuTorch:Backend EthosU\n"
+                                         "    - component: Machine Learning:ExecuTorch:Kernel Registration\n")
+    for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "template"]):
+        subprocess.run(["git", *cmd], cwd=template, check=True, env=git_env(), capture_output=True)
+    from bot.sample.packgen import DEMO_OPS
+    pack = make_pack(tmp_path / "pack", PackSpec(operators=DEMO_OPS))
+    baseline = make_pack(tmp_path / "baseline", PackSpec(version="1.4.0", operators=DEMO_OPS[:-1]))
+    plan = tmp_path / "plan.json"
+    rc, _o, err = run_cli(capsys, "update", "--repo", template, "--upstream", repo, "--allow-flagged",
+                          "--plan-file", plan, "--pack", pack.parent)
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "publish", "--repo", template, "--plan-file", plan, "--pack", pack.parent,
+                           "--baseline", baseline, "--pack-url",
+                           "https://github.com/pytorch/executorch/releases/download/v1.5.1/PyTorch.ExecuTorch.1.5.1.pack",
+                           "--upstream", "github:pytorch/executorch", "--pack-index-url", "off", "--dry-run")
+    assert rc == 0, err
+    return re.split(r"\nBump ExecuTorch to 1\.5\.1(?: \(blocked: [^()]*\))?\n\n", out, maxsplit=1)[1]
+
+
+def test_the_whole_body_of_a_real_shaped_bump_says_what_git_and_the_pack_say(world, tmp_path, capsys):
+    body = bump_body(world, tmp_path, capsys)
+    _root, repo, pdsc, _sel = world
+    truth = _git_truth(repo)
+    up = body.split("### Upstream changes that matter", 1)[1].split("\n### ", 1)[0]
+    m = re.search(r"^(\d+) files changed between the tags \((\d+) renamed files counted once", up, re.M)
+    assert m and int(m.group(1)) == len(truth["rows"]) and int(m.group(2)) == len(truth["renames"])
+    comps = up.split("#### Components the template selects", 1)[1].split("####", 1)[0]
+    assert "(paths from the pack's `<file>` lists" in comps
+    assert "VGFBackend" not in comps and "codegen/" not in comps and "kernels/test/" not in comps
+    ethos = next(x for x in comps.splitlines() if x.startswith("- `Machine Learning:ExecuTorch:Backend EthosU`"))
+    assert ethos.endswith(": unchanged")
+    assert "`Machine Learning:ExecuTorch:Kernel Registration`: no upstream source file" in comps
+    assert "`op_cat` → `op_tosa_concat`" in up and "operator sources removed" not in up
+    assert "DummyPass" not in body and "607751&#8203;" not in body and "&#8203;" not in up
+    assert "nothing here blocks the merge" in body and "Blocked" not in body   # the good pack: not blocked
+    assert "**Not proven by this pull request**" in body

@@ -145,14 +145,15 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
         out.append(f"{len(touched)} of the {len(changes.components)} ExecuTorch components the template selects "
                    f"{'has' if len(touched) == 1 else 'have'} upstream source files that changed{how}.")
         for c in sorted(changes.components, key=lambda c: (not c.changed, c.ident))[:MAX_COMPONENTS]:
+            by = " (paths by the naming convention)" if c.by_convention and conv != len(changes.components) else ""
             if c.changed:
-                out.append(f"- {code(c.ident)}: {plural(len(c.changed), 'source file')} of its own "
+                out.append(f"- {code(c.ident)}{by}: {plural(len(c.changed), 'source file')} of its own "
                            f"changed: {_paths(c.changed)}")
             elif c.generated:
                 out.append(f"- {code(c.ident)}: no upstream source file: the pack build generates "
                            f"{code(c.generated)}")
             elif c.paths:
-                out.append(f"- {code(c.ident)}: unchanged")
+                out.append(f"- {code(c.ident)}{by}: unchanged")
             else:
                 out.append(f"- {code(c.ident)}: no upstream paths known")
         if len(changes.components) > MAX_COMPONENTS:
