@@ -51,9 +51,10 @@ def test_the_summary_and_the_pr_section_show_the_numbers_a_match_rests_on(tmp_pa
     r = read_result(_result(tmp_path))
     assert "  output 0 (12 values): device 0.0, 0.25, nan, …; host 0.0, 0.25, nan, …" in summary(r).splitlines()
     section = modelrun_section([r])
-    assert "| `add_mul` | 0 (12 values) | bit-exact | `0.0, 0.25, nan, …` | `0.0, 0.25, nan, …` |" in section
+    assert ("- `add_mul` output 0 (12 values), bit-exact: device `0.0, 0.25, nan, …`; host `0.0, 0.25, nan, …`"
+            in section.splitlines())
 
 
 def test_an_older_result_without_values_says_so():
     r = ModelResult("add_mul", "1.5.1", "match", outputs=[{"index": 0, "exact": True, "max_abs_diff": 0.0}])
-    assert "not recorded by this `run-model`" in modelrun_section([r])
+    assert "- `add_mul` output 0: values not recorded by this `run-model`" in modelrun_section([r])

@@ -161,10 +161,12 @@ def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelR
     outputs = []
     for o in (data.get("outputs") if isinstance(data.get("outputs"), list) else [])[:MAX_ITEMS]:
         if isinstance(o, dict):
-            outputs.append({"index": _num(o.get("index"), True), "exact": o.get("exact") is True,
-                            "max_abs_diff": _num(o.get("max_abs_diff")), "problem": _text(o.get("problem")) or None,
-                            "device": _values(o.get("device")), "host": _values(o.get("host")),
-                            "elements": _num(o.get("elements"), True)})
+            out = {"index": _num(o.get("index"), True), "exact": o.get("exact") is True,
+                   "max_abs_diff": _num(o.get("max_abs_diff")), "problem": _text(o.get("problem")) or None}
+            if "device" in o or "host" in o:    # a result of an older run-model has no values: none are made up
+                out.update(device=_values(o.get("device")), host=_values(o.get("host")),
+                           elements=_num(o.get("elements"), True))
+            outputs.append(out)
     stage = data.get("stage")
     from bot.modelrun import STAGES
     return ModelResult(

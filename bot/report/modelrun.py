@@ -162,20 +162,17 @@ def output_values(results: list) -> list[str]:
             dev, host = list(o.get("device") or ()), list(o.get("host") or ())
             n = o.get("elements")
             more = ", …" if isinstance(n, int) and n > len(dev) else ""
+            head = f"- {code(r.model, cap=60)} output {o.get('index')}"
             if not dev and not host:
-                rows.append(f"| {code(r.model, cap=60, in_table=True)} | {o.get('index')} | – | not recorded by this "
-                            "`run-model` | |")
+                rows.append(f"{head}: values not recorded by this `run-model`")
                 continue
-            rows.append(f"| {code(r.model, cap=60, in_table=True)} | {o.get('index')}"
-                        + (f" ({n} values)" if isinstance(n, int) else "") + " | "
-                        + ("bit-exact" if o.get("exact") else f"max difference {o.get('max_abs_diff')}") + " | "
-                        + code(", ".join(dev) + more, cap=300, in_table=True) + " | "
-                        + code(", ".join(host) + more, cap=300, in_table=True) + " |")
+            rows.append(head + (f" ({n} values)" if isinstance(n, int) else "") + ", "
+                        + ("bit-exact" if o.get("exact") else f"max difference {o.get('max_abs_diff')}")
+                        + f": device {code(', '.join(dev) + more, cap=300)}; host {code(', '.join(host) + more, cap=300)}")
     if not rows:
         return []
-    return ["", "<details><summary>The output values each comparison rests on (first values of each output)</summary>",
-            "", "| Model | Output | Compared | Device (new pack, QEMU) | Host runtime |", "| --- | --- | --- | --- | --- |",
-            *rows, "", "</details>"]
+    return ["", "<details><summary>The output values each comparison rests on (first values of each output; device: "
+                "the new pack's runtime in QEMU, host: ExecuTorch's host runtime)</summary>", "", *rows, "", "</details>"]
 
 
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
