@@ -101,3 +101,26 @@ def test_publish_of_a_trap_pack_is_blocked_from_its_title(tags, template, tmp_pa
     sha = hashlib.sha256(pack.read_bytes()).hexdigest()
     assert f"sha256 `{sha}`" in body and "sha256 not known" not in body
     assert "`flatbuffers-headers`" in body.split("### Verdict")[0]
+
+
+def test_a_review_item_whose_text_instructs_gets_no_second_instruction(tmp_path):
+    from bot.model import Flag
+    from bot.report.sections import _ANSWERS, reviewer_section
+
+    # the instructions the producers' own messages end with (bot/template/locks.py, requirements.py, conda.py,
+    # bot/engine/checks/companions.py, leftovers.py, mentions.py, bot/template/prose/manager.py)
+    own = {"python-lock": "regenerate it after the bump (uv lock) and commit it in the same PR",
+           "compiled-requirements": "regenerate it with `pip-compile`",
+           "conda-pin": "move it to 1.5.1 by hand, or list it under ignore-mentions:",
+           "companion-pin": "check it against torch 2.14.0 (the bot does not choose companion versions)",
+           "leftover": "edit by hand, or open an issue for executorch-pack-bot",
+           "mixed-mention": "edit it by hand if it should move: x",
+           "restatement-partial": "edit it by hand: x",
+           "review-mention": "edit it by hand, or list it under ignore-mentions:"}
+    for code_, text in own.items():
+        assert code_ not in _ANSWERS, code_
+        plan = _plan(tmp_path, "1.5.1")
+        plan.flags = [Flag(code_, f"something: {text}", "a.txt", 1, False)]
+        out = reviewer_section(plan)
+        item = next(x for x in out.splitlines() if x.startswith("- `"))
+        assert " — " not in item, item

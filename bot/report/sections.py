@@ -103,19 +103,13 @@ def answer(f, evidence=None) -> str:
     return _ANSWERS.get(f.code, "")
 
 
+# Only for items whose own text carries no instruction: a flag whose message already says what to do (python-lock,
+# compiled-requirements, conda-pin, companion-pin, leftover, mixed-mention, restatement-partial, review-mention: "regenerate
+# it ...", "edit it by hand ...") gets no second instruction.  history-mention heads a group of items with one
+# sentence for all.
 _ANSWERS = {
     "downgrade": "upstream pins the lower version at the new tag; keep it unless the template needs the newer one.",
     "history-mention": "left as written: it records history.",
-    "mixed-mention": "left as written: the line mixes the current version with history; edit it by hand if needed.",
-    "python-lock": "regenerate that lock file after merging (the bot does not resolve Python locks).",
-    # companion-pin: the item's own text is the instruction (check it against the new torch); no second one
-    "leftover": "a mention of the old version the bot did not rewrite; edit or keep it.",
-    # for-review items of the mentions accounting (docs/mentions.md)
-    "review-mention": "the bot could not tell what this version is; edit the line, or list it under "
-                      "ignore-mentions: with a reason (audit lists it until then).",
-    "compiled-requirements": "regenerate the compiled file with the command named, after merging.",
-    "conda-pin": "conda specs are never rewritten; move it by hand, or list it under ignore-mentions:.",
-    "restatement-partial": "the sentence restates pins that cannot all move; edit it by hand.",
 }
 
 
