@@ -277,3 +277,11 @@ def test_the_whole_body_of_a_real_shaped_bump_says_what_git_and_the_pack_say(wor
     assert "DummyPass" not in body and "607751&#8203;" not in body and "&#8203;" not in up
     assert "nothing here blocks the merge" in body and "Blocked" not in body   # the good pack: not blocked
     assert "**Not proven by this pull request**" in body
+
+
+def test_identical_content_pairs_one_to_one_only():
+    from bot.upstream.source import exact_renames
+
+    assert exact_renames({"a/op_cat.py": "s1", "a/x.py": "s2", "a/y.py": "s2"},
+                         {"a/op_tosa_concat.py": "s1", "b/x.py": "s2", "b/z.py": "s3"}) == [
+        ("a/op_cat.py", "a/op_tosa_concat.py")]      # s2 was two files: not guessed
