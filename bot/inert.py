@@ -18,7 +18,10 @@ passes such text through exactly one of the three functions here:
 - :func:`markdown` for foreign text running inside a sentence the bot
   writes: one line, Markdown punctuation backslash-escaped, ``<``/``>``/``&``
   as entities, and a zero-width space (``&#8203;``) after ``@``, after ``#``
-  and ``GH-`` before a digit, inside any run of 7 or more hex digits, after
+  and ``GH-`` before a digit, inside any run of 7 or more hex digits that
+  holds a letter ``a``-``f`` (a run of decimal digits is a number, a size or
+  a count, and stays whole: GitHub links a SHA only when that commit exists,
+  and a link to a commit notifies no one), after
   a URL scheme's ``:`` before ``//`` (``https:&#8203;//``), after ``www``
   before a full stop (ASCII, ideographic or full-width) and before the
   colon of ``mailto:``/``xmpp:``, so none of GitHub's autolinked references,
@@ -62,12 +65,32 @@ _REF = re.compile(r"(?i)(#|gh-)(?=\d)")
 _URL_START = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www(?=[.\u3002\uff0e\uff61])|(?<![a-z0-9])(?:mailto|xmpp)(?=:)")
 
 
+def _cut(s: str, cap: int) -> str:
+    """The first ``cap`` characters of ``s`` and ``…``, backed off to a word end when one is in the last quarter,
+    and never leaving a bracket open: ``see (a, b, c)`` cut inside the brackets ends before ``(`` (a cell cut at
+    ``(…`` says nothing)."""
+    kept = s[:cap]
+    space = kept.rfind(" ")
+    if s[cap:cap + 1] not in ("", " ") and space >= cap * 3 // 4:
+        kept = kept[:space]
+    opened: list[int] = []
+    for i, ch in enumerate(kept):
+        if ch in "([{":
+            opened.append(i)
+        elif ch in ")]}" and opened:
+            opened.pop()
+    closer = {"(": ")", "[": "]", "{": "}"}
+    if opened and opened[0] > 0 and closer[kept[opened[0]]] in s[len(kept):]:   # the cut split a bracketed group
+        kept = kept[:opened[0]]
+    return kept.rstrip(" ,;:") + ELLIPSIS
+
+
 def _one_line(text: object, cap: int) -> str:
     """``text`` as one line: CR/LF/tab become a space, other control characters and bidirectional
-    controls U+FFFD, cut at ``cap``."""
+    controls U+FFFD, cut at ``cap`` (:func:`_cut`)."""
     s = "" if text is None else str(text)
     if len(s) > cap:          # cut first: the patterns below then never see more than ``cap`` characters
-        s = s[:cap] + ELLIPSIS
+        s = _cut(s, cap)
     s = _NEWLINES.sub(" ", s)
     return _CONTROL.sub("\ufffd", s)
 
@@ -93,9 +116,12 @@ def code(text: object, *, cap: int = 200, in_table: bool = False) -> str:
 
 
 def _break_hex(m: re.Match) -> str:
-    # the NUL marker becomes ZWSP after the escaping (an entity inserted here would itself be escaped:
-    # "6077516 bytes" rendered as "607751&#8203;6 bytes")
+    # the NUL marker becomes ZWSP after the escaping (an entity inserted here would itself be escaped).
+    # A run of decimal digits is a number ("6077516 bytes"): a zero-width space inside it would show in a copy
+    # and, in a code block, as "607751&#8203;6"; it is left whole.
     run = m.group(0)
+    if run.isdigit():
+        return run
     return "\0".join(run[i:i + 6] for i in range(0, len(run), 6))
 
 
@@ -106,7 +132,8 @@ def markdown(text: object, *, cap: int = 500) -> str:
     heading, list or table cell), ``&``, ``<`` and ``>`` become entities (no
     HTML, no ``<!--``), and a zero-width space goes after every ``@``, after
     ``#``/``GH-`` before a digit and every 6 characters of a hex run of 7 or
-    more (no mention, issue reference, ``owner/repo#N`` or commit autolink).
+    more that holds a letter (no mention, issue reference, ``owner/repo#N``
+    or commit autolink; a decimal number stays whole).
     """
     s = _one_line(text, cap)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

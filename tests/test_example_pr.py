@@ -31,11 +31,13 @@ def test_the_sample_body_answers_the_reviewer_without_the_compare_view():
                      "### Template CI", "### Hardware test plan", "### Reproduce locally"]
     assert "Only comments or white space changed (no table, field or type of the `.pte` format)." in body
     assert "loads as before" not in body
-    assert ("- `Machine Learning:ExecuTorch Operators:Portable add`: 1 file changed: "
+    assert ("- `Machine Learning:ExecuTorch Operators:Portable add`: 1 source file of its own changed: "
             "`kernels/portable/cpu/op_add.cpp`") in body
-    assert ("- `backends/cortex_m/`: 1 file changed (`backends/cortex_m/ops/op_quantized_add.cpp`); "
-            "operators added: `quantized_add`") in body.split("<details><summary>Arm backend changes in detail")[1]
-    assert "passes added: `FuseQuantizedActivationPass`" in body
+    assert ("- `backends/cortex_m/`: 1 file changed (0 test files): `backends/cortex_m/ops/op_quantized_add.cpp`; "
+            "operator sources added: `op_quantized_add`") in body.split("<details><summary>Arm backend changes in detail")[1]
+    assert "pass classes added: `FuseQuantizedActivationPass`" in body
+    # the sample template's own venv script, then the rewritten requirements file it does not install
+    assert "  python3 setup_venv.py\n  . .venv/bin/activate\n  pip install --no-deps -r requirements-arm-tosa.txt\n" in body
     assert "10 pin edits, 18 prose edits, 2 lock entries in 11 files." in body
     assert len(body) < MAX_BODY and parse_fingerprint(body) is not None
 
@@ -51,5 +53,6 @@ def test_the_sample_body_claims_no_more_than_was_proven_and_counts_alike():
     assert ("2 lines name the ExecuTorch release each was measured with (`1.3.0`, `1.4.1`). Re-measure them on hardware "
             "or mark them as history.") in body
     assert "- `documentation/results.md:5`: " in body and "- `documentation/results.md:6`: " in body
-    assert "1 of the 4 ExecuTorch components the template selects have changed upstream sources" in body
+    assert "1 of the 4 ExecuTorch components the template selects has upstream source files that changed" in body
+    assert verdict[5].startswith("- ➖ **Not proven by this pull request**: the template's own build")
     assert "all 4 ExecuTorch components the template selects \\(5 selections in 2 files\\) are in the pack" in body

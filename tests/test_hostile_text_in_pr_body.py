@@ -23,7 +23,7 @@ def _outside_code_spans(md: str) -> str:
 
 
 def _body(out: str) -> str:
-    return out.split("\nBump ExecuTorch to 1.5.1\n\n", 1)[1]
+    return re.split(r"\nBump ExecuTorch to 1\.5\.1(?: \(blocked: [^()]*\))?\n\n", out, maxsplit=1)[1]
 
 
 def test_hostile_pin_and_csub_render_inert(tags, template, tmp_path, capsys):

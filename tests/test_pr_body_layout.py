@@ -44,7 +44,10 @@ def _headings(body: str) -> list[str]:
 
 def test_blocking_then_reviewer_items_come_before_the_long_sections(tmp_path):
     body = pr_body(plan(tmp_path, [INFO, BLOCK]), upstream=UPSTREAM, pack_note="No pack.", evidence=Evidence())
-    assert _headings(body) == ["### Verdict", "### Blocking items", "### For the reviewer", "### Maintenance procedure",
+    # a blocked pull request: the caution first, then its blocking items, then the verdict
+    assert body.startswith("> [!CAUTION]\n> **Blocked**: do not merge until the 1 blocking item below is resolved.")
+    assert "nothing here blocks the merge" not in body
+    assert _headings(body) == ["### Blocking items", "### Verdict", "### For the reviewer", "### Maintenance procedure",
                                "### Pins", "### Files changed", "### Pack verification", "### Hardware test plan",
                                "### Reproduce locally"]
     assert "- [ ] `unresolved-pin`: torchao: no exact pin at v1\\.5\\.1" in body

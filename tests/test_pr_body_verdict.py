@@ -60,7 +60,31 @@ def test_five_verdict_lines_for_a_verified_release_asset(tmp_path):
         "downloads the file the PDSC `<url>` names, the release asset verified here (same URL, sha256 above); the "
         "public index lists the pack",
         "- ✅ **`.pte` schema**: `schema/*.fbs` unchanged between `v1.4.0` and `v1.5.1`",
-        "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run"]
+        "- ➖ **Proofs**: pack verification passed; compile of the Runtime sources not run; model run not run",
+        "- ➖ **Not proven by this pull request**: the template's own build: not run by the bot (the compile check "
+        "builds only the pack's Runtime sources); prove it with step 4 of the maintenance procedure (`cbuild`) or "
+        "the template's CI; a model run: not run here; prove it with `executorch-pack-bot run-model` on this pack "
+        "(docs/model-run.md) or the workflow's `run-model` job; the template's CI: not read by this run; see the "
+        "checks of this pull request; the model on the Ethos-U NPU: the bot runs no hardware (`run-model` uses a "
+        "simulated Cortex-M55 in QEMU, with no NPU); prove it with the hardware test plan below."]
+
+
+def test_the_verdict_names_what_was_not_proven_and_how(tmp_path):
+    from types import SimpleNamespace
+
+    wf = SimpleNamespace(path=".github/workflows/build.yml", name="build", unread=False, runs=False, why="-",
+                         on_pr=False, dispatch=False)
+    never = SimpleNamespace(workflows=[wf], running=[], default_token=False, dispatchable=[], branch="b")
+    ev = Evidence(changes=changes(), ci=never, proofs={"verify-pack": "pass", "compile": "pass", "model-run": "pass"})
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[-1]
+    assert line.startswith("- ➖ **Not proven by this pull request**: the template's own build: not run by the bot")
+    assert "a model run" not in line          # run-model passed: proven
+    assert "the template's CI: it will not run on this pull request" in line
+    assert "the model on the Ethos-U NPU" in line
+    soon = SimpleNamespace(workflows=[wf], running=[wf], default_token=False, dispatchable=[], branch="b")
+    ev.ci = soon
+    line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[-1]
+    assert "the template's CI: not yet run when this was written (1 workflow will run on this pull request)" in line
 
 
 def test_a_verdict_line_is_ticked_only_when_everything_it_names_passed(tmp_path):
@@ -112,8 +136,9 @@ def test_a_pdsc_url_of_another_folder_means_the_bot_cannot_vouch_for_the_downloa
     ev = Evidence(changes=changes(), pack=PackProvenance(how="asset", url=ASSET, sha256=SHA))
     line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(warn), evidence=ev))[2]
     assert line.endswith("the PDSC `<url>` (`https://github.com/pytorch/executorch/releases/download/1.5.1/`) does "
-                         "not name the release asset verified here: `cbuild setup --packs` may download another file "
-                         "or none")
+                         "not name the release asset verified here, and `cbuild setup --packs` downloads from that "
+                         "`<url>`: before merging, download `PyTorch.ExecuTorch.1.5.1.pack` from it and compare its "
+                         "sha256 with the one above (a different or missing file is not what was verified)")
     ev = Evidence(changes=changes(), pack=PackProvenance(how="verified-here"))
     line = verdict_lines(pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=ev))[2]
     assert line.endswith("; whether `cbuild setup --packs` downloads this very file: could not tell")
@@ -128,20 +153,27 @@ def test_no_unbacked_claim_about_old_pte_files(tmp_path):
 def test_an_unpacked_size_is_not_escaped_twice(tmp_path):
     body = pr_body(plan(tmp_path), upstream=UPSTREAM, pack_report=report(), evidence=Evidence(changes=changes()))
     row = next(x for x in body.splitlines() if x.startswith("| `archive` |"))
-    assert row == "| `archive` | ✅ pass | 974 entries, 607751&#8203;6 bytes unpacked, CRCs verified |"
+    assert row == "| `archive` | ✅ pass | 974 entries, 6077516 bytes unpacked, CRCs verified |"
 
 
 def test_operator_sources_renamed_upstream_are_renames_not_removals(tmp_path):
     ops = [f"op{i}" for i in range(31)]
-    arm = BackendChange("backends/arm/", files=tuple(f"backends/arm/operators/op_{o}.py" for o in ops) * 2,
-                        operators_added=tuple(f"tosa_{o}" for o in ops) + ("new_op",),
-                        operators_removed=tuple(ops))
-    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=changes(backends=[arm])))
+    pairs = tuple((f"backends/arm/operators/op_{o}.py", f"backends/arm/operators/op_tosa_{o}.py") for o in ops)
+    arm = BackendChange("backends/arm/", files=tuple(n for _o, n in pairs) + ("backends/arm/operators/op_new_op.py",),
+                        operators_added=("new_op",), renamed=pairs,
+                        operators_renamed=tuple((o, f"tosa_{o}") for o in ops))
+    ch = changes(backends=[arm])
+    ch.paths = [p for pair in pairs for p in pair] + ["backends/arm/operators/op_new_op.py"]
+    ch.renames, ch.rename_method = list(pairs), "`git diff -M`, at least 50% similar content"
+    body = pr_body(plan(tmp_path), upstream=UPSTREAM, evidence=Evidence(changes=ch))
+    assert "32 files changed between the tags (31 renamed files counted once; renames found with `git diff -M`" in body
     section = body.split("#### Arm backends\n\n", 1)[1]
-    assert section.startswith("62 files changed (`backends/arm/` 62); passes: 0 added, 0 removed; operator sources: "
-                              "1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes in detail"
-                              "</summary>")
-    assert "operators removed" not in section
+    assert section.startswith("32 files changed under the Arm backend folders (`backends/arm/` 32; 0 of them test "
+                              "files; 31 renamed, counted once). In non-test Python sources, pass classes "
+                              "(`class …Pass`): 0 added, 0 removed. Operator source files (`op_*.py`, `op_*.cpp`, "
+                              "non-test): 1 added, 0 removed, 31 renamed.\n\n<details><summary>Arm backend changes "
+                              "in detail</summary>")
+    assert "operator sources removed" not in section
     assert "operator sources renamed: `op_op0` → `op_tosa_op0`" in section and "… and 21 more" in section
 
 

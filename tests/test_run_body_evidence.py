@@ -18,7 +18,7 @@ def test_a_verified_asset_is_step_one_ticked_with_its_url_and_sha256(world, tmp_
     assert (f"- [x] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: the release asset `{asset['browser_download_url']}` "
             f"(sha256 `{sha}`); verification: passed (`verify-pack`, section below)") in body
     # the verified pack's <file> lists map the template's components to upstream paths
-    assert "have changed upstream sources (paths from the pack's `<file>` lists" in body
-    assert "- `Machine Learning:ExecuTorch Operators:Portable add`: 1 file changed: " \
+    assert "has upstream source files that changed (paths from the pack's `<file>` lists" in body
+    assert "- `Machine Learning:ExecuTorch Operators:Portable add`: 1 source file of its own changed: " \
            "`kernels/portable/cpu/op_add.cpp`" in body
     assert "History: [compare v1\\.4\\.0...v1\\.5\\.1]" in body and "1 commit in `v1.5.1` not in `v1.4.0`." in body

@@ -95,6 +95,15 @@ def test_doc_numbers_measured_before_the_bump_are_listed(tmp_path):
         Measurement("docs/results.md", 5, "Runs at 30 fps.", False)]
 
 
+def test_a_line_that_only_describes_what_a_run_prints_quotes_no_measurement(tmp_path):
+    (tmp_path / "README.md").write_text(
+        "The application prints the cycle count of 1 inference on the UART.\n"
+        "It reports the CRC32 of each of the 3 outputs.\n"
+        "It prints about 1,234 cycles on Corstone-300.\n")
+    assert measurements(tmp_path, ()) == [
+        Measurement("README.md", 3, "It prints about 1,234 cycles on Corstone-300.", False)]
+
+
 def test_rows_of_a_table_whose_header_names_a_measurement_are_measured_lines(tmp_path):
     (tmp_path / "results.md").write_text(
         "| model | fps | notes |\n|---|---|---|\n| MobileNetV2 | 22 | with ExecuTorch 1.4.1 |\n"
@@ -196,3 +205,17 @@ def test_a_template_without_create_ai_layer_py_is_not_told_to_run_it(tmp_path):
         "  pip install -r requirements.txt", "  cpackget add PyTorch::ExecuTorch@1.5.1",
         "  cbuild setup cmsis-executorch.csolution.yml --active SSE-300 --packs",
         "  cbuild cmsis-executorch.csolution.yml --active SSE-300", "  ```"]
+
+
+def test_the_rebuild_uses_the_templates_own_venv_script(tmp_path):
+    (tmp_path / "setup_venv.sh").write_text("#!/bin/sh\npython3 -m venv .venv\n.venv/bin/pip install -r requirements.txt\n")
+    ev = Evidence(boards=[Board("SSE-300", None, "ARM::SSE-300-MPS3", "cmsis-executorch.csolution.yml", 22)])
+    lines = procedure_section(_plan(tmp_path), ev, None, "The release v1.5.1 has no pack asset.").splitlines()
+    assert lines[6:10] == [
+        "- [ ] **4. Rebuild** the venv and the project: not done by this run; on a checkout of this "
+        "branch:", "", "  ```sh", "  ./setup_venv.sh"]
+    assert "  pip install -r requirements.txt" not in lines and "  . .venv/bin/activate" in lines
+    # a rewritten requirements file the script does not install is installed after it
+    (tmp_path / "setup_venv.sh").write_text("#!/bin/sh\npython3 -m venv .venv\n")
+    lines = procedure_section(_plan(tmp_path), ev, None, "x").splitlines()
+    assert lines[9:12] == ["  ./setup_venv.sh", "  . .venv/bin/activate", "  pip install -r requirements.txt"]

@@ -8,6 +8,8 @@ docs/example-caller.yml is the caller; the reusable workflow and action.yml are 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
@@ -56,7 +58,10 @@ BUMP_JOBS = ("watch", "pull-request", "dashboard")
 def assert_bump_pr(aw, *, built: bool):
     """One open PR from the bot's branch for 1.5.1 whose branch moved the pins; returns its body."""
     pr = only(aw.pulls())
-    assert (pr["head"]["ref"], pr["base"]["ref"], pr["title"]) == (BOT_BRANCH, "main", "Bump ExecuTorch to 1.5.1")
+    assert (pr["head"]["ref"], pr["base"]["ref"]) == (BOT_BRANCH, "main")
+    # the title carries a "blocked" marker exactly when the body starts with the blocked caution
+    m = re.fullmatch(r"Bump ExecuTorch to 1\.5\.1( \(blocked: [^()]+\))?", pr["title"])
+    assert m and bool(m.group(1)) == (pr["body"] or "").startswith("> [!CAUTION]\n> **Blocked**"), pr["title"]
     assert aw.branches() == [BOT_BRANCH, "main"]
     assert "executorch==1.5.1" in aw.show(BOT_BRANCH, "requirements.txt")
     assert "PyTorch::ExecuTorch@1.5.1" in aw.show(BOT_BRANCH, "cmsis-executorch.csolution.yml")
@@ -88,6 +93,8 @@ def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
     # the .pte schema changed between the tags: a blocking re-export task
     assert "`pte-schema`: re-export the models: the `.pte` schema changed between `v1.4.0` and `v1.5.1`" in body
     assert "re-export the models (a blocking item)" in body
+    # update read the downloaded pack: the components' upstream files are the PDSC's <file> lists
+    assert "(paths from the pack's `<file>` lists" in body and "by the naming convention of the pack" not in body
     # no build; the run-model job installed the Arm toolchain and QEMU, and its model run failed (the act world's
     # template venv has no torch to export the models with): the PR says so, the run stays green
     assert "qemu-system-arm" in aw.apt_log.read_text() and "ninja-build" not in aw.apt_log.read_text()

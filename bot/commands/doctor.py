@@ -265,7 +265,8 @@ def pr_text(plan, upstream_spec: str, config, *, source=None, exclude: tuple[str
     add_pack(record, PackProvenance(), None, note="doctor fetches and verifies no pack; the workflow's run does.")
     rendered = render_record(record, repo=plan.repo, contents=plan.contents, upstream=upstream, base=config.base,
                              branch=branch, env={})
-    return pr_title(plan), rendered.body
+    from bot.report.record import blocked_by
+    return pr_title(plan, blocked_by(record)), rendered.body
 
 
 def workflow_problems(paths: list[str], workflow_token: bool) -> list[Problem]:

@@ -132,6 +132,7 @@ def pack_provenance(args, plan, pack, report) -> None:
     elif report is not None:
         # --pack: an earlier job obtained it, this job verified it; --pack-report: an earlier job did both
         pack.how, pack.run_url = ("verified-here" if args.pack is not None else "reported"), run
+        pack.sha256 = sha      # the file this job read and verified has a known sha256
 
 
 def publish_summary(plan, rendered, refusal, built: bool) -> str:
@@ -522,6 +523,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"not a plan written by `update --plan-file` (missing or malformed {exc})",
                          path=str(args.plan_file)) from None
     body = rendered.body
+    from bot.report.record import blocked_by
+    title = pr_title(plan, blocked_by(record))
     if not args.dry_run:
         actions.append_summary(publish_summary(plan, rendered, refusal, bool(args.pack_built)))
     model_failed = record["proofs"].get("model-run") == "fail"

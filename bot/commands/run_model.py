@@ -268,6 +268,13 @@ def summary(result) -> str:
     else:
         head += f"FAILED at {line(result.stage or '?', cap=40)}: {line(result.error)}"
     lines = [head]
+    for o in result.outputs[:8]:
+        if o.get("device") or o.get("host"):   # the numbers a match or a mismatch rests on
+            n = o.get("elements")
+            more = ", …" if isinstance(n, int) and n > len(o.get("device") or ()) else ""
+            lines.append(f"  output {o.get('index')}" + (f" ({n} values)" if isinstance(n, int) else "")
+                         + f": device {line(', '.join(o.get('device') or ()), cap=300)}{more}; "
+                         f"host {line(', '.join(o.get('host') or ()), cap=300)}{more}")
     if result.operators:
         lines.append("  operators: " + line(", ".join(result.operators), cap=2000))
     if result.packs:

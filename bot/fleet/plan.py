@@ -54,7 +54,7 @@ MATRIX_LIMIT = 256
 #: The longest pause between passes (seconds): a longer ``Retry-After`` or ``x-ratelimit-reset`` ends the plan's
 #: tries (the templates are rows "rate limited", planned by the next run) rather than hold the job.
 MAX_PAUSE = 900.0
-_TITLE = re.compile(r"^Bump ExecuTorch to (\S+)$")   # bot.report.pr_title
+_TITLE = re.compile(r"^Bump ExecuTorch to (\S+)(?: \(blocked: [^()]*\))?$")   # bot.report.pr_title
 
 # Row states (docs/fleet.md lists them)
 BEHIND, UP_TO_DATE, PR_OPEN, CLOSED = "behind", "up to date", "pull request open", "closed by a person"

@@ -333,7 +333,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
         from bot.report.record import add_model_run
         add_model_run(out.record, model_results[0], model_results[1], job=model_results[2])
     base, branch = _base_and_branch(plan, publisher)
-    out.title = pr_title(plan)
+    from bot.report.record import blocked_by
+    out.title = pr_title(plan, blocked_by(out.record))
     out.report = render_record(out.record, repo=repo, contents=plan.contents, upstream=upstream, base=base,
                                branch=branch)
     out.body = out.report.body

@@ -129,6 +129,9 @@ class GitHubSource(UpstreamSource):
         GitHub REST docs "Get a tree"); None when GitHub answers a truncated listing."""
         if tag not in set(self.tags()):
             raise UpstreamError(f"tag {tag!r} is not a release of {self.describe()}")
+        cache = self.__dict__.setdefault("_trees", {})
+        if tag in cache:
+            return cache[tag]
         from bot.errors import PlatformError
         from bot.github.client import call
 
@@ -138,8 +141,10 @@ class GitHubSource(UpstreamSource):
         except PlatformError as exc:
             raise UpstreamError(str(exc)) from None
         if tree.raw_data.get("truncated"):
+            cache[tag] = None
             return None
-        return {e.path: e.sha for e in tree.tree if e.type == "blob"}
+        cache[tag] = {e.path: e.sha for e in tree.tree if e.type == "blob"}
+        return cache[tag]
 
     def changed_paths(self, old_tag: str, new_tag: str) -> list[str] | None:
         """Paths whose blob differs between the two tags' trees (two requests; None for a truncated tree)."""
@@ -147,6 +152,20 @@ class GitHubSource(UpstreamSource):
         if a is None or b is None:
             return None
         return sorted(p for p in set(a) | set(b) if a.get(p) != b.get(p))
+
+    rename_method = "identical content only"
+
+    def renames(self, old_tag: str, new_tag: str) -> list[tuple[str, str]] | None:
+        """A path only in the old tree and one only in the new tree with the same blob SHA, one to one
+        (:func:`bot.upstream.source.exact_renames`; the same two tree requests as :meth:`changed_paths`, and
+        None for a truncated tree).  Renamed files whose content changed are not paired by this source: they
+        stay one removed and one added path (the PR body says which detection was used)."""
+        from bot.upstream.source import exact_renames
+
+        a, b = self._tree(old_tag), self._tree(new_tag)
+        if a is None or b is None:
+            return None
+        return exact_renames({p: s for p, s in a.items() if p not in b}, {p: s for p, s in b.items() if p not in a})
 
     def ancestry(self, old_tag: str, new_tag: str) -> tuple[Optional[bool], Optional[int]]:
         """``GET /repos/O/N/compare/OLD...NEW`` (GitHub REST docs, "Compare two commits"): ``status`` ahead or

@@ -19,14 +19,32 @@ from bot.modelrun.qemu import Tensor
 FORMATS = {0: "B", 1: "b", 2: "h", 3: "i", 4: "q", 6: "f", 7: "d", 11: "?"}
 
 
+#: How many leading values of each output a result keeps (host and device), so a "bit-exact" claim shows numbers.
+FIRST_VALUES = 8
+
+
 @dataclass(frozen=True)
 class OutputDiff:
-    """One output: ``exact`` (bytes identical), ``max_abs_diff`` (None when shapes/types differ), why not comparable."""
+    """One output: ``exact`` (bytes identical), ``max_abs_diff`` (None when shapes/types differ), why not comparable;
+    ``device``/``host``: its first :data:`FIRST_VALUES` values as text (``repr`` of each number: ``0.25``,
+    ``nan``), empty when its type has no format here; ``elements``: how many values the device output holds."""
 
     index: int
     exact: bool
     max_abs_diff: float | None
     problem: str | None = None
+    device: tuple[str, ...] = ()
+    host: tuple[str, ...] = ()
+    elements: int | None = None
+
+
+def first_values(t: Tensor) -> tuple[tuple[str, ...], int | None]:
+    """``(first values as text, element count)`` of ``t``; ``((), None)`` for a type with no format here."""
+    try:
+        v = values(t)
+    except ValueError:
+        return (), None
+    return tuple(repr(x) for x in v[:FIRST_VALUES]), len(v)
 
 
 def values(t: Tensor) -> list:
@@ -46,13 +64,15 @@ def compare(device: list[Tensor], host: list[Tensor]) -> list[OutputDiff]:
             out.append(OutputDiff(i, False, None, "missing on the device" if i >= len(device) else "not on the host"))
             continue
         d, h = device[i], host[i]
+        (dfirst, n), (hfirst, _n) = first_values(d), first_values(h)
+        shown = {"device": dfirst, "host": hfirst, "elements": n}
         if d.scalar_type != h.scalar_type or d.sizes != h.sizes:
             out.append(OutputDiff(i, False, None, f"device {d.scalar_type}{list(d.sizes)} vs host "
-                                                  f"{h.scalar_type}{list(h.sizes)}"))
+                                                  f"{h.scalar_type}{list(h.sizes)}", **shown))
             continue
         exact = d.data == h.data
         if len(d.data) != len(h.data):   # zip() below would compare the shorter prefix only
-            out.append(OutputDiff(i, False, None, f"device {len(d.data)} bytes vs host {len(h.data)} bytes"))
+            out.append(OutputDiff(i, False, None, f"device {len(d.data)} bytes vs host {len(h.data)} bytes", **shown))
             continue
         try:
             dv, hv = values(d), values(h)
@@ -60,9 +80,9 @@ def compare(device: list[Tensor], host: list[Tensor]) -> list[OutputDiff]:
             if diff != diff:  # NaN somewhere: only an exact match counts
                 diff = 0.0 if exact else float("inf")
         except ValueError as exc:
-            out.append(OutputDiff(i, exact, None, None if exact else str(exc)))
+            out.append(OutputDiff(i, exact, None, None if exact else str(exc), **shown))
             continue
-        out.append(OutputDiff(i, exact, diff))
+        out.append(OutputDiff(i, exact, diff, **shown))
     return out
 
 

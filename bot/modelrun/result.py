@@ -4,7 +4,8 @@ Shape (``schema`` 1)::
 
     {"schema": 1, "model": NAME, "pack": LABEL, "status": "match" | "mismatch" | "fail" | "not-runnable",
      "stage": null | STAGE, "error": TEXT, "error_lines": [TEXT],
-     "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem"}],
+     "operators": [NAME], "outputs": [{"index", "exact", "max_abs_diff", "problem", "device": [first values],
+                                      "host": [first values], "elements"}],
      "tolerance": NUMBER, "instructions": INT | null, "ticks": INT | null,
      "build_seconds": NUMBER | null, "qemu_seconds": NUMBER | null,
      "packs": [TEXT], "runtime_sha256": HEX64 | null}
@@ -141,14 +142,31 @@ def read_result(path: Path, *, model: str = "?", pack: str = "?") -> ModelResult
     return result_from_data(data, model=model, pack=pack)
 
 
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)|True|False")
+
+
+def _values(v) -> list[str]:
+    """The first values of an output as a result keeps them (:data:`bot.modelrun.compare.FIRST_VALUES`, each the
+    ``repr`` of a number): anything that is not such a text is dropped, so no foreign text rides along."""
+    from bot.modelrun.compare import FIRST_VALUES
+
+    if not isinstance(v, list):
+        return []
+    return [x for x in v[:FIRST_VALUES] if isinstance(x, str) and len(x) <= 32 and _NUMBER.fullmatch(x)]
+
+
 def result_from_data(data: dict, *, model: str = "?", pack: str = "?") -> ModelResult:
     """The :class:`ModelResult` of a decoded result object (``schema`` 1, a known ``status``), rebuilt field by
     field as :func:`read_result` does: strings one inert capped line, numbers finite, lists capped."""
     outputs = []
     for o in (data.get("outputs") if isinstance(data.get("outputs"), list) else [])[:MAX_ITEMS]:
         if isinstance(o, dict):
-            outputs.append({"index": _num(o.get("index"), True), "exact": o.get("exact") is True,
-                            "max_abs_diff": _num(o.get("max_abs_diff")), "problem": _text(o.get("problem")) or None})
+            out = {"index": _num(o.get("index"), True), "exact": o.get("exact") is True,
+                   "max_abs_diff": _num(o.get("max_abs_diff")), "problem": _text(o.get("problem")) or None}
+            if "device" in o or "host" in o:    # a result of an older run-model has no values: none are made up
+                out.update(device=_values(o.get("device")), host=_values(o.get("host")),
+                           elements=_num(o.get("elements"), True))
+            outputs.append(out)
     stage = data.get("stage")
     from bot.modelrun import STAGES
     return ModelResult(

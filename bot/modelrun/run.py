@@ -226,7 +226,8 @@ def run_model(pack: Path, pte: Path, *, name: str | None = None, label: str | No
                                             "or --expected")
             diffs = compare(list(run.outputs), host)
             result.outputs = [{"index": d.index, "exact": d.exact, "max_abs_diff": d.max_abs_diff,
-                               "problem": d.problem} for d in diffs]
+                               "problem": d.problem, "device": list(d.device), "host": list(d.host),
+                               "elements": d.elements} for d in diffs]
             if matches(diffs, tolerance):
                 result.status = "match"
             else:

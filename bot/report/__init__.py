@@ -48,9 +48,12 @@ def parse_fingerprint(body: Optional[str]) -> Optional[str]:
     return found[-1] if found else None
 
 
-def pr_title(plan: Plan) -> str:
-    """``Bump ExecuTorch to 1.5.1``."""
-    return f"Bump ExecuTorch to {plan.bump.new_executorch}" if plan.bump else "Bump ExecuTorch"
+def pr_title(plan: Plan, blocked: str = "") -> str:
+    """``Bump ExecuTorch to 1.5.1``; ``Bump ExecuTorch to 1.5.1 (blocked: BLOCKED)`` when ``blocked`` names what
+    stops the merge (:func:`bot.report.record.blocked_by`), so the list of pull requests shows it."""
+    if not plan.bump:
+        return "Bump ExecuTorch"
+    return f"Bump ExecuTorch to {plan.bump.new_executorch}" + (f" (blocked: {blocked})" if blocked else "")
 
 
 def links(plan: Plan, upstream: str) -> str:

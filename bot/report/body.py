@@ -1,10 +1,15 @@
 """The PR body and the job summary, assembled from the section renderers in a fixed order, within GitHub's limit.
 
-Order: what is bumped and why this version; the CI warning (when nothing
-runs); blocking items (unticked tasks); items for the reviewer; the
+Order: what is bumped and why this version; the verdict; the CI warning
+(when nothing runs); items for the reviewer; the
 maintenance procedure; upstream changes; package index; pins; files
 changed; regenerated files; pack verification; template CI; hardware test
 plan; reproduce locally; the footer with the hidden fingerprint.
+
+A blocked pull request (any blocking item: a pack that failed verification,
+a failed model run, a changed ``.pte`` schema, a blocking flag) starts with
+a "Blocked" caution and its blocking items, before the intro's details and
+the verdict.
 
 GitHub refuses a PR body over 65,536 characters (HTTP 422).  The body stays
 under :data:`MAX_BODY`: the head (intro, CI warning, blocking items) and the
@@ -30,6 +35,7 @@ from bot.report.refusal import refusal_section
 from bot.report.verdict import verdict_section
 from bot.report.review import ci_notice, ci_section, reproduce_section, test_plan_section
 from bot.report.upstream import schema_blocking, upstream_section
+from bot.textreport import plural
 
 MAX_BODY = 60_000       # below GitHub's 65,536 (HTTP 422 above); room is left for the body stamp
 MAX_SUMMARY = 900_000   # below the 1 MiB a step's job summary may hold
@@ -89,7 +95,9 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
     big = 10 ** 6
     changes = getattr(evidence, "changes", None)
     selected = tuple(getattr(evidence, "selected", ()) or ())
-    extra = schema_blocking(changes)
+    from bot.report.pack import failure_task
+
+    extra = failure_task(pack_report) + schema_blocking(changes)
     if pack_report is not None:
         gone = used_and_gone(pack_report, selected)
         if gone:
@@ -109,13 +117,21 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
             extra.append(f"- [ ] `model-run`: the model run failed: {note}")
     refusal = getattr(evidence, "refusal", None)
     built = getattr(getattr(evidence, "pack", None), "how", None) == "built"
-    head = [("intro", s.intro(plan, upstream, evidence)),
-            ("verdict", verdict_section(plan, evidence, pack_report, upstream, s.server())
-             if evidence is not None else ""),
-            ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
-            ("refusal", refusal_section(refusal, built=built) if refusal else ""),
-            ("blocking", s.blocking_section(plan, extra))]
-    rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40)),
+    blocking = s.blocking_section(plan, extra)
+    verdict = ("verdict", verdict_section(plan, evidence, pack_report, upstream, s.server())
+               if evidence is not None else "")
+    if blocking:   # a blocked pull request says so on its first line, and its blocking tasks come first
+        n = blocking.count("\n- [ ] ")
+        head = [("blocked", f"> [!CAUTION]\n> **Blocked**: do not merge until the {plural(n, 'blocking item')} below "
+                            f"{'is' if n == 1 else 'are'} resolved."),
+                ("intro", s.intro(plan, upstream, evidence)), ("blocking", blocking), verdict,
+                ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
+                ("refusal", refusal_section(refusal, built=built) if refusal else "")]
+    else:
+        head = [("intro", s.intro(plan, upstream, evidence)), verdict,
+                ("ci-notice", ci_notice(getattr(evidence, "ci", None))),
+                ("refusal", refusal_section(refusal, built=built) if refusal else "")]
+    rest = [("reviewer", s.reviewer_section(plan, evidence, limit=big if full else 40, blocked=bool(blocking))),
             ("procedure", procedure_section(plan, evidence, pack_report, pack_note, s.included_kept(included)))
             if evidence is not None else ("procedure", ""),
             ("upstream", upstream_section(changes, upstream, s.server(), selected, pack_report)

@@ -150,6 +150,31 @@ def _cross_check_note(new: list, olds: dict) -> list[str]:
     return out
 
 
+def output_values(results: list) -> list[str]:
+    """What each match or mismatch rests on: the first values of every output on the device (the new pack's
+    runtime in QEMU) and on the host (ExecuTorch's host runtime), as ``run-model --json`` recorded them; a result
+    that recorded none (an older ``run-model``) says so rather than showing only "bit-exact"."""
+    rows = []
+    for r in results:
+        if r.status not in ("match", "mismatch"):
+            continue
+        for o in r.outputs[:4]:
+            dev, host = list(o.get("device") or ()), list(o.get("host") or ())
+            n = o.get("elements")
+            more = ", …" if isinstance(n, int) and n > len(dev) else ""
+            head = f"- {code(r.model, cap=60)} output {o.get('index')}"
+            if not dev and not host:
+                rows.append(f"{head}: values not recorded by this `run-model`")
+                continue
+            rows.append(head + (f" ({n} values)" if isinstance(n, int) else "") + ", "
+                        + ("bit-exact" if o.get("exact") else f"max difference {o.get('max_abs_diff')}")
+                        + f": device {code(', '.join(dev) + more, cap=300)}; host {code(', '.join(host) + more, cap=300)}")
+    if not rows:
+        return []
+    return ["", "<details><summary>The output values each comparison rests on (first values of each output; device: "
+                "the new pack's runtime in QEMU, host: ExecuTorch's host runtime)</summary>", "", *rows, "", "</details>"]
+
+
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
     """The Markdown section: a table per model, then each failure's own error lines in a code block.
 
@@ -177,6 +202,7 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
                    f"{_instructions(o, r)} | {cross_check(o, r) if old is not None else 'not run'} |")
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
+    out += output_values(new[:MAX_MODELS])
     packs = list(dict.fromkeys(p for r in new[:MAX_MODELS] for p in r.packs))
     if packs:   # packs a selected component required besides the new pack (CMSIS-NN for the Cortex-M operators)
         out += ["", "Built with, besides the new pack: " + ", ".join(code(p, cap=160) for p in packs[:4]) + "."]

@@ -38,6 +38,52 @@ def label_artefact(check) -> bool:
     return declared != expected and strip.sub("/download/", declared) == strip.sub("/download/", expected)
 
 
+#: The checks that compare the pack's version strings with the one the template pins (``<release>``, the file
+#: name, ``<url>``, each ``Cversion``): with a version label (``1.5.1-local``) they fail for a pack of the plain
+#: release (``1.5.1``) whatever its contents.
+VERSION_CHECKS = ("release-version", "pack-file-name", "url", "component-versions")
+
+
+def label_of(version: str) -> str:
+    """The build label of a pack version: ``local`` of ``1.5.1-local`` or ``1.5.1-local.2``; "" for a release or an
+    ``rcN`` (bot.pack.verify: a local build is ``X.Y.Z-local``)."""
+    m = re.fullmatch(r"v?\d+\.\d+\.\d+-(local)(?:\.\d+)?", version or "")
+    return m.group(1) if m else ""
+
+
+def failure_causes(report) -> tuple[list, list]:
+    """``(root causes, failures that follow from the version label)`` among the real failures of ``report``.
+
+    With a labelled expected version (``1.5.1-local``), a failed :data:`VERSION_CHECKS` check whose detail does not
+    name the label is the label's doing (the pack is the plain release); every other real failure is a root cause.
+    Without a label every real failure is a root cause.
+    """
+    fails = [c for c in getattr(report, "checks", []) or [] if c.status == "fail" and not label_artefact(c)]
+    label = label_of(getattr(report, "version", "") or "")
+    if not label:
+        return fails, []
+    by_label = [c for c in fails if c.name in VERSION_CHECKS]
+    roots = [c for c in fails if c not in by_label]
+    return (roots or by_label), (by_label if roots else [])
+
+
+def failure_task(report) -> list[str]:
+    """The blocking task of a pack that failed verification: the root cause first and alone, then the failures
+    that only follow from the version label, and what to do; empty for a pack that passed."""
+    if report is None or not hasattr(report, "checks") or not verdict(report)[1]:
+        return []
+    roots, by_label = failure_causes(report)
+    out = ["- [ ] `pack-verification`: the pack failed verification; root cause: "
+           + "; ".join(f"{code(c.name, cap=60)} ({markdown(c.detail, cap=300)})" for c in roots)
+           + ". Build or fetch a pack that passes `verify-pack`, then run the bot again (`/executorch-pack-bot "
+             "recheck`)."]
+    if by_label:
+        out.append(f"  - not a separate cause: {', '.join(code(c.name) for c in by_label)} failed only because the "
+                   f"template pins the {code(label_of(report.version))} label and this pack is the plain release; "
+                   "they pass for a pack built with that label.")
+    return out
+
+
 def verdict(report) -> tuple[str, bool]:
     """(headline, failed for real) of a report with ``checks``."""
     checks = list(getattr(report, "checks", []) or [])

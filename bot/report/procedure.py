@@ -15,6 +15,8 @@ A step the bot did is ``- [x]``; one it could not do is an unticked task.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import shlex
 
 from bot.inert import code, line, markdown
@@ -120,18 +122,41 @@ def has_ai_layer_script(plan) -> bool:
     return (Path(plan.repo) / AI_LAYER_SCRIPT).is_file()
 
 
+#: The template's own venv scripts, at its root, in the order they are preferred.
+VENV_SCRIPTS = ("setup_venv.sh", "setup_venv.py")
+
+
+def venv_script(plan):
+    """The template's own venv script at its root (``setup_venv.sh``, ``setup_venv.py``), or None."""
+    return next((n for n in VENV_SCRIPTS if (Path(plan.repo) / n).is_file()), None)
+
+
 def rebuild_commands(plan, evidence) -> list[str]:
     """The commands that rebuild the venv, the AI layer (when the template has ``create_ai_layer.py`` at its
-    root) and the project (CMSIS-Toolbox docs/build-operation.md)."""
+    root) and the project (CMSIS-Toolbox docs/build-operation.md).  The venv comes from the template's own
+    script when it has one (:func:`venv_script`: ``./setup_venv.sh``), else from ``python3 -m venv`` and the
+    requirements files the bump rewrote; a rewritten requirements file the script does not name is installed after
+    it (the script's text is read for the file's name)."""
     b = plan.bump
     reqs = sorted({e.path for e in plan.edits if e.kind == "requirement" and e.path.endswith(".txt")})
     boards = list(getattr(evidence, "boards", None) or [])
     sol = boards[0].path if boards else "SOLUTION.csolution.yml"
     target = q(boards[0].type) if boards else "TARGET"
     stem = sol[:-len(".csolution.yml")] if sol.endswith(".csolution.yml") else sol
-    cmds = ["python3 -m venv .venv && . .venv/bin/activate"]
-    for r in reqs:
-        cmds.append(f"pip install {'--no-deps ' if TOSA_FILE in r else ''}-r {q(r)}")
+    script = venv_script(plan)
+    if script:      # the template's own venv step: a reviewer following it runs what the template's users run
+        cmds = [f"./{script}" if script.endswith(".sh") else f"python3 {script}", ". .venv/bin/activate"]
+        try:
+            said = (Path(plan.repo) / script).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            said = ""
+        for r in reqs:      # a rewritten requirements file the script does not name is installed after it
+            if r.rsplit("/", 1)[-1] not in said:
+                cmds.append(f"pip install {'--no-deps ' if TOSA_FILE in r else ''}-r {q(r)}")
+    else:
+        cmds = ["python3 -m venv .venv && . .venv/bin/activate"]
+        for r in reqs:
+            cmds.append(f"pip install {'--no-deps ' if TOSA_FILE in r else ''}-r {q(r)}")
     cmds += [f"cpackget add {q(f'PyTorch::ExecuTorch@{b.new_pack}')}",
              f"cbuild setup {q(sol)} --active {target} --packs"]
     if has_ai_layer_script(plan):

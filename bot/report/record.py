@@ -20,8 +20,10 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
      "upstream": null | {"name": "pytorch/executorch", "spec": "github:pytorch/executorch" | "a local repository",
                          "pdsc": bool, "changes": {"old_tag", "new_tag", "paths", "ancestor", "commits",
                          "schema": [{"path", "kind"}], "components": [{"ident", "paths", "changed",
-                         "by_convention"}], "backends": [{"folder", "files", "passes_added", "passes_removed",
-                         "operators_added", "operators_removed", "unread"}], "error"},
+                         "by_convention", "generated"?}], "backends": [{"folder", "files", "passes_added",
+                         "passes_removed", "operators_added", "operators_removed", "unread", "renamed"?,
+                         "operators_renamed"?, "tests"?}], "error", "renames"?: [[old, new]] | null,
+                         "rename_method"?},
                          "version_txt", "pin_lines": {name: [path, line]}, "skipped": [[tag, why]],
                          "requires_python": [old, new] | null},
      "template": {"selected": [csub], "boards": [{"type", "board", "device", "path", "line"}],
@@ -38,6 +40,8 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
 new pack and, for the cross check, on the old pack; ``job`` is the
 ``run-model`` job's result when it handed over none.
 
+Keys marked ``?`` were added later within schema 2: a record without them
+reads as "renames not detected", no generated component, no test count.
 A plan file of ``schema`` 1 (an older ``update``) still reads: its upstream
 and template parts are null (not run).
 """
@@ -65,15 +69,32 @@ def _changes_from(d: Optional[dict]):
     if d is None:
         return None
     t = tuple
+    def pairs(v):
+        return tuple(tuple(x) for x in (v or ()))
+
     return UpstreamChanges(
         old_tag=d["old_tag"], new_tag=d["new_tag"], paths=d.get("paths"), ancestor=d.get("ancestor"),
         commits=d.get("commits"), error=d.get("error"),
+        renames=[tuple(x) for x in d["renames"]] if d.get("renames") is not None else None,
+        rename_method=d.get("rename_method"),
         schema=[SchemaChange(s["path"], s["kind"]) for s in d.get("schema", [])],
-        components=[ComponentChange(c["ident"], t(c["paths"]), t(c["changed"]), bool(c.get("by_convention")))
+        components=[ComponentChange(c["ident"], t(c["paths"]), t(c["changed"]), bool(c.get("by_convention")),
+                                    c.get("generated") or "")
                     for c in d.get("components", [])],
         backends=[BackendChange(b["folder"], *(t(b.get(k, ())) for k in (
-            "files", "passes_added", "passes_removed", "operators_added", "operators_removed", "unread")))
+            "files", "passes_added", "passes_removed", "operators_added", "operators_removed", "unread")),
+            renamed=pairs(b.get("renamed")), operators_renamed=pairs(b.get("operators_renamed")),
+            tests=int(b.get("tests") or 0))
             for b in d.get("backends", [])])
+
+
+def blocked_by(record: dict) -> str:
+    """What stops the merge, from the record's proofs, for the title marker: ``pack verification failed``,
+    ``model run failed``, both joined, or "" (nothing a proof found)."""
+    proofs = record.get("proofs") if isinstance(record.get("proofs"), dict) else {}
+    why = [text for key, text in (("verify-pack", "pack verification failed"), ("compile", "compile failed"),
+                                  ("model-run", "model run failed")) if proofs.get(key) == "fail"]
+    return ", ".join(why)
 
 
 def upstream_spec_label(spec: Optional[str]) -> Optional[str]:

@@ -91,7 +91,8 @@ def blocking_section(plan: Plan, extra: list[str] = ()) -> str:
     items = [flag_line(f, box=True) for f in plan.flags if f.blocking] + list(extra)
     if not items:
         return ""
-    return "\n".join([f"### Blocking items ({len(items)})", "",
+    tasks = sum(1 for i in items if i.startswith("- [ ]"))   # a task's sub-lines are not tasks
+    return "\n".join([f"### Blocking items ({tasks})", "",
                       "Each must be resolved (or consciously accepted) before merging.", ""] + items)
 
 
@@ -102,19 +103,13 @@ def answer(f, evidence=None) -> str:
     return _ANSWERS.get(f.code, "")
 
 
+# Only for items whose own text carries no instruction: a flag whose message already says what to do (python-lock,
+# compiled-requirements, conda-pin, companion-pin, leftover, mixed-mention, restatement-partial, review-mention: "regenerate
+# it ...", "edit it by hand ...") gets no second instruction.  history-mention heads a group of items with one
+# sentence for all.
 _ANSWERS = {
     "downgrade": "upstream pins the lower version at the new tag; keep it unless the template needs the newer one.",
     "history-mention": "left as written: it records history.",
-    "mixed-mention": "left as written: the line mixes the current version with history; edit it by hand if needed.",
-    "python-lock": "regenerate that lock file after merging (the bot does not resolve Python locks).",
-    "companion-pin": "check the companion's release notes for the torch version it needs.",
-    "leftover": "a mention of the old version the bot did not rewrite; edit or keep it.",
-    # for-review items of the mentions accounting (docs/mentions.md)
-    "review-mention": "the bot could not tell what this version is; edit the line, or list it under "
-                      "ignore-mentions: with a reason (audit lists it until then).",
-    "compiled-requirements": "regenerate the compiled file with the command named, after merging.",
-    "conda-pin": "conda specs are never rewritten; move it by hand, or list it under ignore-mentions:.",
-    "restatement-partial": "the sentence restates pins that cannot all move; edit it by hand.",
 }
 
 
@@ -151,8 +146,10 @@ def python_answer(evidence) -> str:
             f"inside {code(rp[1])}: nothing to change.")
 
 
-def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
+def reviewer_section(plan: Plan, evidence=None, limit: int = 40, blocked: bool = False) -> str:
     """``### For the reviewer``: informational items, grouped by code, each group's answer said once.
+
+    ``blocked``: the pull request has blocking items (then no "nothing here blocks the merge" sentence).
 
     A code with one item is one line (``- `code` (`path:line`): message — answer``); a code with more is a
     line with the count and the answer, then one sub-item per occurrence.  At most ``limit`` items are listed.
@@ -179,8 +176,10 @@ def reviewer_section(plan: Plan, evidence=None, limit: int = 40) -> str:
         if len(flags) > max(limit - shown, 1):
             items.append(f"  - … and {len(flags) - max(limit - shown, 1)} more (all in the job summary)")
         shown += len(flags)
-    return "\n".join([f"### For the reviewer ({total})", "", "Informational; nothing here blocks the merge.", ""]
-                     + items)
+    # "nothing here blocks" is said only of a pull request nothing blocks: a blocked one leads with its blocking
+    # items, and a sentence about the merge here would read as if it were free to go
+    note = [] if blocked else ["Informational; nothing here blocks the merge.", ""]
+    return "\n".join([f"### For the reviewer ({total})", ""] + note + items)
 
 
 def pin_source(r, evidence=None, new_tag: str = "") -> str:

@@ -46,52 +46,67 @@ def history_line(changes, upstream: str, server: str) -> str:
     return out
 
 
-def renames(removed, added) -> list[tuple[str, str]]:
-    """``(old, new)`` operator sources renamed upstream: a removed ``X`` and an added ``PREFIX_X`` (one candidate),
-    as ``op_add.py`` became ``op_tosa_add.py`` in backends/arm/operators/ between ExecuTorch 1.3 and 1.4."""
-    added = list(added)
-    out = []
-    for r in removed:
-        cands = [a for a in added if a.endswith("_" + r) and a != r]
-        if len(cands) == 1:
-            out.append((r, cands[0]))
-    return out
+def _more(items, n: int = 10) -> str:
+    return f" … and {len(items) - n} more" if len(items) > n else ""
 
 
-def backends_block(backends) -> list[str]:
-    """The Arm backends' changes: one line of counts, the details in one collapsed block (a release changes
-    hundreds of backend files, tests included; the components the template selects are listed above)."""
+def rename_note(changes) -> str:
+    """How renamed files were counted: the source's detection, or that it has none."""
+    if changes.renames is None:
+        return ("renames not detected by this upstream source: a renamed file counts as one removed and one "
+                "added file")
+    n = len(changes.renames)
+    return f"{plural(n, 'renamed file')} counted once; renames found with {changes.rename_method or 'the source'}"
+
+
+def backends_block(backends, changes=None) -> list[str]:
+    """The Arm backends' changes: one line of counts, each saying what it counts, and the details in one collapsed
+    block (a release changes hundreds of backend files, tests included; the components the template selects are
+    listed above).  Pass classes and operators come from non-test sources; renames are the source's own."""
     if not backends:
         return ["`backends/arm/` and `backends/cortex_m/`: unchanged."]
     files = sum(len(b.files) for b in backends)
+    tests = sum(b.tests for b in backends)
+    ren = sum(len(b.renamed) for b in backends)
     pa = sum(len(b.passes_added) for b in backends)
     pr = sum(len(b.passes_removed) for b in backends)
-    moved = [renames(b.operators_removed, b.operators_added) for b in backends]
-    n_ren = sum(len(m) for m in moved)
-    oa = sum(len(b.operators_added) for b in backends) - n_ren
-    orm = sum(len(b.operators_removed) for b in backends) - n_ren
+    oa = sum(len(b.operators_added) for b in backends)
+    orm = sum(len(b.operators_removed) for b in backends)
+    on = sum(len(b.operators_renamed) for b in backends)
     per = ", ".join(f"{code(b.folder)} {len(b.files)}" for b in backends)
-    head = (f"{plural(files, 'file')} changed ({per}); passes: {pa} added, {pr} removed; operator sources: "
-            f"{oa} added, {orm} removed, {n_ren} renamed.")
+    detected = changes is None or changes.renames is not None
+    head = (f"{plural(files, 'file')} changed under the Arm backend folders ({per}; {tests} of them test files; "
+            + (f"{ren} renamed, counted once)" if detected else "renames not detected: a rename counts twice)")
+            + f". In non-test Python sources, pass classes (`class …Pass`): {pa} added, {pr} removed. "
+            f"Operator source files (`op_*.py`, `op_*.cpp`, non-test): {oa} added, {orm} removed"
+            + (f", {on} renamed." if detected else "."))
     out = [head, "", "<details><summary>Arm backend changes in detail</summary>", ""]
-    for b, ren in zip(backends, moved):
-        gone_old = {r for r, _n in ren}
-        gone_new = {n for _r, n in ren}
-        line = f"- {code(b.folder)}: {plural(len(b.files), 'file')} changed ({_paths(b.files)})"
+    for b in backends:
+        line = (f"- {code(b.folder)}: {plural(len(b.files), 'file')} changed ({b.tests} test files): "
+                f"{_paths(b.files)}")
         extras = []
-        for label, items in (("passes added", b.passes_added), ("passes removed", b.passes_removed),
-                             ("operators added", [x for x in b.operators_added if x not in gone_new]),
-                             ("operators removed", [x for x in b.operators_removed if x not in gone_old])):
+        for label, items in (("pass classes added", b.passes_added), ("pass classes removed", b.passes_removed),
+                             ("operator sources added", [f"op_{x}" for x in b.operators_added]),
+                             ("operator sources removed", [f"op_{x}" for x in b.operators_removed])):
             if items:
-                extras.append(f"{label}: {', '.join(code(x, cap=80) for x in items[:10])}"
-                              + (f" … and {len(items) - 10} more" if len(items) > 10 else ""))
-        if ren:
-            extras.append(f"operator sources renamed: {', '.join(code(f'op_{o}') + ' → ' + code(f'op_{n}') for o, n in ren[:10])}"
-                          + (f" … and {len(ren) - 10} more" if len(ren) > 10 else ""))
+                extras.append(f"{label}: {', '.join(code(x, cap=80) for x in items[:10])}{_more(items)}")
+        if b.operators_renamed:
+            extras.append("operator sources renamed: "
+                          + ", ".join(code(f"op_{o}") + " → " + code(f"op_{n}") for o, n in b.operators_renamed[:10])
+                          + _more(b.operators_renamed))
+        other = [(o, n) for o, n in b.renamed if not (_is_op(o) and _is_op(n))]
+        if other:
+            extras.append("files renamed: " + ", ".join(code(o, cap=120) + " → " + code(n, cap=120)
+                                                       for o, n in other[:5]) + _more(other, 5))
         if b.unread:
             extras.append(f"{plural(len(b.unread), 'Python file')} not parsed")
         out.append(line + ("; " + "; ".join(extras) if extras else ""))
     return out + ["", "</details>"]
+
+
+def _is_op(path: str) -> bool:
+    base = path.rsplit("/", 1)[-1]
+    return base.startswith("op_") and base.endswith((".py", ".cpp"))
 
 
 def upstream_section(changes, upstream: str, server: str, selected: tuple[str, ...] = (),
@@ -105,7 +120,7 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
     if changes.paths is None:
         return "\n".join(out + ["This upstream source cannot list the files changed between tags: the schema, "
                                 "component and backend checks were not made."])
-    out.append(f"{plural(len(changes.paths), 'file')} changed between the tags.")
+    out.append(f"{plural(changes.files_changed, 'file')} changed between the tags ({rename_note(changes)}).")
     out += ["", "#### The `.pte` format (`schema/*.fbs`)", ""]
     if not changes.schema:
         out.append("No `schema/*.fbs` file changed between the tags.")
@@ -127,18 +142,23 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
             how = f" (paths from the pack's `<file>` lists; {conv} by the naming convention)"
         else:
             how = " (paths from the pack's `<file>` lists)"
-        out.append(f"{len(touched)} of the {len(changes.components)} ExecuTorch components the template selects have "
-                   f"changed upstream sources{how}.")
+        out.append(f"{len(touched)} of the {len(changes.components)} ExecuTorch components the template selects "
+                   f"{'has' if len(touched) == 1 else 'have'} upstream source files that changed{how}.")
         for c in sorted(changes.components, key=lambda c: (not c.changed, c.ident))[:MAX_COMPONENTS]:
+            by = " (paths by the naming convention)" if c.by_convention and conv != len(changes.components) else ""
             if c.changed:
-                out.append(f"- {code(c.ident)}: {plural(len(c.changed), 'file')} changed: {_paths(c.changed)}")
+                out.append(f"- {code(c.ident)}{by}: {plural(len(c.changed), 'source file')} of its own "
+                           f"changed: {_paths(c.changed)}")
+            elif c.generated:
+                out.append(f"- {code(c.ident)}: no upstream source file: the pack build generates "
+                           f"{code(c.generated)}")
             elif c.paths:
-                out.append(f"- {code(c.ident)}: unchanged")
+                out.append(f"- {code(c.ident)}{by}: unchanged")
             else:
                 out.append(f"- {code(c.ident)}: no upstream paths known")
         if len(changes.components) > MAX_COMPONENTS:
             out.append(f"- … and {len(changes.components) - MAX_COMPONENTS} more components")
-    out += ["", "#### Arm backends", ""] + backends_block(changes.backends)
+    out += ["", "#### Arm backends", ""] + backends_block(changes.backends, changes)
     out += ["", "#### Operators in the pack", ""]
     if pack_report is None or not hasattr(pack_report, "checks"):
         out.append("Not known: no pack was verified against a baseline in this run.")

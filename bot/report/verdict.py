@@ -1,4 +1,4 @@
-"""``### Verdict``: the five lines a reviewer checks first, each backed by what the run saw.
+"""``### Verdict``: the six lines a reviewer checks first, each backed by what the run saw.
 
 1. exporter version equals runtime version: the template's ``executorch==X`` (the Python package that
    exports the ``.pte``) and its ``PyTorch::ExecuTorch@X`` pack (the runtime that loads it) are one release;
@@ -7,7 +7,11 @@
 3. the pack: where it came from, its sha256, its verification, and whether ``cbuild setup --packs`` downloads
    that very file (the PDSC ``<url>`` names the release asset that was verified) or the bot cannot tell;
 4. the ``.pte`` schema between the tags (``schema/*.fbs``), or that it was not compared;
-5. the proofs that ran: ``verify-pack``, the compile check, a model run (the bot runs none: "not run").
+5. the proofs that ran: ``verify-pack``, the compile check, a model run (the bot runs none: "not run");
+6. what this pull request did not prove, each with how to prove it: the template's own build (the compile
+   check builds only the pack's Runtime sources), a model run (unless ``run-model`` passed), the template's
+   CI (it has not run when the body is written; whether it will, from :mod:`bot.template.ci`) and the model
+   on the NPU (``run-model`` runs a simulated Cortex-M55 in QEMU, which has no Ethos-U).
 
 A fact the record lacks is said as not known or not run, never as a pass: a line is ✅ only when everything it
 names passed; when part of it passed and the rest did not run or was not asked, it is ➖ and names what did not
@@ -20,6 +24,7 @@ import re
 from urllib.parse import quote
 
 from bot.inert import code
+from bot.textreport import plural
 
 OK, NO, WARN, UNKNOWN, PARTIAL = "✅", "❌", "⚠️", "❔", "➖"
 PACK = "PyTorch::ExecuTorch"
@@ -122,8 +127,9 @@ def download_state(plan, prov, report) -> tuple[str, str]:
                 "; the public index was not asked")
         return (f"`cbuild setup --packs` downloads the file the PDSC `<url>` names, the release asset verified here "
                 f"(same URL, sha256 above){tail}", OK if listed is True else WARN if listed is False else PARTIAL)
-    return (f"the PDSC `<url>` ({code(declared, cap=200)}) does not name the release asset verified here: "
-            "`cbuild setup --packs` may download another file or none", WARN)
+    return (f"the PDSC `<url>` ({code(declared, cap=200)}) does not name the release asset verified here, and "
+            f"`cbuild setup --packs` downloads from that `<url>`: before merging, download {code(name)} from it "
+            "and compare its sha256 with the one above (a different or missing file is not what was verified)", WARN)
 
 
 def pack_line(plan, evidence, pack_report) -> str:
@@ -199,10 +205,35 @@ def proofs_line(evidence, pack_report) -> str:
     return f"- {icon} **Proofs**: " + "; ".join(f"{named[k]} {_PROOF.get(v, v)}" for k, v in states.items())
 
 
+def unproven_line(evidence) -> str:
+    """What this pull request did not prove, and how to prove each (item 6 of the module docstring)."""
+    proofs = dict(getattr(evidence, "proofs", None) or {})
+    items = ["the template's own build: not run by the bot (the compile check builds only the pack's Runtime "
+             "sources); prove it with step 4 of the maintenance procedure (`cbuild`) or the template's CI"]
+    if proofs.get("model-run") != "pass":
+        state = "failed (a blocking item)" if proofs.get("model-run") == "fail" else "not run"
+        items.append(f"a model run: {state} here; prove it with `executorch-pack-bot run-model` on this pack "
+                     "(docs/model-run.md) or the workflow's `run-model` job")
+    ci = getattr(evidence, "ci", None)
+    if ci is None:
+        items.append("the template's CI: not read by this run; see the checks of this pull request")
+    elif not ci.workflows:
+        items.append("the template's CI: the template has no workflow; build and test on a checkout of this branch")
+    elif ci.running:
+        items.append(f"the template's CI: not yet run when this was written ({plural(len(ci.running), 'workflow')} "
+                     "will run on this pull request); wait for its checks")
+    else:
+        items.append("the template's CI: it will not run on this pull request (see the warning and `### Template "
+                     "CI`); start it by hand or build on a checkout of this branch")
+    items.append("the model on the Ethos-U NPU: the bot runs no hardware (`run-model` uses a simulated Cortex-M55 "
+                 "in QEMU, with no NPU); prove it with the hardware test plan below")
+    return f"- {PARTIAL} **Not proven by this pull request**: " + "; ".join(items) + "."
+
+
 def verdict_section(plan, evidence, pack_report, upstream: str, server: str) -> str:
-    """The five lines (module docstring); empty text without a bump."""
+    """The six lines (module docstring); empty text without a bump."""
     if plan.bump is None:
         return ""
     return "\n".join(["### Verdict", "", exporter_line(plan), pins_line(plan, server, upstream, evidence),
                       pack_line(plan, evidence, pack_report), schema_line(plan, evidence),
-                      proofs_line(evidence, pack_report)])
+                      proofs_line(evidence, pack_report), unproven_line(evidence)])

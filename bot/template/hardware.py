@@ -7,7 +7,9 @@
   measurement (cycle counts, fps, inferences per second, latency in ms/us, a
   CRC or checksum), and the rows of a Markdown table whose header names such a
   measurement (``| model | fps | notes |``: the row ``| ResNet-8 | 61 | |``
-  quotes 61 fps).  Numbers measured before a bump were measured with the
+  quotes 61 fps).  A line that only describes what a run prints ("prints
+  the cycle count of 1 inference") quotes no measured value and is left
+  out, unless it also holds a number with its unit.  Numbers measured before a bump were measured with the
   old ExecuTorch and Vela; a line naming the old version says so outright.
 """
 
@@ -26,6 +28,12 @@ _DOCS = (".md", ".markdown", ".rst", ".txt")
 # A number next to a measurement word (either order); the words anchor the match, so the scan stays linear.
 _MEASURE = re.compile(r"(?i)\b(?:\d[\d,.]*\s*(?:k|m)?\s*(?:cycles|fps|inf(?:erences)?/s|ms|µs|us)\b"
                       r"|(?:cycles|fps|crc(?:32)?|checksum)\b[^\n]{0,40}?(?:0x[0-9a-f]+|\d))")
+# A number with its unit ("61 fps", "12,345 cycles"): a value, wherever it stands.
+_VALUE = re.compile(r"(?i)\b\d[\d,.]*\s*(?:k|m)?\s*(?:cycles|fps|inf(?:erences)?/s|ms|µs|us)\b")
+# A line that describes what a run prints ("the application prints the cycle count of 1 inference", "reports the
+# CRC32 of each of the 3 outputs"): a measurement word with a number after it there is no measured value.
+_DESCRIBES_OUTPUT = re.compile(r"(?i)\b(?:prints?|printed|printing|outputs|shows?|displays?|logs|reports?)\b"
+                               r"[^\n]{0,60}?\b(?:cycles?|fps|crc(?:32)?|checksum)\b")
 # A table header cell naming a measurement, and a table's header/body separator row (GitHub Flavored Markdown).
 _MEASURE_HEADER = re.compile(r"(?i)\b(?:cycles|fps|inf(?:erences)?/s|latency|crc(?:32)?|checksum|ms|µs|us)\b")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
@@ -134,6 +142,7 @@ def measurements(repo: Path, old_versions: tuple[str, ...] = ()) -> list[Measure
             if not _TABLE_ROW.match(line):
                 measured_table = False
             in_table = measured_table and any(_NUMBER_CELL.fullmatch(c.strip()) for c in line.split("|")[1:-1])
-            if in_table or _MEASURE.search(line):
+            quoted = _MEASURE.search(line) and (_VALUE.search(line) or not _DESCRIBES_OUTPUT.search(line))
+            if in_table or quoted:
                 out.append(Measurement(rel, no, line.strip(), bool(old_rx and old_rx.search(line))))
     return out

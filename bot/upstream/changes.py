@@ -10,9 +10,14 @@ Computed from the two tags through an :class:`~bot.upstream.source.UpstreamSourc
 - for each ExecuTorch component the template selects, whether the upstream
   files behind it changed (:func:`component_paths` maps a component to
   upstream paths from the pack's ``<file>`` list, or by the operator naming convention of ExecuTorch's cmsis_pack/templates/PyTorch.ExecuTorch.pdsc.tpl at v1.4.1 when no PDSC is at hand);
-- the Arm backends (``backends/arm/``, ``backends/cortex_m/``): files changed,
-  Python pass classes (``class ...Pass``) and operator files (``op_*.py``,
-  ``op_*.cpp``) added or removed;
+- the Arm backends (``backends/arm/``, ``backends/cortex_m/``): files changed
+  (a rename counted once, test files counted apart), Python pass classes
+  (``class ...Pass``) and operator files (``op_*.py``, ``op_*.cpp``) added,
+  removed or renamed, from non-test sources only (:func:`is_test_path`: a
+  ``DummyPass`` in ``backends/arm/test/`` is no pass of the backend);
+- renames: the source's own rename detection (``git diff -M``, see
+  :meth:`bot.upstream.source.UpstreamSource.renames`), so ``op_cat.py`` ->
+  ``op_tosa_concat.py`` is one renamed file, not one removed and one added;
 - whether the old tag is an ancestor of the new one, and the commit count.
 
 Upstream files are foreign: every name taken from them is rendered through
@@ -66,18 +71,27 @@ class ComponentChange:
     ``ident``: the csolution component id (``Machine Learning:ExecuTorch Operators:Portable add``);
     ``paths``: upstream paths (or folder prefixes ending ``/``) the component is built from;
     ``changed``: the changed upstream paths among them, sorted;
-    ``by_convention``: True when ``paths`` came from the naming convention, not a PDSC.
+    ``by_convention``: True when ``paths`` came from the naming convention, not a PDSC;
+    ``generated``: the pack file the pack build generates for this component (``Kernel Registration``:
+    ``src/registration/RegisterAllKernels.cpp``, FORMATS.md), which has no upstream source file; else "".
     """
 
     ident: str
     paths: tuple[str, ...]
     changed: tuple[str, ...]
     by_convention: bool = False
+    generated: str = ""
 
 
 @dataclass(frozen=True)
 class BackendChange:
-    """Changes under one backend folder: ``files`` changed (sorted), pass classes and operators added/removed."""
+    """Changes under one backend folder.
+
+    ``files``: the changed files, sorted, a renamed file once (under its new path); ``renamed``: the
+    ``(old path, new path)`` pairs among them; ``tests``: how many of ``files`` are test files
+    (:func:`is_test_path`); pass classes and operators added/removed/renamed come from non-test files only
+    (``operators_renamed``: ``(old, new)`` operator names of a renamed ``op_*`` file).
+    """
 
     folder: str
     files: tuple[str, ...] = ()
@@ -86,6 +100,9 @@ class BackendChange:
     operators_added: tuple[str, ...] = ()
     operators_removed: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
+    operators_renamed: tuple[tuple[str, str], ...] = ()
+    tests: int = 0
 
 
 @dataclass
@@ -94,6 +111,11 @@ class UpstreamChanges:
 
     ``paths`` is None when the source cannot list changed paths (then the
     schema, component and backend parts are unknown, not "unchanged").
+    ``paths`` lists a renamed file twice (its old path removed, its new path
+    added: a component built from the old path changed); ``renames`` holds
+    the ``(old, new)`` pairs the source detected (None: it cannot detect
+    renames) and ``rename_method`` how (``git diff -M``...);
+    :attr:`files_changed` counts a rename once.
     """
 
     old_tag: str
@@ -105,6 +127,15 @@ class UpstreamChanges:
     components: list[ComponentChange] = field(default_factory=list)
     backends: list[BackendChange] = field(default_factory=list)
     error: Optional[str] = None
+    renames: Optional[list[tuple[str, str]]] = None
+    rename_method: Optional[str] = None
+
+    @property
+    def files_changed(self) -> Optional[int]:
+        """Files changed between the tags, a renamed file counted once (None when the paths are not known)."""
+        if self.paths is None:
+            return None
+        return len(self.paths) - len(self.renames or ())
 
     @property
     def schema_changed(self) -> bool:
@@ -150,16 +181,28 @@ def pack_to_upstream(name: str) -> Optional[str]:
     not upstream ExecuTorch paths and are left out.
     """
     n = name.replace("\\", "/").lstrip("./")
+    if any(n == g or n.startswith(g) for g in GENERATED):
+        return None
     for prefix in ("src/", "include/executorch/"):
         if n.startswith(prefix) and len(n) > len(prefix):
             return n[len(prefix):]
     return None
 
 
+#: Pack files the pack build generates (FORMATS.md: ``src/registration/RegisterAllKernels.cpp``), not copied from
+#: an upstream source file: no upstream path stands for them.
+GENERATED = ("src/registration/",)
+#: The component whose pack file is generated, and that file.
+GENERATED_COMPONENTS = {"Kernel Registration": "src/registration/RegisterAllKernels.cpp"}
+
 _OP_GROUPS = {"Portable": "kernels/portable/cpu/", "Quantized": "kernels/quantized/cpu/",
               "Cortex-M": "backends/cortex_m/ops/"}
+# The core components by the pack's layout; a name ending ``*`` is a base-name prefix inside its folder (the
+# EthosU component is the EthosU backend's own files, not every file of backends/arm/runtime/: the VGF backend
+# lives there too).  Kernel Registration has no upstream file (:data:`GENERATED_COMPONENTS`).
 _CORE = {"Runtime": ("runtime/", "schema/"), "Kernel Utils": ("kernels/portable/cpu/util/",),
-         "Kernel Registration": ("kernels/", "codegen/"), "Backend EthosU": ("backends/arm/runtime/",)}
+         "Kernel Registration": (),
+         "Backend EthosU": ("backends/arm/runtime/EthosUBackend*", "backends/arm/runtime/VelaBinStream*")}
 
 
 def convention_paths(cgroup: str, csub: Optional[str]) -> tuple[str, ...]:
@@ -201,19 +244,48 @@ def component_paths(selected, pdsc=None) -> list[tuple[str, tuple[str, ...], boo
             paths = tuple(dict.fromkeys(p for p in (pack_to_upstream(f.name) for f in comp.files) if p))
         if paths:
             out.append((ident, paths, False))
+        elif comp is not None and (s.csub or "").strip() in GENERATED_COMPONENTS:
+            out.append((ident, (), False))      # the PDSC names only the generated file
         else:   # not in the PDSC, or its <file> list names no upstream source (only include/)
             out.append((ident, convention_paths(s.cgroup, s.csub), True))
     return out
 
 
 def _matches(path: str, prefixes: tuple[str, ...]) -> bool:
-    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in prefixes)
+    """``path`` is one of ``prefixes``: equal, under a folder ending ``/``, or in a folder with a base name starting
+    as a pattern ending ``*`` does."""
+    for p in prefixes:
+        if path == p or (p.endswith("/") and path.startswith(p)):
+            return True
+        if p.endswith("*"):
+            folder, _, stem = p[:-1].rpartition("/")
+            if path.rpartition("/")[0] == folder and path.rpartition("/")[2].startswith(stem):
+                return True
+    return False
 
 
 def component_changes(components, paths: list[str]) -> list[ComponentChange]:
     """For each ``(id, upstream paths, by_convention)``, the changed paths among ``paths`` that it is built from."""
-    return [ComponentChange(ident, prefixes, tuple(p for p in paths if _matches(p, prefixes)), conv)
-            for ident, prefixes, conv in components]
+    out = []
+    for ident, prefixes, conv in components:
+        csub = ident.rsplit(":", 1)[-1] if ident.count(":") >= 2 else ""
+        out.append(ComponentChange(ident, prefixes, tuple(p for p in paths if _matches(p, prefixes)), conv,
+                                   GENERATED_COMPONENTS.get(csub, "") if not prefixes else ""))
+    return out
+
+
+_TEST_DIRS = {"test", "tests", "testing"}
+
+
+def is_test_path(path: str) -> bool:
+    """True for an upstream test file: a folder named ``test``/``tests``/``testing`` on its path
+    (``backends/arm/test/misc/test_custom_partition.py``), or a base name ``test_*``, ``*_test.*`` or
+    ``conftest.py`` (pytest's and ExecuTorch's layout)."""
+    parts = path.split("/")
+    base = parts[-1]
+    stem = base.rsplit(".", 1)[0]
+    return (any(p in _TEST_DIRS for p in parts[:-1]) or base.startswith("test_") or stem.endswith("_test")
+            or base == "conftest.py")
 
 
 _PASS_CLASS = re.compile(r"Pass$")
@@ -237,20 +309,35 @@ def _operator_name(path: str) -> Optional[str]:
     return m.group(1) if m else None
 
 
-def backend_changes(source, old_tag: str, new_tag: str, paths: list[str]) -> list[BackendChange]:
-    """One :class:`BackendChange` per folder of :data:`BACKENDS` with any changed file."""
+def backend_changes(source, old_tag: str, new_tag: str, paths: list[str],
+                    renames: Iterable[tuple[str, str]] = ()) -> list[BackendChange]:
+    """One :class:`BackendChange` per folder of :data:`BACKENDS` with any changed file.
+
+    ``renames``: ``(old path, new path)`` pairs (:meth:`UpstreamSource.renames`); a pair is one changed file and
+    an ``op_*`` pair one renamed operator.  Pass classes and operators are read from non-test files only.
+    """
+    pairs = [(a, b) for a, b in renames]
+    new_of = {a: b for a, b in pairs}
+    old_of = {b: a for a, b in pairs}
     out = []
     for folder in BACKENDS:
-        files = [p for p in paths if p.startswith(folder)]
+        files = [p for p in paths if p.startswith(folder) and not (p in new_of and new_of[p].startswith(folder))]
         if not files:
             continue
-        p_add, p_rem, o_add, o_rem, unread = set(), set(), set(), set(), []
+        ren = tuple((old_of[p], p) for p in files if p in old_of and old_of[p].startswith(folder))
+        p_add, p_rem, o_add, o_rem, o_ren, unread = set(), set(), set(), set(), set(), []
         for path in files:
-            old, new = source.read(old_tag, path), source.read(new_tag, path)
-            op = _operator_name(path)
-            if op and (old is None) != (new is None):
+            before = old_of.get(path, path)
+            if is_test_path(path) and is_test_path(before):
+                continue
+            old, new = source.read(old_tag, before), source.read(new_tag, path)
+            op, op_before = _operator_name(path), _operator_name(before)
+            if before != path and op and op_before:
+                if op != op_before:
+                    o_ren.add((op_before, op))
+            elif op and (old is None) != (new is None):
                 (o_add if old is None else o_rem).add(op)
-            if path.endswith(".py"):
+            if path.endswith(".py") or before.endswith(".py"):
                 a, b = _pass_classes(_decode(old)), _pass_classes(_decode(new))
                 if a is None or b is None or (old is not None and _decode(old) is None) \
                         or (new is not None and _decode(new) is None):
@@ -260,7 +347,8 @@ def backend_changes(source, old_tag: str, new_tag: str, paths: list[str]) -> lis
                 p_rem |= a - b
         moved = p_add & p_rem
         out.append(BackendChange(folder, tuple(files), tuple(sorted(p_add - moved)), tuple(sorted(p_rem - moved)),
-                                 tuple(sorted(o_add)), tuple(sorted(o_rem)), tuple(unread)))
+                                 tuple(sorted(o_add)), tuple(sorted(o_rem)), tuple(unread), ren,
+                                 tuple(sorted(o_ren)), sum(1 for p in files if is_test_path(p))))
     return out
 
 
@@ -278,9 +366,14 @@ def upstream_changes(source, old_tag: str, new_tag: str, components=()) -> Upstr
         if paths is None:
             return ch
         ch.paths = list(paths)
+        found = source.renames(old_tag, new_tag)
+        if found is not None:
+            listed = set(ch.paths)
+            ch.renames = [(a, b) for a, b in found if a in listed and b in listed]
+            ch.rename_method = source.rename_method
         ch.schema = schema_changes(source, old_tag, new_tag, ch.paths)
         ch.components = component_changes(components, ch.paths)
-        ch.backends = backend_changes(source, old_tag, new_tag, ch.paths)
+        ch.backends = backend_changes(source, old_tag, new_tag, ch.paths, ch.renames or ())
     except UpstreamError as exc:
         ch.error = str(exc)
     return ch

@@ -178,6 +178,25 @@ class GitSource(UpstreamSource):
                         self._commit(old_tag), self._commit(new_tag)).stdout
         return sorted(p.decode("utf-8", "replace") for p in out.split(b"\0") if p)
 
+    rename_method = "`git diff -M`, at least 50% similar content"
+
+    def renames(self, old_tag: str, new_tag: str) -> list[tuple[str, str]]:
+        """``git diff -M --name-status -z --diff-filter=R OLD NEW``: each ``R<score>``, old path, new path
+        (git-diff(1), ``-M``: a file at least 50% similar to a deleted one is its rename; ``-z`` output:
+        ``R086 NUL old NUL new NUL``), sorted.
+
+        Raises:
+            UpstreamError: an unknown tag, or git failing.
+        """
+        out = self._run("diff", "-M", "--name-status", "-z", "--diff-filter=R", "--no-ext-diff",
+                        self._commit(old_tag), self._commit(new_tag)).stdout
+        fields = [f.decode("utf-8", "replace") for f in out.split(b"\0")]
+        pairs, i = [], 0
+        while i + 2 < len(fields) + 0 and fields[i].startswith("R"):
+            pairs.append((fields[i + 1], fields[i + 2]))
+            i += 3
+        return sorted(pairs)
+
     def ancestry(self, old_tag: str, new_tag: str) -> tuple[bool, int]:
         """``git merge-base --is-ancestor`` (exit 0 yes, 1 no) and ``git rev-list --count OLD..NEW``."""
         old, new = self._commit(old_tag), self._commit(new_tag)

@@ -47,6 +47,17 @@ class UpstreamSource(abc.ABC):
         """
         return None
 
+    #: How :meth:`renames` pairs files, as the PR body says it (None: no rename detection).
+    rename_method: str | None = None
+
+    def renames(self, old_tag: str, new_tag: str) -> list[tuple[str, str]] | None:
+        """``(old path, new path)`` of every file renamed between the tags, each path also in
+        :meth:`changed_paths` (removed and added there); None when the source cannot tell (the default).
+
+        Raises :class:`~bot.errors.UpstreamError` for an unknown tag.
+        """
+        return None
+
     def ancestry(self, old_tag: str, new_tag: str) -> tuple[bool | None, int | None]:
         """``(old is an ancestor of new, commits in new not in old)``; ``(None, None)`` when unknown (the default).
 
@@ -119,6 +130,19 @@ class DirectorySource(UpstreamSource):
                     out[p.relative_to(root).as_posix()] = p
         return out
 
+    rename_method = "identical content only"
+
+    def renames(self, old_tag: str, new_tag: str) -> list[tuple[str, str]]:
+        """A file only in the old folder and one only in the new folder with the same bytes, when that pairing is
+        one to one (:func:`exact_renames`)."""
+        old, new = self._files(old_tag), self._files(new_tag)
+        try:
+            a = {rel: old[rel].read_bytes() for rel in set(old) - set(new)}
+            b = {rel: new[rel].read_bytes() for rel in set(new) - set(old)}
+        except OSError as exc:
+            raise UpstreamError(f"cannot read a file in {self.describe()}: {exc.strerror}") from exc
+        return exact_renames(a, b)
+
     def changed_paths(self, old_tag: str, new_tag: str) -> list[str]:
         """Paths whose bytes differ between the two tag folders (added, removed or edited); symlinks are skipped."""
         old, new = self._files(old_tag), self._files(new_tag)
@@ -131,6 +155,18 @@ class DirectorySource(UpstreamSource):
             except OSError as exc:
                 raise UpstreamError(f"cannot read {rel} in {self.describe()}: {exc.strerror}") from exc
         return out
+
+
+def exact_renames(removed: dict, added: dict) -> list[tuple[str, str]]:
+    """``(old, new)`` pairs of a removed and an added path with equal content keys (bytes or blob SHAs), kept only
+    when the content occurs once on each side (two copies of one file are not guessed at); sorted."""
+    by_key: dict = {}
+    for rel, key in removed.items():
+        by_key.setdefault(key, ([], []))[0].append(rel)
+    for rel, key in added.items():
+        if key in by_key:
+            by_key[key][1].append(rel)
+    return sorted((olds[0], news[0]) for olds, news in by_key.values() if len(olds) == 1 and len(news) == 1)
 
 
 def _clean_path(path: str) -> str:
