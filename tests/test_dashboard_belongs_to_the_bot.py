@@ -88,6 +88,7 @@ def tick(w, issue, login, before=None, **changes):
     return w.command("issues", payload)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_tick_on_a_look_alike_starts_nothing(w):
     fake = forged(w)
     fake["body"] = fake["body"].replace("mine", "- [ ] Check now")
@@ -96,6 +97,7 @@ def test_a_writers_tick_on_a_look_alike_starts_nothing(w):
     assert w.fake.requests == []                          # a user's issue costs no request at all
 
 
+@pytest.mark.needs("webhooks")
 def test_every_edit_by_a_reader_is_undone_body_and_title(w):
     dashboard(w)
     [issue] = issues(w)

@@ -42,6 +42,7 @@ EVENTS = [
 ]
 
 
+@pytest.mark.needs("expressions")
 def test_events_that_can_start_a_bump_share_one_group_others_get_their_own():
     group = DOC["concurrency"]["group"]
     got = evaluate_templates([(group, github(name, event)) for name, event, _ in EVENTS])
@@ -74,6 +75,7 @@ def test_the_caller_grants_no_more_than_the_jobs_use():
     assert CALLER["permissions"] == {}
 
 
+@pytest.mark.needs("expressions")
 @pytest.mark.parametrize("expr, context, want", [
     # act hands a skipped job's outputs on as expression text (nektos/act#2467); GitHub gives ''
     ("${{ needs.command.result == 'success' && needs.command.outputs.version || inputs.version }}",

@@ -196,6 +196,7 @@ def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
     assert_built_with_the_release_flatc_and_proved_once(aw, run)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
     aw.release("good")
     assert aw.run("schedule").code == 0
@@ -213,6 +214,7 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
     assert any(r.startswith("`recheck`") for r in replies), replies
 
 
+@pytest.mark.needs("webhooks")
 def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
@@ -224,6 +226,7 @@ def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
     assert not any(r.path.endswith("/releases") for r in aw.fake.requests)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_approval_enables_auto_merge(aw):
     aw.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     aw.fake.protection["main"] = ["ci/build"]
@@ -237,6 +240,7 @@ def test_a_writers_approval_enables_auto_merge(aw):
     assert only(replies).startswith("Approved: auto-merge is on (squash)")
 
 
+@pytest.mark.needs("webhooks")
 def test_the_dashboard_check_now_box_starts_a_run(aw):
     aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
     aw.release("good")
