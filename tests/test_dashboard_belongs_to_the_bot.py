@@ -67,6 +67,7 @@ def test_a_look_alike_by_another_bot_is_not_the_dashboard_either(w):
     assert [i["user"]["login"] for i in issues(w)] == ["other-app[bot]", w.fake.bot_login]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_removed_label_and_an_edited_title_lose_nothing(w):
     dashboard(w)
     n = w.pr["number"]

@@ -130,15 +130,21 @@ def uses(m: Module, fn: ast.FunctionDef, seen: set | None = None, before_build: 
             for p in parts:
                 found.setdefault(p, f"{m.name}.{fn.name}: {hit.group(0)!r}")
     names = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    imported, modules = dict(m.imported), dict(m.modules)   # and the imports inside the function
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.ImportFrom) and sub.module and sub.level == 0:
+            imported.update({a.asname or a.name: (sub.module, a.name) for a in sub.names})
+        elif isinstance(sub, ast.Import):
+            modules.update({a.asname or a.name: a.name for a in sub.names})
     for sub in ast.walk(fn):
         if isinstance(sub, ast.Name):
             names.add(sub.id)
-        elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in m.modules:
-            for p in HELPERS.get((m.modules[sub.value.id], sub.attr), ()):
+        elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in modules:
+            for p in HELPERS.get((modules[sub.value.id], sub.attr), ()):
                 found.setdefault(p, f"{m.name}.{fn.name}: {sub.value.id}.{sub.attr}")
     for name in sorted(names):
-        if name in m.imported:
-            origin = m.imported[name]
+        if name in imported:
+            origin = imported[name]
             for p in HELPERS.get(origin, ()):
                 found.setdefault(p, f"{m.name}.{fn.name}: {origin[0]}.{origin[1]}")
             other = module(origin[0]) if origin[0].startswith("test_") else None
