@@ -156,3 +156,31 @@ def test_the_rehearsal_carries_the_upstream_evidence_as_the_workflow_pull_reques
     assert "| `executorch` | `1.4.0` | `1.5.1` | `release tag v1.5.1` and `version.txt` @ `v1.5.1` (`1.5.1`) |" in out
     assert "not read" not in out and "Not gathered" not in out
     assert "bump record" not in out and "stage" not in out
+
+
+def test_a_project_holding_a_template_is_not_ok(tmp_path, capsys, monkeypatch, upstream_repo):
+    # the bot's own clone: pins only under bot/sample/template/, thousands of mentions for review, and doctor
+    # said "OK: nothing blocks the bot"
+    from bot.commands.demo import copy_template
+    from bot.cli import main
+    repo = tmp_path / "project"
+    copy_template(repo / "sample" / "template")
+    (repo / "notes.md").write_text("".join(f"Step {i}: see ExecuTorch 1.4.0 build {i}.\n" for i in range(3))
+                                   + "VERSION = 1.4.0\n")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    code = main(["doctor", "--repo", str(repo), "--upstream", str(upstream_repo)])
+    out = capsys.readouterr().out
+    assert code == 0   # nothing blocks a run
+    assert "OK: nothing blocks the bot." not in out
+    assert out.rstrip().endswith("a look first.")
+    assert ("  - every ExecuTorch pin is under sample/template/, none at the top of the repository: is --repo the "
+            "template? (the bot reads and bumps the whole repository)") in out.splitlines()
+
+
+def test_the_sample_template_is_ok(template, capsys, monkeypatch, upstream_repo):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("OK: nothing blocks the bot.")
+    assert "would be left for review" not in out and "none at the top" not in out

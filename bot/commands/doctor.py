@@ -57,6 +57,8 @@ class Problem:
     what: str
     fix: str
     blocking: bool = True
+    #: not blocking, but the verdict cannot be "OK" while it holds (what a bump would leave to people)
+    attention: bool = False
 
     def lines(self) -> list[str]:
         mark = "!" if self.blocking else "-"
@@ -107,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             "the template's ExecuTorch pins do not agree (or a blocking item is flagged): a bump starts from one "
             "version", "run `executorch-pack-bot audit --repo .` and make every pin name the same release"))
 
+    problems += shape_problems(result)
     if config.model is not None:
         problems += model_problems(args.repo)
 
@@ -134,6 +137,13 @@ def run(args: argparse.Namespace) -> int:
         from bot.textreport import plan_summary
         out += [note, ""] + plan_summary(plan).rstrip("\n").splitlines()
         title, body = pr_text(plan, args.upstream, config, source=source, exclude=tuple(args.exclude))
+        held = plan.blocking_flags
+        if held:   # they stop no run, but the pull request opens as a draft until someone resolves them
+            problems.append(Problem(
+                f"the rehearsed pull request has {len(held)} blocking item{'s' * (len(held) != 1)} "
+                f"({', '.join(sorted({f.code for f in held}))}): it would open as a draft until each is resolved",
+                "see \"Blocking items\" in the pull request above; each says what to do", blocking=False,
+                attention=True))
         out += ["", "The pull request the bot would open (nothing was opened, pushed or written):", "",
                 "    " + title, ""] + ["    " + line if line else "" for line in body.splitlines()]
     workflow_files = sorted({e for e in (plan.contents if plan is not None else {}) if e.startswith(WORKFLOWS_DIR)})
@@ -165,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
     elif failed:   # not "OK": a part could not be done
         out.append("Not complete: a part above could not be done (see its 'not' line); nothing else found blocks "
                    "the bot.")
+    elif any(p.attention for p in problems):   # not "OK" while a bump would leave work to people
+        n = sum(p.attention for p in problems)
+        out.append(f"Nothing blocks the bot, but {n} item{'s' * (n != 1)} above need{'s' * (n == 1)} a look first.")
     else:
         out.append("OK: nothing blocks the bot.")
     text = "\n".join(inert.lines("\n".join(out), cap=4000, max_lines=100000))
@@ -390,13 +403,42 @@ def summary_markdown(problems: list[Problem], title: str, body: str, note: str) 
     from bot import inert
 
     blocking = [p for p in problems if p.blocking]
-    head = [f"## executorch-pack-bot doctor: {'FAIL' if blocking else 'OK'}", ""]
+    verdict = "FAIL" if blocking else "needs a look" if any(p.attention for p in problems) else "OK"
+    head = [f"## executorch-pack-bot doctor: {verdict}", ""]
     head += [f"- {'**blocks**' if p.blocking else 'note'}: {inert.markdown(p.what, cap=1000)} — fix: "
              f"{inert.markdown(p.fix, cap=1000)}" for p in problems] or ["Nothing blocks the bot."]
     text = "\n".join(head) + f"\n\n{inert.markdown(note, cap=1000)}\n"
     if title:   # the body is the bot's own rendering (render() made its foreign parts inert)
         text += f"\n### Rehearsed pull request: {inert.markdown(title, cap=300)}\n\n" + body + "\n"
     return text
+
+
+def shape_problems(result) -> list[Problem]:
+    """What a bump of this folder would leave to people, as non-blocking :class:`Problem` s: the mentions left
+    for review (the pull request lists each one), and pins that all sit in one subfolder (``--repo`` may be a
+    project holding a template, not the template).  ``result`` is the :class:`~bot.engine.Audit` of ``--repo``."""
+    import posixpath
+
+    out = []
+    if result.mentions is not None:
+        review = result.mentions.counts()["review"]
+        if review:
+            out.append(Problem(
+                f"{review} mention{'s' * (review != 1)} of {result.mentions.version} would be left for review: the "
+                "pull request lists each one for a person to resolve",
+                "see them with `executorch-pack-bot audit --repo . --json` (\"review\"); leave out folders that are "
+                "not the template's with `exclude:` in .github/executorch-pack-bot.yml (docs/config.md)",
+                blocking=False, attention=True))
+    folders = {posixpath.dirname(p.path) for p in result.pins}
+    if folders and "" not in folders:
+        common = posixpath.commonpath(sorted(folders))
+        if common:
+            out.append(Problem(
+                f"every ExecuTorch pin is under {common}/, none at the top of the repository: is --repo the "
+                "template? (the bot reads and bumps the whole repository)",
+                f"if {common}/ is the template, it needs a repository of its own (or `exclude:` for the rest)",
+                blocking=False, attention=True))
+    return out
 
 
 def _template_lines(result) -> list[str]:
