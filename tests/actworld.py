@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ACTIONS = ROOT / "tests" / "actions"
 WORKFLOW = ROOT / ".github/workflows/executorch-pack-bot.yml"
 CALLER = ROOT / "docs/example-caller.yml"
+#: The caller with the opt-in reviewer layer (commands, auto-merge, dashboard): the scenarios of those events use it.
+REVIEWERS_CALLER = ROOT / "docs/example-caller-reviewers.yml"
 WHEELHOUSE = ROOT / ".venv/wheelhouse"
 BOT_REPOSITORY = "acme-bots/executorch-pack-bot"
 TEMPLATE = "acme/fw-template"

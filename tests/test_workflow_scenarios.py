@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
+from actworld import REVIEWERS_CALLER, TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
 from bot.events.dashboard import LABEL
 from eventworld import PR_BODY
 from webhook_payloads import comment_event, issue_edited_event, review_event
@@ -197,7 +197,18 @@ def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
 
 
 @pytest.mark.needs("webhooks")
+def test_the_default_caller_runs_no_job_on_a_comment(aw):
+    # the bump alone: a writer's command on the bot's PR starts nothing until the reviewer layer is added
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
+    run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
+                                                login="alice", comment_id=7003))
+    assert run.jobs == {}, run
+    assert 7003 not in aw.fake.reactions and aw.branches() == ["main"]
+
+
+@pytest.mark.needs("webhooks")
 def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.release("good")
     assert aw.run("schedule").code == 0
     pr = only(aw.pulls())
@@ -216,6 +227,7 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
 
 @pytest.mark.needs("webhooks")
 def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
                                                 login="rita", comment_id=7002))
@@ -228,6 +240,7 @@ def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
 
 @pytest.mark.needs("webhooks")
 def test_a_writers_approval_enables_auto_merge(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     aw.fake.protection["main"] = ["ci/build"]
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
@@ -242,6 +255,7 @@ def test_a_writers_approval_enables_auto_merge(aw):
 
 @pytest.mark.needs("webhooks")
 def test_the_dashboard_check_now_box_starts_a_run(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
     aw.release("good")
     assert aw.run("schedule").code == 0
