@@ -148,7 +148,13 @@ def run(args: argparse.Namespace) -> int:
                 "    " + title, ""] + ["    " + line if line else "" for line in body.splitlines()]
     workflow_files = sorted({e for e in (plan.contents if plan is not None else {}) if e.startswith(WORKFLOWS_DIR)})
 
-    # 3. the set-up on GitHub
+    # 3. the caller workflow: which layers it has
+    out += ["", "## The caller", ""]
+    caller_lines, found = caller_layers(args.repo, config)
+    out += caller_lines
+    problems += found
+
+    # 4. the set-up on GitHub
     out += ["", "## The set-up on GitHub", ""]
     problems += workflow_problems(workflow_files, args.workflow_token)
     full = _full_name(args)
@@ -411,6 +417,62 @@ def summary_markdown(problems: list[Problem], title: str, body: str, note: str) 
     if title:   # the body is the bot's own rendering (render() made its foreign parts inert)
         text += f"\n### Rehearsed pull request: {inert.markdown(title, cap=300)}\n\n" + body + "\n"
     return text
+
+
+#: The layers a caller can have: (name, the triggers that make it, the setting that turns it on, or None).
+#: The bump is the default caller's (docs/example-caller.yml); the others are the opt-in block of
+#: docs/example-caller-reviewers.yml (docs/reviewers.md#adding-the-reviewer-layer).
+LAYERS = (("bump", ("schedule", "workflow_dispatch"), None),
+          ("reviewer commands", ("issue_comment",), None),
+          ("auto-merge", ("pull_request_review", "pull_request_target"), "automerge"),
+          ("dashboard", ("issues",), "dashboard"))
+
+
+def caller_layers(repo: Path, config) -> tuple[list[str], list[Problem]]:
+    """The template's callers of the bot's reusable workflow (a job whose ``uses:`` names
+    ``.../executorch-pack-bot.yml@REF`` in ``.github/workflows/*.yml`` or ``*.yaml``) and the layers each has,
+    from its ``on:`` triggers (:data:`LAYERS`); ``(lines, problems)``.  A setting whose layer's triggers are
+    missing (``automerge: on-approval`` without ``pull_request_review``, ``dashboard: true`` without
+    ``issues``) is a non-blocking problem: the setting would do less than it says.  A file that cannot be
+    read or parsed is said in its line, never an error (the template's CI owns its workflow files)."""
+    import yaml
+
+    folder = Path(repo) / WORKFLOWS_DIR
+    files = sorted([*folder.glob("*.yml"), *folder.glob("*.yaml")]) if folder.is_dir() else []
+    lines: list[str] = []
+    problems: list[Problem] = []
+    for path in files:
+        rel = path.relative_to(repo).as_posix()
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), dict):
+            continue
+        uses = [j.get("uses") for j in doc["jobs"].values() if isinstance(j, dict)]
+        if not any(isinstance(u, str) and "/.github/workflows/executorch-pack-bot.yml@" in u for u in uses):
+            continue
+        on = doc.get("on", doc.get(True))   # YAML 1.1 reads a bare `on` key as True
+        triggers = {on} if isinstance(on, str) else set(on or ())
+        have = [name for name, events, _ in LAYERS if triggers & set(events)]
+        lacking = [name for name, events, _ in LAYERS if not triggers & set(events)]
+        lines.append(f"{rel}: {', '.join(have) or 'no layer'}"
+                     + (f"; not added: {', '.join(lacking)} (docs/reviewers.md#adding-the-reviewer-layer)"
+                        if lacking else ""))
+        for name, events, setting in LAYERS:
+            on_in_config = setting == "automerge" and config.automerge == "on-approval" or \
+                setting == "dashboard" and config.dashboard
+            if on_in_config and events[0] not in triggers:
+                problems.append(Problem(
+                    f"{rel} has no `{events[0]}` trigger, so the {name} set in .github/executorch-pack-bot.yml "
+                    f"({'automerge: on-approval' if setting == 'automerge' else 'dashboard: true'}) "
+                    + ("never turns on" if setting == "automerge" else "gets no \"Check now\" runs"),
+                    f"add the {name} triggers of docs/example-caller-reviewers.yml to its `on:`",
+                    blocking=False, attention=True))
+    if not lines:
+        lines.append(f"no workflow under {WORKFLOWS_DIR} calls the bot's reusable workflow yet: the README's "
+                     "caller file is step 1 of the install")
+    return lines, problems
 
 
 def shape_problems(result) -> list[Problem]:
