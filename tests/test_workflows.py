@@ -38,7 +38,9 @@ WRITE_JOBS = {"executorch-pack-bot.yml": {"pull-request": {"contents", "pull-req
                                           "approval": {"contents", "pull-requests"},
                                           "dashboard": {"issues"}},
              # the fleet's pull-request jobs write with an App token scoped to one repository, not with this token
-             "executorch-pack-bot-fleet.yml": {"summary": {"issues"}}}
+             "executorch-pack-bot-fleet.yml": {"summary": {"issues"}},
+             # the attestation (signed with the run's OIDC token, stored on the repository); the release and vX tag
+             "release.yml": {"attest": {"id-token", "attestations"}, "release": {"contents"}}}
 READ_ONLY_VALUES = {"read", "none"}
 
 
