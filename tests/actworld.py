@@ -51,7 +51,7 @@ APP_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIstandin\n-----END RSA PRIVATE KEY
 STANDINS = {"actions/checkout": "checkout", "actions/upload-artifact": "upload-artifact",
             "actions/download-artifact": "download-artifact", "actions/cache": "cache",
             "actions/setup-python": "setup-python", "actions/create-github-app-token": "create-github-app-token",
-            "ARM-software/cmsis-actions": "cmsis-actions"}
+            "ARM-software/cmsis-actions": "cmsis-actions", "actions/attest-build-provenance": "attest-build-provenance"}
 #: The template's Python pins at 1.4.0 and 1.5.1 (sample template and upstream): empty wheels stand in for them.
 TEMPLATE_WHEELS = [("executorch", "1.5.1"), ("torch", "2.14.0"), ("torchao", "0.19.0"), ("torchvision", "0.28.0"),
                    ("torchvision", "0.29.0"), ("ethos-u-vela", "5.2.0"), ("numpy", "2.0.0"), ("pyyaml", "6.0.2"),

@@ -165,3 +165,96 @@ def test_bad_input_is_exit_2_naming_it(tmp_path, capsys):
     assert release.main(["check", "0.2.0"]) == 2
     assert capsys.readouterr().err == "release: error: tag '0.2.0': a release tag is vMAJOR.MINOR.PATCH (docs/releasing.md)\n"
     assert release.main(["nonsense"]) == 2
+
+
+# ------------------------------------------------------------------ the workflow under act, against the fake GitHub
+class ReleaseWorld:
+    """The bot's own repository on the fake GitHub, a tag pushed to it, and release.yml run for that push.
+
+    Built on :class:`actworld.ActWorld` (the same act invocation, stand-ins and offline pip); the repository the
+    workflow runs in is the bot's (a commit of this checkout with the tag), not a template."""
+
+    def __init__(self, tmp_path, tag: str):
+        import actworld
+        from actworld import BOT_REPOSITORY, ActWorld, bot_commit, session_site
+
+        bot_dir, sha = bot_commit(tmp_path / "bot")
+        subprocess.run(["git", "-C", str(bot_dir), "tag", "-a", tag, "-m", f"executorch-pack-bot {tag}"], check=True)
+        self.bare = tmp_path / "bot.git"
+        subprocess.run(["git", "clone", "-q", "--bare", str(bot_dir), str(self.bare)], check=True)
+        self.sha, self.tag = sha, tag
+        wheels = tmp_path / "wheels"
+        wheels.mkdir()
+        site = session_site(tmp_path / "site")
+        world = self
+
+        class World(ActWorld):
+            REPOSITORY = BOT_REPOSITORY
+            WORKFLOW = WORKFLOW
+
+            def caller_remote(self):
+                return world.bare
+
+            def repositories(self):
+                return {BOT_REPOSITORY: str(world.bare)}
+
+            def caller(self, dest):
+                dest.write_text(WORKFLOW.read_text())
+                return dest
+
+            def event(self, name, payload=None, **inputs):
+                r = BOT_REPOSITORY
+                return {"ref": f"refs/tags/{world.tag}", "after": world.sha, "before": "0" * 40, "created": True,
+                        "repository": {"full_name": r, "name": r.split("/")[1], "owner": {"login": r.split("/")[0]},
+                                       "default_branch": "main"}, "pusher": {"name": "alice"},
+                        "sender": {"login": "alice", "type": "User"}}
+
+            def extra_env(self):
+                return {"STANDIN_ATTEST_LOG": str(world.attest_log)}
+
+        self.attest_log = tmp_path / "attest.log"
+        self.aw = World(tmp_path / "world", (bot_dir, sha), wheels, site)
+        self.aw.fake.repo(BOT_REPOSITORY)
+        self.aw.fake.link_git(BOT_REPOSITORY, self.bare)
+        self.repo = BOT_REPOSITORY
+        self.actworld = actworld
+
+    def run(self):
+        return self.aw.run("push", secrets={})
+
+
+@pytest.mark.workflow
+@pytest.mark.needs("act", "wheelhouse", "openapi")
+def test_a_release_tag_becomes_a_release_with_attested_assets_and_a_moved_major_tag(tmp_path):
+    (tmp_path / "world").mkdir()
+    version = release.pyproject_version()
+    w = ReleaseWorld(tmp_path, f"v{version}")
+    import fakegithub
+    start = len(fakegithub.EXCHANGES)
+    try:
+        run = w.run()
+        # The release script's requests are not the bot's (docs/github.md lists the bot's operations): they leave
+        # the session's record, and each is checked against GitHub's REST description here, except the uploads,
+        # which GitHub serves on another host (uploads.github.com) that the description's servers do not model.
+        ours = fakegithub.EXCHANGES[start:]
+        del fakegithub.EXCHANGES[start:]
+        import openapi_contract as oc
+        c = oc.contract()
+        assert [p for ex in ours if not ex.path.split("?")[0].endswith("/assets") for p in c.check(ex)] == []
+        assert run.code == 0, run.log[-3000:]
+        assert run.jobs == {"build": "success", "attest": "success", "release": "success"}, run.log[-3000:]
+        rel = next(r for r in w.aw.fake.repo(w.repo).releases if r["tag_name"] == w.tag)
+        assert rel["name"] == f"executorch-pack-bot {version}"
+        assert rel["body"] == release.notes(version)
+        names = sorted(a["name"] for a in rel["assets"])
+        assert names == ["SHA256SUMS", f"executorch_pack_bot-{version}-py3-none-any.whl",
+                         f"executorch_pack_bot-{version}.tar.gz"]
+        # what was attested is what was published, byte for byte
+        attested = {json.loads(ln)["name"]: json.loads(ln)["sha256"] for ln in w.attest_log.read_text().splitlines()}
+        assert attested == {a["name"]: a["digest"].split(":", 1)[1] for a in rel["assets"]}
+        major = "v" + version.split(".")[0]
+        got = subprocess.run(["git", "--git-dir", str(w.bare), "rev-parse", f"refs/tags/{major}"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert got == w.sha
+    finally:
+        w.aw.fake.stop()
