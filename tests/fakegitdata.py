@@ -168,7 +168,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
                                "object": {"sha": obj, "type": kind, "url": f"{api}/{kind}s/{obj}"},
                                "verification": {"verified": False, "reason": "unsigned", "signature": None,
                                                 "payload": None, "verified_at": None}})
-        if m == "GET" and (mm := re.fullmatch(r"/git/(?:ref|refs)/(heads/.+)", rest)):
+        if m == "GET" and (mm := re.fullmatch(r"/git/(?:ref|refs)/((?:heads|tags)/.+)", rest)):
             ref = "refs/" + mm.group(1)
             sha = _git(r.git_dir, "for-each-ref", "--format=%(objectname)", ref).decode().strip()
             return fake._json(ref_json(fake, r, ref, sha)) if sha else fake._not_found()
@@ -182,7 +182,7 @@ def route(fake, r, req, m: str, rest: str, body):  # noqa: C901 - a router
             _git(r.git_dir, "update-ref", ref, sha, "0" * 40)
             r.ref_updates.append((ref, sha))
             return fake._json(ref_json(fake, r, ref, sha), 201)
-        if m in ("PATCH", "DELETE") and (mm := re.fullmatch(r"/git/refs/(heads/.+)", rest)):
+        if m in ("PATCH", "DELETE") and (mm := re.fullmatch(r"/git/refs/((?:heads|tags)/.+)", rest)):
             ref = "refs/" + mm.group(1)
             old = _git(r.git_dir, "for-each-ref", "--format=%(objectname)", ref).decode().strip()
             if not old:

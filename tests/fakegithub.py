@@ -460,6 +460,35 @@ class FakeGitHub:
         from fakegitdata import route as git_route
         if (resp := git_route(self, r, req, m, rest, body)) is not None:
             return resp
+        if m == "POST" and rest == "/releases":
+            # GitHub REST docs, "Create a release": 201 with the release; its upload_url is where assets go
+            # (on github.com uploads.github.com; here this server, so that a workflow under act reaches it)
+            if any(x["tag_name"] == body["tag_name"] for x in r.releases):
+                return self._json({"message": "Validation Failed", "errors": [
+                    {"resource": "Release", "code": "already_exists", "field": "tag_name"}]}, 422)
+            rel = self.add_release(full, body["tag_name"], prerelease=bool(body.get("prerelease")),
+                                   draft=bool(body.get("draft")), body=body.get("body") or "")
+            rel["name"] = body.get("name") or body["tag_name"]
+            rel["upload_url"] = f"{self.url}/repos/{full}/releases/{rel['id']}/assets{{?name,label}}"
+            return self._json(rel, 201)
+        if m == "POST" and (mm := re.fullmatch(r"/releases/(\d+)/assets", rest)):
+            # GitHub REST docs, "Upload a release asset": the file is the body, ?name= names it; 201 with the asset
+            rel = next((x for x in r.releases if x["id"] == int(mm.group(1))), None)
+            name = req.args.get("name")
+            if rel is None or not name:
+                return self._not_found() if rel is None else self._json({"message": "name is required"}, 422)
+            data = req.get_data()
+            aid = self._id()
+            self.assets[aid] = data
+            a = {"id": aid, "node_id": f"RA_{aid}", "name": name, "label": None, "size": len(data),
+                 "state": "uploaded", "content_type": req.headers.get("Content-Type", "application/octet-stream"),
+                 "download_count": 0, "uploader": self._user(full.split("/")[0]),
+                 "created_at": rel["created_at"], "updated_at": rel["created_at"],
+                 "url": f"{self.url}/repos/{full}/releases/assets/{aid}",
+                 "browser_download_url": f"{self.url}/download/{full}/{rel['tag_name']}/{name}?id={aid}",
+                 "digest": "sha256:" + hashlib.sha256(data).hexdigest()}
+            rel["assets"].append(a)
+            return self._json(a, 201)
         if m == "GET" and (mm := re.fullmatch(r"/releases/assets/(\d+)", rest)):
             # GitHub REST docs, "Get a release asset": Accept: application/octet-stream answers 302 to a
             # signed URL on another host (which must not get the token); otherwise the asset's JSON.

@@ -40,6 +40,7 @@ def no_merge(w):
     return not any(s.path.endswith("/merge") for s in w.fake.requests)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_approval_enables_auto_merge(w):
     code, out, err, outputs = approve(w)
     n = w.pr["number"]
@@ -54,12 +55,14 @@ def test_a_writers_approval_enables_auto_merge(w):
     assert no_merge(w)
 
 
+@pytest.mark.needs("webhooks")
 def test_merge_method_is_configurable(w):
     w.config("automerge: on-approval\nmerge-method: rebase\n")
     approve(w, login="mia")
     assert w.fake.graphql[0]["variables"]["method"] == "REBASE" and w.pr["auto_merge"]["merge_method"] == "rebase"
 
 
+@pytest.mark.needs("webhooks")
 def test_required_checks_from_a_ruleset_count(w):
     w.fake.protection.clear()
     w.fake.rules["main"] = ["test (3.12)"]
@@ -67,12 +70,14 @@ def test_required_checks_from_a_ruleset_count(w):
     assert w.pr["auto_merge"] is not None
 
 
+@pytest.mark.needs("webhooks")
 def test_without_automerge_in_the_config_an_approval_does_nothing(w):
     w.config("labels: [dependencies]\n")
     code, out, err, outputs = approve(w)
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_repository_without_auto_merge_gets_the_reason_and_nothing_else(w):
     w.fake.settings["allow_auto_merge"] = False
     code, out, err, outputs = approve(w)
@@ -85,6 +90,7 @@ def test_repository_without_auto_merge_gets_the_reason_and_nothing_else(w):
     assert w.pr["auto_merge"] is None and no_merge(w)
 
 
+@pytest.mark.needs("webhooks")
 def test_no_required_check_gets_the_reason_and_nothing_else(w):
     w.fake.protection.clear()
     approve(w)
@@ -95,6 +101,7 @@ def test_no_required_check_gets_the_reason_and_nothing_else(w):
                              "pull request by hand when it is ready."]
 
 
+@pytest.mark.needs("webhooks")
 def test_graphql_refusal_is_replied_not_raised(w):
     """The REST answer does not say (the field is missing without admin rights); GraphQL refuses: the reply says so."""
     w.fake.settings.pop("allow_auto_merge")
@@ -111,6 +118,7 @@ def test_graphql_refusal_is_replied_not_raised(w):
 
 
 # ------------------------------------------------------------------ exactly the approved commit
+@pytest.mark.needs("webhooks")
 def test_an_approval_of_an_older_commit_is_refused_with_a_reply(w):
     """The review is of commit A; the head is B: nothing is enabled, and the reply names both."""
     code, out, err, outputs = approve(w, commit_id="0f" * 20)
@@ -122,6 +130,7 @@ def test_an_approval_of_an_older_commit_is_refused_with_a_reply(w):
                              "Merge this pull request by hand when it is ready."]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_head_that_moved_after_the_event_was_sent_is_refused(w):
     """The event's PR JSON still shows the approved head; a fresh read shows a newer one: refused."""
     payload = review_event(TEMPLATE, w.pr)
@@ -133,6 +142,7 @@ def test_a_head_that_moved_after_the_event_was_sent_is_refused(w):
                                                     "`bebebebebebe`")
 
 
+@pytest.mark.needs("webhooks")
 def test_github_refuses_when_the_head_moves_between_the_read_and_the_mutation(w):
     """``expectedHeadOid`` is the approved commit: a push racing the job makes GitHub refuse, and the bot replies."""
     real = w.fake._graphql
@@ -148,6 +158,7 @@ def test_github_refuses_when_the_head_moves_between_the_read_and_the_mutation(w)
         "didn't match expected head sha\\). Merge this pull request by hand when it is ready."]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_push_by_anyone_turns_auto_merge_off(w):
     approve(w)
     assert w.pr["auto_merge"] is not None
@@ -163,6 +174,7 @@ def test_a_push_by_anyone_turns_auto_merge_off(w):
                                  "auto-merge is off until the new head is approved.")
 
 
+@pytest.mark.needs("webhooks")
 def test_a_push_to_a_pr_without_auto_merge_costs_no_write(w):
     before = w.pr["head"]["sha"]
     w.pr["head"]["sha"] = "ee" * 20
@@ -170,6 +182,7 @@ def test_a_push_to_a_pr_without_auto_merge_costs_no_write(w):
     assert w.writes() == []
 
 
+@pytest.mark.needs("webhooks")
 def test_a_push_to_another_pr_costs_no_request(w):
     w.other["auto_merge"] = {"merge_method": "merge"}
     w.command("pull_request_target", synchronize_event(TEMPLATE, w.other, before="00" * 20))
@@ -177,6 +190,7 @@ def test_a_push_to_another_pr_costs_no_request(w):
 
 
 # ------------------------------------------------------------------ the repository's own rules
+@pytest.mark.needs("webhooks")
 def test_required_approvals_are_named_in_the_reply(w):
     w.fake.rules["main"] = ["test"]
     w.fake.rule_extra["main"] = [{"type": "pull_request", "parameters": {
@@ -189,6 +203,7 @@ def test_required_approvals_are_named_in_the_reply(w):
         "approval."]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_merge_queue_is_left_to_people(w):
     w.fake.rule_extra["main"] = [{"type": "merge_queue", "parameters": {
         "check_response_timeout_minutes": 60, "grouping_strategy": "ALLGREEN", "max_entries_to_build": 5,
@@ -200,6 +215,7 @@ def test_a_merge_queue_is_left_to_people(w):
                                           "bot leaves to people. Merge this pull request by hand when it is ready."]
 
 
+@pytest.mark.needs("webhooks")
 def test_rules_the_bot_cannot_read_leave_the_merge_to_people(w):
     w.fake.off_contract = True   # GitHub's description lists no 403 here; a token without the right gets one
     w.fake.fail_paths[f"/repos/{TEMPLATE}/rules/branches/main"] = 403
@@ -211,6 +227,7 @@ def test_rules_the_bot_cannot_read_leave_the_merge_to_people(w):
                           "ready.")
 
 
+@pytest.mark.needs("webhooks")
 def test_with_the_workflows_github_token_the_reply_says_the_merge_starts_no_workflow(w, monkeypatch):
     monkeypatch.setenv("EXECUTORCH_PACK_BOT_DEFAULT_TOKEN", "true")
     approve(w)
@@ -219,33 +236,39 @@ def test_with_the_workflows_github_token_the_reply_says_the_merge_starts_no_work
         "branch's CI does not run on it); give the workflow a GitHub App (app-id) to avoid that.")
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("login", ["rita", "tom", "stranger"])
 def test_an_approval_without_write_permission_changes_nothing(w, login):
     code, out, err, outputs = approve(w, login=login)
     assert (code, outputs, w.writes()) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_an_approval_by_a_bot_costs_no_request(w):
     code, out, err, outputs = approve(w, login="some-app[bot]", kind="Bot")
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("state", ["commented", "changes_requested"])
 def test_other_reviews_cost_no_request(w, state):
     code, out, err, outputs = approve(w, state=state)
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_a_dismissed_review_costs_no_request(w):
     code, out, err, outputs = approve(w, state="dismissed", action="dismissed")
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_an_approval_of_another_pr_changes_nothing(w):
     code, out, err, outputs = approve(w, pull=w.other)
     assert (code, outputs, w.writes()) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_an_approval_of_a_closed_bot_pr_changes_nothing(w):
     w.pr["state"] = "closed"
     assert approve(w)[3] == NONE and w.writes() == []
@@ -273,6 +296,7 @@ def test_settings_are_read(tmp_path):
 
 
 # ------------------------------------------------------------------ a new push turns auto-merge off
+@pytest.mark.needs("webhooks")
 def test_a_new_push_by_the_bot_turns_auto_merge_off_until_a_new_approval(tmp_path, monkeypatch, capsys):
     fake = FakeGitHubEvents()
     url = fake.start()
@@ -328,6 +352,7 @@ def test_a_new_push_by_the_bot_turns_auto_merge_off_until_a_new_approval(tmp_pat
         fake.stop()
 
 
+@pytest.mark.needs("webhooks")
 def test_a_refusal_is_one_log_line_and_no_decision(w):
     w.fake.protection.clear()
     code, out, err, outputs = approve(w)
@@ -360,6 +385,7 @@ def test_a_failed_disable_names_what_the_bot_tried(w):
     assert exc.value.message.startswith("GitHub refused to comment on #1: ")
 
 
+@pytest.mark.needs("webhooks")
 def test_checks_listed_only_under_checks_count(w):
     """Branch protection may name its required checks with their app (``checks``) and no ``contexts``."""
     w.fake.protection["main"] = ["ci/build", "ci/test"]
@@ -369,6 +395,7 @@ def test_checks_listed_only_under_checks_count(w):
     assert "when its 2 required checks pass." in w.comments(w.pr["number"])[0]
 
 
+@pytest.mark.needs("webhooks")
 def test_required_approvals_from_branch_protection_are_named(w):
     w.fake.protection_reviews["main"] = 1
     approve(w)
@@ -376,6 +403,7 @@ def test_required_approvals_from_branch_protection_are_named(w):
         w.pr["number"])[0]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_server_without_rulesets_reads_as_no_ruleset(w):
     """GitHub Enterprise without rulesets answers 404 for the rules of a branch: branch protection alone decides."""
     w.fake.off_contract = True
@@ -384,6 +412,7 @@ def test_a_server_without_rulesets_reads_as_no_ruleset(w):
     assert w.pr["auto_merge"] is not None
 
 
+@pytest.mark.needs("webhooks")
 def test_a_required_check_without_a_name_is_no_check(w):
     """A ruleset entry without a ``context`` names no check: with nothing else required, the merge is refused."""
     w.fake.protection.clear()
@@ -395,6 +424,7 @@ def test_a_required_check_without_a_name_is_no_check(w):
     assert w.comments(w.pr["number"])[0].startswith("Auto-merge was not enabled: no status check is required on `main`")
 
 
+@pytest.mark.needs("webhooks")
 def test_unreadable_settings_leave_the_merge_to_people_with_githubs_words_capped(w):
     w.fake.off_contract = True
     path = f"/repos/{TEMPLATE}"
@@ -409,6 +439,7 @@ def test_unreadable_settings_leave_the_merge_to_people_with_githubs_words_capped
 
 
 # ------------------------------------------------------------------ what the rules are read from
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("path,what", [("branches/main", "read branch main"),
                                        ("rules/branches/main", "read the rules of branch main")])
 def test_an_unreadable_branch_or_ruleset_names_the_request_in_the_reply(w, path, what):
@@ -422,6 +453,7 @@ def test_an_unreadable_branch_or_ruleset_names_the_request_in_the_reply(w, path,
         "by hand when it is ready."]
 
 
+@pytest.mark.needs("webhooks")
 def test_checks_listed_only_under_contexts_count(w):
     """An older server's branch protection names its required checks under ``contexts`` alone (no ``checks``)."""
     w.fake.off_contract = True
@@ -434,6 +466,7 @@ def test_checks_listed_only_under_contexts_count(w):
         "required checks pass. Any new push turns it off until a new approval."]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_malformed_rule_entry_is_skipped_and_the_rules_after_it_still_count(w):
     w.fake.off_contract = True
     w.fake.rule_extra["main"] = ["not a rule", {"type": "merge_queue", "parameters": {}}]

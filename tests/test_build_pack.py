@@ -313,7 +313,7 @@ def test_preflight_names_missing_cmake(et_root, tmp_path):
         build.preflight(cfg)
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs a real cmake")
+@pytest.mark.needs("cmake")
 def test_real_cmake_end_to_end(et_root, tmp_path, monkeypatch, capsys):
     """The real cmake configures and builds the tiny project; the pack is written."""
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

@@ -17,8 +17,7 @@ from bot.sample.packgen import make_pack
 
 V = "1.5.1"
 CCACHE = shutil.which("ccache")
-pytestmark = pytest.mark.skipif(CCACHE is None or shutil.which("arm-none-eabi-g++") is None,
-                                reason="needs ccache and arm-none-eabi-g++ (.ci/run installs them)")
+pytestmark = pytest.mark.needs("ccache", "arm-gcc")
 
 
 @pytest.fixture

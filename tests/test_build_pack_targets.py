@@ -92,7 +92,7 @@ def test_bad_cmake_arg_refused_before_anything_runs(et_root, tmp_path, fake_cmak
 def test_ccache_on_path_is_the_launcher_and_its_hit_rate_is_reported(et_root, tmp_path, fake_cmake, monkeypatch,
                                                                       capsys):
     _write_exec(tmp_path / "bin" / "ccache", FAKE_CCACHE.format(python=sys.executable))
-    monkeypatch.setattr(build, "find_ccache", lambda: shutil.which("ccache"))
+    monkeypatch.setattr(build, "find_ccache", lambda: str(tmp_path / "bin" / "ccache"))   # as found on PATH
     monkeypatch.setenv("FAKE_CCACHE_STATE", str(tmp_path / "ccache-state"))
     monkeypatch.delenv("CMAKE_C_COMPILER_LAUNCHER", raising=False)
     monkeypatch.delenv("CMAKE_CXX_COMPILER_LAUNCHER", raising=False)
@@ -178,7 +178,7 @@ def test_build_dir_with_a_foreign_cmake_cache_is_refused(et_root, tmp_path, fake
     assert not fake_cmake.exists()
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="needs arm-none-eabi-g++")
+@pytest.mark.needs("arm-gcc")
 def test_written_pack_is_verified_with_the_compile_check(et_root, tmp_path, fake_cmake, monkeypatch, capsys):
     repo = Path(__file__).resolve().parents[1]
     monkeypatch.setenv("PYTHONPATH", str(repo))

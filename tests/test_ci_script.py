@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = "gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi qemu-system-arm ccache"
+PACKAGES = "gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib libnewlib-arm-none-eabi qemu-system-arm ccache cmake"
 #: The exit code of the fake python3: the script got past the toolchain step.
 PAST_TOOLCHAIN = 97
 
@@ -67,6 +67,6 @@ def test_not_root_without_sudo_names_the_packages_and_stops(fake_bin):
     assert proc.returncode == 1
     assert log == []  # apt-get never ran, and python3 (the next step) was not reached
     assert proc.stderr.splitlines() == [
-        ".ci/run: arm-none-eabi-g++, qemu-system-arm or ccache is not installed and installing them needs root "
+        ".ci/run: arm-none-eabi-g++, qemu-system-arm, ccache or cmake is not installed and installing them needs root "
         "(not root, no sudo):",
         f".ci/run: install the Debian packages {PACKAGES}, then run again"]

@@ -41,6 +41,7 @@ def event_file(w) -> str:
     return str(w.tmp / f"event{w.n}.json")
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body", [
     "/executorch-pac\u212a-bot recheck",          # KELVIN SIGN: Python's IGNORECASE takes it for 'k'
     "/EXECUTORCH-PAC\u212a-BOT RECHECK",
@@ -72,6 +73,7 @@ def test_parse_reads_ascii_words_split_on_spaces_and_tabs(body, verb, args):
     assert (cmd.verb, cmd.args) == (verb, args)
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body", [
     "  /executorch-pack-bot recheck",         # leading blanks
     "\t/executorch-pack-bot recheck",         # a tab
@@ -88,6 +90,7 @@ def test_anything_before_the_prefix_or_a_tab_after_it_is_no_command(w, body):
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body", ["/executorch-pack-bot RE\u212aHECK", "/executorch-pack-bot recheck\u200b"])
 def test_a_verb_with_a_look_alike_letter_is_unknown(w, body):
     code, out, err, outputs = say(w, body)
@@ -96,6 +99,7 @@ def test_a_verb_with_a_look_alike_letter_is_unknown(w, body):
     assert w.comments(w.pr["number"])[0].endswith(HELP)
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body, extra", [
     ("/executorch-pack-bot recheck now", "now"),
     ("/executorch-pack-bot rebuild --force", "--force"),
@@ -117,11 +121,13 @@ def test_extra_arguments_are_refused_and_nothing_is_done(w, body, extra):
     assert [s.method for s in w.fake.writes()] == ["POST", "POST"]
 
 
+@pytest.mark.needs("webhooks")
 def test_help_with_words_after_it_still_answers(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot help me")
     assert (code, outputs, w.fake.reactions, w.comments(w.pr["number"])) == (0, NONE, {CID: ["+1"]}, [HELP])
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("arg", ["1.5.1;", "\u0661.\u0665.\u0661", "\uff11.\uff15.\uff11", "1" * 5000 + ".0.0",
                                  "1234567890.0.0", "v1.5.1\x00", "1.5.1-rc1"])
 def test_a_version_argument_must_be_ascii_x_y_z(w, arg):
@@ -131,6 +137,7 @@ def test_a_version_argument_must_be_ascii_x_y_z(w, arg):
     assert w.pr["state"] == "open" and hidden.load(w.pr["body"]) is None
 
 
+@pytest.mark.needs("webhooks")
 def test_a_hand_edited_state_with_odd_versions_is_read_without_them(w):
     w.pr["body"] = hidden.replace(w.pr["body"], {"ignored": ["\u0661.\u0665.\u0661", "9" * 5000 + ".0.0", "1.4.0"]})
     code, out, err, outputs = say(w, "/executorch-pack-bot ignore 1.6.0")
@@ -139,6 +146,7 @@ def test_a_hand_edited_state_with_odd_versions_is_read_without_them(w):
                                                     {"version": "1.6.0", "pr": w.pr["number"]}]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_title_version_in_other_digits_is_no_version(w):
     w.pr["title"] = "Bump ExecuTorch to \u0661.\u0665.\u0661"
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck")
@@ -160,6 +168,7 @@ BAD_FIELDS = [
 ]
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("i", range(len(BAD_FIELDS)))
 def test_a_field_of_the_wrong_type_is_a_malformed_event(w, i):
     change, field, what = BAD_FIELDS[i]
@@ -171,6 +180,7 @@ def test_a_field_of_the_wrong_type_is_a_malformed_event(w, i):
     assert w.fake.writes() == []
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("field", ["number", "id", "user"])
 def test_a_command_without_its_number_id_or_author_is_a_malformed_event(w, field):
     p = comment_event(TEMPLATE, w.pr["number"], "/executorch-pack-bot recheck")
@@ -181,6 +191,7 @@ def test_a_command_without_its_number_id_or_author_is_a_malformed_event(w, field
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_a_null_pull_request_link_is_a_comment_on_an_issue(w):
     p = comment_event(TEMPLATE, w.pr["number"], "/executorch-pack-bot recheck")
     p["issue"]["pull_request"] = None
@@ -188,6 +199,7 @@ def test_a_null_pull_request_link_is_a_comment_on_an_issue(w):
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_an_ordinary_comment_with_odd_other_fields_costs_nothing(w):
     p = comment_event(TEMPLATE, w.pr["number"], "LGTM")
     p["issue"]["number"] = "not a number"
@@ -212,6 +224,7 @@ def test_a_payload_nested_too_deeply_is_a_malformed_event(w, data):
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_a_payload_over_githubs_cap_is_refused_unread(w, monkeypatch):
     import bot.events.event as ev
     monkeypatch.setattr(ev, "MAX_PAYLOAD", 2**20)
@@ -222,6 +235,7 @@ def test_a_payload_over_githubs_cap_is_refused_unread(w, monkeypatch):
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_a_payload_at_the_cap_is_read(w, monkeypatch):
     import bot.events.event as ev
     payload = json.dumps(comment_event(TEMPLATE, w.pr["number"], "/executorch-pack-bot help")).encode()
@@ -230,6 +244,7 @@ def test_a_payload_at_the_cap_is_read(w, monkeypatch):
     assert (code, err, w.fake.reactions) == (0, "", {CID: ["+1"]})
 
 
+@pytest.mark.needs("webhooks")
 def test_an_approval_with_fields_of_the_wrong_type_is_a_malformed_event(w):
     w.config("automerge: on-approval\n")
     p = review_event(TEMPLATE, w.pr)
@@ -245,6 +260,7 @@ def test_an_approval_with_fields_of_the_wrong_type_is_a_malformed_event(w):
                               "an object\n")
 
 
+@pytest.mark.needs("webhooks")
 def test_a_dashboard_edit_with_a_body_of_the_wrong_type_is_a_malformed_event(w):
     w.config("dashboard: true\n")
     issue = {"number": 77, "title": "x", "body": 5, "labels": [{"name": "executorch-pack-bot"}]}
@@ -254,6 +270,7 @@ def test_a_dashboard_edit_with_a_body_of_the_wrong_type_is_a_malformed_event(w):
     assert w.fake.writes() == []
 
 
+@pytest.mark.needs("webhooks")
 def test_a_repo_that_is_not_a_folder_is_bad_usage_not_the_default_settings(w):
     w.repo = w.tmp / "no-such-checkout"
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck")

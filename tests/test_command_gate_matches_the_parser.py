@@ -16,10 +16,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 import yaml
 
 from actions_expressions import evaluate, strip_braces, template_to_expression
 from bot.events.verbs import PREFIX, parse
+
+pytestmark = pytest.mark.needs("expressions")
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = yaml.safe_load((ROOT / ".github/workflows/executorch-pack-bot.yml").read_text(encoding="utf-8"))

@@ -10,6 +10,8 @@ from eventworld import World
 from fakegithub import TEMPLATE, Fault
 from webhook_payloads import comment_event
 
+pytestmark = pytest.mark.needs("webhooks")
+
 NONE = {"action": "none", "version": "", "pr": ""}
 
 

@@ -36,6 +36,7 @@ def reply_writes(w, number):
             ("POST", f"/repos/{TEMPLATE}/issues/{number}/comments")]
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("login", ["alice", "mia", "ada"])
 @pytest.mark.parametrize("verb", ["recheck", "rebuild", "recreate"])
 def test_a_writer_starts_a_run(w, verb, login):
@@ -48,11 +49,13 @@ def test_a_writer_starts_a_run(w, verb, login):
     assert w.pr["state"] == "open"
 
 
+@pytest.mark.needs("webhooks")
 def test_recreate_says_foreign_commits_are_discarded(w):
     say(w, "/executorch-pack-bot recreate")
     assert "not the bot's are discarded" in w.comments(w.pr["number"])[0]
 
 
+@pytest.mark.needs("webhooks")
 def test_help_replies_with_the_list(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot help", login="ada")
     assert (code, outputs) == (0, NONE)
@@ -60,6 +63,7 @@ def test_help_replies_with_the_list(w):
     assert w.comments(w.pr["number"]) == [HELP]
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("login", ["rita", "tom", "stranger"])
 @pytest.mark.parametrize("verb", ["recheck", "rebuild", "recreate", "ignore", "unignore 1.5.1", "help", "frobnicate"])
 def test_a_user_without_write_permission_gets_one_short_reply(w, verb, login):
@@ -72,6 +76,7 @@ def test_a_user_without_write_permission_gets_one_short_reply(w, verb, login):
     assert w.pr["state"] == "open" and w.pr["body"].count("executorch-pack-bot:state") == 0
 
 
+@pytest.mark.needs("webhooks")
 def test_a_user_without_write_permission_gets_one_reply_per_pull_request(w):
     """Three commands by rita, two by tom: three -1 reactions... and one reply per person."""
     n = w.pr["number"]
@@ -83,6 +88,7 @@ def test_a_user_without_write_permission_gets_one_reply_per_pull_request(w):
                              f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed tom -->"]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_look_alike_reply_written_by_someone_else_does_not_silence_the_bot(w):
     """A comment carrying the hidden line, but not by the bot's own account, is no earlier reply."""
     n = w.pr["number"]
@@ -94,6 +100,7 @@ def test_a_look_alike_reply_written_by_someone_else_does_not_silence_the_bot(w):
     assert w.comments(n)[1:] == [f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed rita -->"]
 
 
+@pytest.mark.needs("webhooks")
 def test_the_permission_api_decides_not_author_association(w):
     """The example payload says author_association OWNER; the API says read: refused."""
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck", login="rita")
@@ -102,6 +109,7 @@ def test_the_permission_api_decides_not_author_association(w):
     assert asked == [f"/repos/{TEMPLATE}/collaborators/rita/permission"]
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("login", ["renovate[bot]", "dependabot[bot]", "github-actions[bot]"])
 @pytest.mark.parametrize("verb", ["recheck", "rebuild", "recreate", "ignore", "unignore 1.5.1", "help", "zap"])
 def test_bots_are_ignored_without_a_request(w, verb, login):
@@ -110,6 +118,7 @@ def test_bots_are_ignored_without_a_request(w, verb, login):
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_unknown_verb_gets_confused_and_the_help(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot rebase @everyone")
     assert (code, outputs) == (0, NONE)
@@ -117,17 +126,20 @@ def test_unknown_verb_gets_confused_and_the_help(w):
     assert w.comments(w.pr["number"]) == ["Unknown command `rebase`.\n\n" + HELP]
 
 
+@pytest.mark.needs("webhooks")
 def test_bare_prefix_is_an_unknown_verb(w):
     say(w, "/executorch-pack-bot")
     assert w.fake.reactions == {CID: ["confused"]}
 
 
+@pytest.mark.needs("webhooks")
 def test_foreign_text_in_a_verb_is_quoted_inert(w):
     say(w, "/executorch-pack-bot <!--@everyone#1")
     reply = w.comments(w.pr["number"])[0]
     assert reply.startswith("Unknown command `<!--@everyone#1`.")
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body", ["please /executorch-pack-bot recheck", "thanks!\n/executorch-pack-bot recheck",
                                   "/executorch-pack-botrecheck", "@executorch-pack-bot recheck"])
 def test_the_command_must_open_the_first_line(w, body):
@@ -135,6 +147,7 @@ def test_the_command_must_open_the_first_line(w, body):
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_a_comment_on_another_pull_request_is_ignored_without_a_write(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck", number=w.other["number"])
     assert (code, outputs) == (0, NONE)
@@ -142,11 +155,13 @@ def test_a_comment_on_another_pull_request_is_ignored_without_a_write(w):
     assert w.fake.reactions == {}
 
 
+@pytest.mark.needs("webhooks")
 def test_a_comment_on_an_issue_is_ignored_without_a_request(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck", number=40, on_pr=False)
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_a_pr_from_a_fork_on_the_bot_branch_name_is_not_the_bots(w):
     fork = w.fake.add_pull(TEMPLATE, head="executorch-pack-bot/executorch", title="Bump ExecuTorch to 9.9.9",
                            body=w.pr["body"], head_repo="mallory/fw-template", user="mallory")
@@ -154,6 +169,7 @@ def test_a_pr_from_a_fork_on_the_bot_branch_name_is_not_the_bots(w):
     assert (outputs, w.writes()) == (NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("action", ["edited", "deleted"])
 def test_edited_and_deleted_comments_are_ignored_without_a_request(w, action):
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck", action=action)
@@ -161,6 +177,7 @@ def test_edited_and_deleted_comments_are_ignored_without_a_request(w, action):
 
 
 # ------------------------------------------------------------------ ignore without a dashboard
+@pytest.mark.needs("webhooks")
 def test_ignore_closes_the_pr_and_keeps_the_version_in_its_state(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot ignore")
     n = w.pr["number"]
@@ -174,6 +191,7 @@ def test_ignore_closes_the_pr_and_keeps_the_version_in_its_state(w):
     assert w.writes() == [("PATCH", f"/repos/{TEMPLATE}/pulls/{n}")] + reply_writes(w, n)
 
 
+@pytest.mark.needs("webhooks")
 def test_ignore_another_version_keeps_the_pr_open(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot ignore v1.6.0")
     assert outputs["action"] == "ignore" and outputs["version"] == "1.6.0"
@@ -181,6 +199,7 @@ def test_ignore_another_version_keeps_the_pr_open(w):
     assert hidden.load(w.pr["body"]) == {"ignored": [{"version": "1.6.0", "pr": w.pr["number"]}]}
 
 
+@pytest.mark.needs("webhooks")
 def test_unignore_undoes_ignore(w):
     say(w, "/executorch-pack-bot ignore")
     code, out, err, outputs = say(w, "/executorch-pack-bot unignore 1.5.1")
@@ -188,12 +207,14 @@ def test_unignore_undoes_ignore(w):
     assert hidden.load(w.pr["body"])["ignored"] == []
 
 
+@pytest.mark.needs("webhooks")
 def test_unignore_of_a_version_not_ignored_changes_nothing(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot unignore 1.2.3")
     assert outputs == NONE
     assert w.writes() == reply_writes(w, w.pr["number"])
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("body", ["/executorch-pack-bot ignore latest", "/executorch-pack-bot unignore",
                                   "/executorch-pack-bot ignore 1.5"])
 def test_ignore_needs_a_version(w, body):
@@ -203,6 +224,7 @@ def test_ignore_needs_a_version(w, body):
     assert w.pr["state"] == "open" and hidden.load(w.pr["body"]) is None
 
 
+@pytest.mark.needs("webhooks")
 def test_run_verbs_on_a_closed_pr_do_nothing(w):
     w.pr["state"] = "closed"
     code, out, err, outputs = say(w, "/executorch-pack-bot rebuild")
@@ -225,6 +247,7 @@ def test_missing_or_malformed_event_exits_2(w, tmp_path, capsys):
     assert w.fake.requests == []
 
 
+@pytest.mark.needs("webhooks")
 def test_the_token_never_appears_in_any_output(w):
     results = [say(w, f"/executorch-pack-bot {v}", login=u) for v in ("recheck", "help", "zap", "ignore 1.6.0")
                for u in ("alice", "rita")]
@@ -235,6 +258,7 @@ def test_the_token_never_appears_in_any_output(w):
                for s in w.fake.requests)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_pr_on_the_bot_branch_without_the_fingerprint_is_not_the_bots(w):
     """A person opened it from the bot's branch (or removed the marker): not the bot's PR, no write."""
     mine = w.fake.add_pull(TEMPLATE, head="executorch-pack-bot/executorch", title="Bump ExecuTorch to 1.5.1",
@@ -243,6 +267,7 @@ def test_a_pr_on_the_bot_branch_without_the_fingerprint_is_not_the_bots(w):
     assert (outputs, w.writes(), mine["state"]) == (NONE, [], "open")
 
 
+@pytest.mark.needs("webhooks")
 def test_a_per_version_branch_track_is_recognised(w):
     w.config("branch: bot/executorch-{version}\n")
     pr = w.fake.add_pull(TEMPLATE, head="bot/executorch-1.6.0", title="Bump ExecuTorch to 1.6.0", body=w.pr["body"])

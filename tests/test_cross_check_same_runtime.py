@@ -52,12 +52,14 @@ def runs(tmp_path_factory):
     return out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_packs_differing_only_in_version_have_one_runtime_fingerprint(runs):
     assert len(runs["new"].runtime_sha256) == 64
     assert runs["old"].runtime_sha256 == runs["new"].runtime_sha256
     assert runs["changed"].runtime_sha256 != runs["new"].runtime_sha256
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_the_section_says_the_cross_check_ran_the_same_runtime_sources(runs):
     text = modelrun_section([runs["new"]], [runs["old"]])
     rows = [ln for ln in text.splitlines() if ln.startswith("| `add_mul`")]
@@ -65,6 +67,7 @@ def test_the_section_says_the_cross_check_ran_the_same_runtime_sources(runs):
     assert text.splitlines()[-1] == "Cross check: the same `.pte` files on the old pack's runtime (`1.5.0`). " + NOTE
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_changed_runtime_source_makes_the_cross_check_evidence_again(runs):
     text = modelrun_section([runs["new"]], [runs["changed"]])
     rows = [ln for ln in text.splitlines() if ln.startswith("| `add_mul`")]
@@ -72,6 +75,7 @@ def test_a_changed_runtime_source_makes_the_cross_check_evidence_again(runs):
     assert text.splitlines()[-1] == "Cross check: the same `.pte` files on the old pack's runtime (`1.5.0 changed`)."
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_results_without_a_fingerprint_claim_nothing(runs):
     from dataclasses import replace
 

@@ -130,6 +130,7 @@ def tick(w, login="alice", kind="User"):
     return w.command("issues", issue_edited_event(TEMPLATE, issue, before, login=login, kind=kind)), issue, before
 
 
+@pytest.mark.needs("webhooks")
 def test_check_now_ticked_by_a_writer_starts_a_run_and_is_unticked(w):
     dashboard(w)
     writes = len(w.fake.writes())
@@ -139,6 +140,7 @@ def test_check_now_ticked_by_a_writer_starts_a_run_and_is_unticked(w):
     assert w.writes()[writes:] == [("PATCH", f"/repos/{TEMPLATE}/issues/{issue['number']}")]
 
 
+@pytest.mark.needs("webhooks")
 def test_check_now_ticked_by_a_reader_is_undone_and_starts_nothing(w):
     dashboard(w)
     (code, out, err, outputs), issue, before = tick(w, login="rita")
@@ -146,6 +148,7 @@ def test_check_now_ticked_by_a_reader_is_undone_and_starts_nothing(w):
     assert issue["body"] == before
 
 
+@pytest.mark.needs("webhooks")
 def test_an_edit_of_the_hidden_state_by_a_reader_is_undone(w):
     dashboard(w)
     issue = issues(w)[0]
@@ -155,6 +158,7 @@ def test_an_edit_of_the_hidden_state_by_a_reader_is_undone(w):
     assert outputs == NONE and issue["body"] == before
 
 
+@pytest.mark.needs("webhooks")
 def test_an_edit_by_a_bot_costs_no_request(w):
     dashboard(w)
     n = len(w.fake.requests)
@@ -162,12 +166,14 @@ def test_an_edit_by_a_bot_costs_no_request(w):
     assert (code, outputs, len(w.fake.requests)) == (0, NONE, n)
 
 
+@pytest.mark.needs("webhooks")
 def test_edits_of_other_issues_cost_no_request(w):
     other = w.fake.add_issue(TEMPLATE, title="bug", body="- [x] Check now", labels=["bug"], user="bob")
     code, out, err, outputs = w.command("issues", issue_edited_event(TEMPLATE, other, "- [ ] Check now"))
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
+@pytest.mark.needs("webhooks")
 def test_without_the_setting_a_ticked_box_costs_no_request(w):
     dashboard(w)
     w.config("labels: [x]\n")
@@ -177,6 +183,7 @@ def test_without_the_setting_a_ticked_box_costs_no_request(w):
 
 
 # ------------------------------------------------------------------ ignored versions live in the dashboard
+@pytest.mark.needs("webhooks")
 def test_ignore_keeps_the_version_in_the_dashboard(w):
     dashboard(w)
     n = w.pr["number"]
@@ -198,12 +205,14 @@ def test_ignore_keeps_the_version_in_the_dashboard(w):
     assert "### Ignored versions\n\nNone." in issues(w)[0]["body"]
 
 
+@pytest.mark.needs("webhooks")
 def test_ignore_creates_the_dashboard_when_there_is_none(w):
     w.command("issue_comment", comment_event(TEMPLATE, w.pr["number"], "/executorch-pack-bot ignore 1.6.0"))
     [issue] = issues(w)
     assert hidden.load(issue["body"])["ignored"] == [{"version": "1.6.0", "pr": w.pr["number"]}]
 
 
+@pytest.mark.needs("webhooks")
 def test_the_token_never_appears_in_the_dashboard_or_the_output(w):
     code, cap = dashboard(w)
     (c2, out, err, outputs), issue, before = tick(w)

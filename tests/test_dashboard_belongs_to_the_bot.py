@@ -67,6 +67,7 @@ def test_a_look_alike_by_another_bot_is_not_the_dashboard_either(w):
     assert [i["user"]["login"] for i in issues(w)] == ["other-app[bot]", w.fake.bot_login]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_removed_label_and_an_edited_title_lose_nothing(w):
     dashboard(w)
     n = w.pr["number"]
@@ -88,6 +89,7 @@ def tick(w, issue, login, before=None, **changes):
     return w.command("issues", payload)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_tick_on_a_look_alike_starts_nothing(w):
     fake = forged(w)
     fake["body"] = fake["body"].replace("mine", "- [ ] Check now")
@@ -96,6 +98,7 @@ def test_a_writers_tick_on_a_look_alike_starts_nothing(w):
     assert w.fake.requests == []                          # a user's issue costs no request at all
 
 
+@pytest.mark.needs("webhooks")
 def test_every_edit_by_a_reader_is_undone_body_and_title(w):
     dashboard(w)
     [issue] = issues(w)

@@ -124,7 +124,17 @@ def test_verdict_line_names_every_failed_check_and_flags_the_unexpected():
     assert ok and "UNEXPECTED" not in line and "(built without" not in line
     report.checks = report.checks[:2]
     assert demo.verdict("good pack x", report, expect_failure=False) == (
-        "good pack x: passed (1 checks passed, 1 warning)", True)
+        "good pack x: passed (1 checks passed, 1 warning)\n    warning registrations", True)
+
+
+def test_the_good_packs_warning_is_named_in_the_demo(capsys):
+    # it said "1 warning" and never which
+    code, out, _ = run_cli(capsys, "demo")
+    assert code == 0
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("  good pack "))
+    assert lines[at].endswith("(14 checks passed, 1 warning)")
+    assert lines[at + 1].startswith("    warning registrations: 1 of 7 operator components has no registration")
 
 
 def test_sample_keeps_the_tested_with_claim_as_a_trap():

@@ -156,3 +156,85 @@ def test_the_rehearsal_carries_the_upstream_evidence_as_the_workflow_pull_reques
     assert "| `executorch` | `1.4.0` | `1.5.1` | `release tag v1.5.1` and `version.txt` @ `v1.5.1` (`1.5.1`) |" in out
     assert "not read" not in out and "Not gathered" not in out
     assert "bump record" not in out and "stage" not in out
+
+
+def test_a_project_holding_a_template_is_not_ok(tmp_path, capsys, monkeypatch, upstream_repo):
+    # the bot's own clone: pins only under bot/sample/template/, thousands of mentions for review, and doctor
+    # said "OK: nothing blocks the bot"
+    from bot.commands.demo import copy_template
+    from bot.cli import main
+    repo = tmp_path / "project"
+    copy_template(repo / "sample" / "template")
+    (repo / "notes.md").write_text("".join(f"Step {i}: see ExecuTorch 1.4.0 build {i}.\n" for i in range(3))
+                                   + "VERSION = 1.4.0\n")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    code = main(["doctor", "--repo", str(repo), "--upstream", str(upstream_repo)])
+    out = capsys.readouterr().out
+    assert code == 0   # nothing blocks a run
+    assert "OK: nothing blocks the bot." not in out
+    assert out.rstrip().endswith("a look first.")
+    assert ("  - every ExecuTorch pin is under sample/template/, none at the top of the repository: is --repo the "
+            "template? (the bot reads and bumps the whole repository)") in out.splitlines()
+
+
+def test_the_sample_template_is_ok(template, capsys, monkeypatch, upstream_repo):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("OK: nothing blocks the bot.")
+    assert "would be left for review" not in out and "none at the top" not in out
+
+
+def _caller(template, name: str, *extra: str):
+    """The template with docs/example-caller.yml (plus the reviewer triggers ``extra``) as its caller."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / name).read_text()
+    wf = template / ".github" / "workflows"
+    wf.mkdir(parents=True, exist_ok=True)
+    (wf / "executorch-pack-bot.yml").write_text(text)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  b:\n    runs-on: ubuntu-24.04\n    steps: [{run: make}]\n")
+
+
+def _caller_section(out: str) -> list[str]:
+    lines = out.splitlines()
+    at = lines.index("## The caller")
+    return lines[at + 2:lines.index("## The set-up on GitHub") - 1]
+
+
+@pytest.mark.parametrize("name, want", [
+    ("example-caller.yml", ".github/workflows/executorch-pack-bot.yml: bump; not added: reviewer commands, auto-merge, "
+                           "dashboard (docs/reviewers.md#adding-the-reviewer-layer)"),
+    ("example-caller-reviewers.yml", ".github/workflows/executorch-pack-bot.yml: bump, reviewer commands, auto-merge, "
+                                     "dashboard"),
+])
+def test_doctor_says_which_layers_the_caller_has(template, capsys, monkeypatch, upstream_repo, name, want):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    _caller(template, name)
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 0
+    out = capsys.readouterr().out
+    assert _caller_section(out) == [want]
+    assert out.rstrip().endswith("OK: nothing blocks the bot.")
+
+
+def test_a_setting_whose_layer_the_caller_lacks_needs_a_look(template, capsys, monkeypatch, upstream_repo):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    _caller(template, "example-caller.yml")
+    (template / ".github" / "executorch-pack-bot.yml").write_text("automerge: on-approval\n")
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 0
+    out = capsys.readouterr().out
+    assert ("  - .github/workflows/executorch-pack-bot.yml has no `pull_request_review` trigger, so the auto-merge set "
+            "in .github/executorch-pack-bot.yml (automerge: on-approval) never turns on") in out.splitlines()
+    assert out.rstrip().endswith("1 item above needs a look first.")
+
+
+def test_no_caller_yet_is_said(template, capsys, monkeypatch, upstream_repo):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 0
+    assert _caller_section(capsys.readouterr().out) == [
+        "no workflow under .github/workflows/ calls the bot's reusable workflow yet: the README's caller file is "
+        "step 1 of the install"]

@@ -13,7 +13,7 @@ import pytest
 import openapi_contract as oc
 from fakegithub import Exchange
 
-pytestmark = pytest.mark.skipif(oc.missing_reason() is not None, reason=oc.missing_reason() or "")
+pytestmark = pytest.mark.needs("openapi")
 
 
 @pytest.fixture(scope="module")

@@ -99,6 +99,7 @@ def world(tmp_path, monkeypatch, capsys):
     fake.stop()
 
 
+@pytest.mark.needs("webhooks")
 def test_ignore_then_a_newer_release_then_unignore(world, capsys):
     assert world.run("--respect-ignored") == 0
     [pr] = world.fake.open_pulls(TEMPLATE)
@@ -121,6 +122,7 @@ def test_ignore_then_a_newer_release_then_unignore(world, capsys):
     assert again["number"] != pr["number"] and again["title"] == "Bump ExecuTorch to 1.5.1"
 
 
+@pytest.mark.needs("webhooks")
 def test_the_next_newer_release_is_proposed_when_it_comes(world):
     assert world.run("--respect-ignored") == 0
     [pr] = world.fake.open_pulls(TEMPLATE)
@@ -130,6 +132,7 @@ def test_the_next_newer_release_is_proposed_when_it_comes(world):
     assert (out["update-needed"], out["target"]) == ("true", "1.5.2")
 
 
+@pytest.mark.needs("webhooks")
 def test_ignore_of_another_version_survives_a_body_refresh(world):
     """The ignore list kept in an open PR's body is carried over when the bot rewrites that body."""
     assert world.run("--respect-ignored") == 0
@@ -141,6 +144,7 @@ def test_ignore_of_another_version_survives_a_body_refresh(world):
     assert "executorch-pack-bot:body=0" not in pr["body"]
 
 
+@pytest.mark.needs("webhooks")
 def test_respect_ignored_needs_the_repository(world, monkeypatch, capsys):
     monkeypatch.delenv("GITHUB_REPOSITORY")
     code, _ = world.check("--respect-ignored")

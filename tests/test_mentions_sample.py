@@ -41,4 +41,29 @@ def test_the_demo_prints_the_mentions_lines(capsys):
     assert code == 0
     lines = out.splitlines()
     assert "mentions of 1.4.0: 30 moved, 4 history, 2 other versions, 0 for review" in lines
-    assert "audit after applying: mentions of 1.5.1: 30 moved, 3 history, 8 other versions, 0 for review" in lines
+    assert ("audit after applying: mentions of 1.5.1: 30 a bump moves, 3 history, 8 other versions, 0 for review "
+            "(the new pin's mentions, not the old one's)") in lines
+
+
+def _listed(lines: list[str], after: str) -> dict[str, int]:
+    """The demo's ``Left as written, BUCKET (N):`` blocks after the line starting with ``after``: {bucket: items}."""
+    out, bucket = {}, None
+    for line in lines[next(i for i, ln in enumerate(lines) if ln.startswith(after)) + 1:]:
+        if line.startswith("Left as written, "):
+            bucket = line[len("Left as written, "):line.rindex(" (")]
+            out[bucket] = 0
+            assert line.endswith(f"({int(line[line.rindex('(') + 1:-2])}):")
+        elif bucket and line.startswith("  - "):
+            out[bucket] += 1
+        elif bucket:
+            break
+    return out
+
+
+def test_the_demos_counts_are_the_mentions_it_lists_before_and_after_applying(capsys):
+    # it said "4 history" and listed 3 flagged items; after applying "3 history, 8 other versions", none listed
+    code, out, _ = run_cli(capsys, "demo")
+    lines = out.splitlines()
+    assert _listed(lines, "Flagged items") == {"history": 4, "another thing's version": 2}
+    assert _listed(lines, "audit after applying") == {"history": 3, "another thing's version": 8}
+    assert "  - README.md:23: 2.13.0 (a measurement or test claim)" in lines   # the unflagged history item

@@ -17,6 +17,7 @@ from bot.modelrun.result import MAX_BYTES, ModelResult, read_results, write_resu
 from bot.sample.packgen import write_demo_packs
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_delegated_model_naming_thousands_of_long_delegates_gives_a_readable_result(tmp_path, capsys):
     pack = write_demo_packs(tmp_path / "packs", "1.5.1").good
     pte = tmp_path / "m.pte"

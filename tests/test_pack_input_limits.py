@@ -9,7 +9,6 @@ the pack, or through a macro) or ``/dev/zero``.
 
 from __future__ import annotations
 
-import shutil
 import struct
 import zipfile
 from pathlib import Path
@@ -152,7 +151,7 @@ def test_asset_declared_over_the_absolute_limit_is_not_downloaded(fake, tmp_path
 
 # --- the compile check reads nothing of the host -----------------------------------------------------
 
-needs_gxx = pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi-g++ not installed")
+needs_gxx = pytest.mark.needs("arm-gcc")
 SOURCE = "src/runtime/executor/program.cpp"
 
 

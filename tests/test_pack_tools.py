@@ -146,7 +146,7 @@ def test_listed_matches_the_exact_version():
 # --- compile: the Runtime sources ------------------------------------
 
 ARM_GXX = shutil.which("arm-none-eabi-g++")
-needs_arm = pytest.mark.skipif(ARM_GXX is None, reason="arm-none-eabi-g++ is not installed (.ci/run installs it)")
+needs_arm = pytest.mark.needs("arm-gcc")
 
 
 @needs_arm

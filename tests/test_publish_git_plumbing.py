@@ -376,3 +376,19 @@ def test_a_new_executable_file_is_committed_executable(case):
                                                       "ai_layer/new.yml": b"layer: {}\n"})
     assert {p: m for p, (m, _) in changed.items()} == {"ai_layer/run.sh": "100755", "ai_layer/new.yml": "100644"}
     assert git(case.co, "ls-tree", tree, "ai_layer/run.sh").split()[0] == "100755"
+
+
+def test_publish_in_a_folder_that_is_no_git_repository_says_so(tpl, upstream_repo, tmp_path, capsys, monkeypatch):
+    # it said "the template checkout is on a detached HEAD" of a folder that was never a git checkout
+    from bot.cli import main
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    plan = tmp_path / "plan.json"
+    assert main(["update", "--repo", str(tpl), "--upstream", str(upstream_repo), "--plan-file", str(plan)]) == 0
+    before = {p: p.read_bytes() for p in tpl.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    for extra in ([], ["--dry-run"]):
+        assert main(["publish", "--repo", str(tpl), "--plan-file", str(plan), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"executorch-pack-bot: error: {tpl}: not a git repository: the bot commits and pushes from a "
+                       "git checkout of the template (git clone it, then run there)\n")
+    assert {p: p.read_bytes() for p in tpl.rglob("*") if p.is_file()} == before

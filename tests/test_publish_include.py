@@ -69,6 +69,7 @@ def test_publish_include_refuses_paths_outside_or_links(world, capsys, bad, word
     assert remote_head(world) is None and world.open_pulls(TEMPLATE) == []
 
 
+@pytest.mark.needs("expressions")
 @pytest.mark.parametrize("result,include", [("success", True), ("skipped", False), ("failure", False)])
 def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result, include):
     from actions_expressions import evaluate_templates

@@ -17,6 +17,8 @@ from test_run_model_required_packs import ccache_dir, packs, run  # noqa: F401
 from bot.sample import sample_runtime
 from bot.sample.packgen import nn_pack_pdsc
 
+pytestmark = pytest.mark.needs("arm-gcc", "qemu")
+
 GOOD = [("Include/nn_sample_functions.h", sample_runtime.NN_HEADER),
         ("Source/BasicMathFunctions/nn_sample_add_s8.c", sample_runtime.NN_ADD_C)]
 

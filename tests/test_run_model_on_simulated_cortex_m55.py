@@ -143,13 +143,12 @@ def test_bad_input_exits_2_and_writes_nothing(packs, run, tmp_path, what):
             "negative-tolerance": "--tolerance: -1.0 is not a number >= 0"}[what] in out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
+@pytest.mark.needs("ccache")
 def test_second_build_in_a_new_temporary_folder_comes_from_ccache(packs, tmp_path, capsys):
     import os
-    import shutil
     import subprocess
 
-    if not shutil.which("ccache"):
-        pytest.skip("ccache is not installed")
     cache = tmp_path / "ccache"
     pte = tmp_path / "m.pte"
     pte.write_bytes(ptekit.add_mul())

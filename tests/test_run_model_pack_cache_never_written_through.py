@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from test_run_model_required_packs import ccache_dir, packs, pidx, run, serve_pack  # noqa: F401
+
+pytestmark = pytest.mark.needs("arm-gcc", "qemu")
 
 
 def test_a_symlink_planted_as_the_download_part_is_not_written_through(run, packs, httpserver, tmp_path):  # noqa: F811

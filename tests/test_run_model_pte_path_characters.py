@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import ptekit
 from bot.cli import main
 from bot.modelrun.host import dump
 from bot.sample.packgen import write_demo_packs
 from test_run_model_on_simulated_cortex_m55 import expected_add_mul
+
+pytestmark = pytest.mark.needs("arm-gcc", "qemu")
 
 
 def test_a_pte_named_with_quote_backslash_and_newline_runs(tmp_path, capsys):

@@ -19,7 +19,7 @@ from bot.sample.packgen import write_demo_packs
 ROOT = Path(__file__).resolve().parent.parent
 HOST = os.environ.get("EXECUTORCH_PACK_BOT_HOST_PYTHON") or str(ROOT / ".venv/executorch-host/bin/python")
 
-pytestmark = pytest.mark.skipif(not Path(HOST).is_file(), reason=f"no executorch host venv ({HOST})")
+pytestmark = pytest.mark.needs("host-venv", "arm-gcc", "qemu")
 
 EXPORT = r"""
 import sys, torch

@@ -79,6 +79,7 @@ def serve_pack(httpserver, pack, version="7.0.0"):
     httpserver.expect_request(f"/nn/{pack.name}").respond_with_data(pack.read_bytes())
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_int8_operator_builds_with_a_local_nn_pack_and_matches(run, packs):
     code, out, result = run("--dep-pack", str(packs["nn"]), "--pack-index-url", "off")
     assert code == 0, out
@@ -89,6 +90,7 @@ def test_int8_operator_builds_with_a_local_nn_pack_and_matches(run, packs):
     assert "required packs: ARM::CMSIS-NN@7.0.0" in out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_nn_pack_comes_from_the_pack_index_and_is_cached(run, packs, httpserver, tmp_path):
     serve_pack(httpserver, packs["nn"])
     index = httpserver.url_for("/pack/index.pidx")
@@ -107,6 +109,7 @@ def test_nn_pack_comes_from_the_pack_index_and_is_cached(run, packs, httpserver,
     assert len(httpserver.log) == 2
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_the_lock_file_pin_wins_over_the_index_newest(run, packs, httpserver, tmp_path):
     serve_pack(httpserver, packs["nn6"], version="7.0.0")
     lock = tmp_path / "s.cbuild-pack.yml"
@@ -127,6 +130,7 @@ def closed_port() -> int:
     return port
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_an_unreachable_index_fails_at_select_naming_it(run, tmp_path):
     url = f"http://127.0.0.1:{closed_port()}/pack/index.pidx"
     code, out, result = run("--pack-index-url", url, "--pack-cache", str(tmp_path / "c"))
@@ -135,6 +139,7 @@ def test_an_unreachable_index_fails_at_select_naming_it(run, tmp_path):
     assert result["build_seconds"] is None and "Traceback" not in out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_pack_without_the_component_fails_at_select(run, packs, httpserver, tmp_path):
     serve_pack(httpserver, packs["nocomp"])
     code, out, result = run("--pack-index-url", httpserver.url_for("/pack/index.pidx"),
@@ -145,6 +150,7 @@ def test_a_pack_without_the_component_fails_at_select(run, packs, httpserver, tm
     assert list((tmp_path / "c").iterdir()) == []   # a refused download is not kept
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_corrupt_zip_fails_at_select(run, packs, httpserver, tmp_path):
     httpserver.expect_request("/pack/index.pidx").respond_with_data(pidx(httpserver.url_for("/nn/"), "7.0.0"))
     httpserver.expect_request("/nn/ARM.CMSIS-NN.7.0.0.pack").respond_with_data(packs["nn"].read_bytes()[:-300])
@@ -154,6 +160,7 @@ def test_a_corrupt_zip_fails_at_select(run, packs, httpserver, tmp_path):
     assert "ARM::CMSIS-NN@7.0.0 from " in result["error"] and "is not a usable pack (zip)" in result["error"]
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_index_off_and_no_local_pack_fails_at_select_naming_the_component(run):
     code, out, result = run("--pack-index-url", "off")
     assert (code, result["stage"]) == (1, "select")
@@ -201,6 +208,7 @@ def test_a_fifo_given_as_a_pack_or_lock_file_is_bad_input_without_reading_it(run
     assert f"{option}: {fifo}: {message}" in out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 @pytest.mark.parametrize("served", [True, False])
 def test_an_index_url_with_credentials_never_shows_them(run, packs, httpserver, tmp_path, served):
     if served:
@@ -250,6 +258,7 @@ def test_lock_pins_read_resolved_packs():
     assert lock_pins("") == {}
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_an_unpacked_local_pack_folder_is_used(run, packs, tmp_path):
     import zipfile
 
@@ -260,6 +269,7 @@ def test_an_unpacked_local_pack_folder_is_used(run, packs, tmp_path):
     assert (code, result["packs"]) == (0, ["ARM::CMSIS-NN@7.0.0 (local pack cmsis-nn)"]), out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_local_packs_of_other_names_are_skipped_and_a_non_zip_fails(run, packs, tmp_path):
     code, out, result = run("--dep-pack", str(packs["et"]), "--pack-index-url", "off")
     assert (code, result["stage"]) == (1, "select")
@@ -271,6 +281,7 @@ def test_local_packs_of_other_names_are_skipped_and_a_non_zip_fails(run, packs, 
     assert result["error"].startswith(f"the local pack {junk} is not a usable pack (zip): ")
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_the_index_newest_already_cached_is_not_downloaded_again(run, packs, httpserver, tmp_path):
     serve_pack(httpserver, packs["nn"])
     cache = tmp_path / "c"
@@ -282,6 +293,7 @@ def test_the_index_newest_already_cached_is_not_downloaded_again(run, packs, htt
                                                    "/pack/index.pidx"]
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 @pytest.mark.parametrize("what, error", [
     ("no-entry", "CMSIS:NN Lib: the pack index {index} lists no ARM::CMSIS-NN pack"),
     ("pack-404", "ARM::CMSIS-NN@7.0.0 from {base}ARM.CMSIS-NN.7.0.0.pack: answered 404 (not found)"),
@@ -300,6 +312,7 @@ def test_what_the_index_lacks_fails_at_select(run, httpserver, tmp_path, what, e
     assert (code, result["stage"], result["error"]) == (1, "select", error.format(index=index, base=base))
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_nn_source_that_does_not_compile_fails_at_compile_naming_it(run, tmp_path):
     bad = make_nn_pack(tmp_path / "bad", source='#include "nn_sample_functions.h"\n'
                        'int nn_sample_add_s8(const int8_t *a, const int8_t *b, int8_t *o, int32_t n) { return gone; }\n')
@@ -324,6 +337,7 @@ def test_the_pr_section_names_the_required_pack_once():
     assert "besides the new pack" not in modelrun_section(new[:1])
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_pinned_version_that_is_not_a_pack_version_is_refused_before_any_file_is_touched(run, tmp_path):
     cache = tmp_path / "c"
     cache.mkdir()

@@ -47,6 +47,7 @@ def test_a_missing_host_python_is_refused_before_building(pack, tmp_path, capsys
     assert sorted(os.listdir(tmp_path)) == ["m.pte"]
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_host_python_on_path_is_taken(pack, tmp_path, capsys):
     """A bare name is looked up on PATH (here ``python3``); the run then fails at select, not at usage."""
     pte = tmp_path / "m.pte"

@@ -55,6 +55,7 @@ def test_a_work_dir_run_model_did_not_make_is_refused_and_left_as_it_was(pack, t
     assert _tree(tmp_path) == before
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_work_dir_run_model_made_is_emptied_and_reused(pack, tmp_path, capsys, expected):
     pte = tmp_path / "model.pte"
     pte.write_bytes(ptekit.single("aten::nothing_like_this"))

@@ -15,7 +15,6 @@ import os
 import random
 import stat
 import subprocess
-import tempfile
 
 import pytest
 
@@ -33,18 +32,8 @@ GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.inva
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
 
 
-def _git_greps_pcre() -> bool:
-    """True when ``git grep -P`` works here (git built with PCRE, as Debian's and Ubuntu's are)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            proc = subprocess.run(["git", "grep", "--no-index", "-q", "-P", "-e", "x"], capture_output=True, cwd=tmp)
-        except OSError:
-            return False
-    return proc.returncode in (0, 1) and not proc.stderr
-
-
 #: The tests that need git's answer (the others check the fallback, or compare with whatever git says).
-needs_git = pytest.mark.skipif(not _git_greps_pcre(), reason="git with PCRE (git grep -P) is not installed")
+needs_git = pytest.mark.needs("git-pcre")
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ import pytest
 import openapi_contract as oc
 from fakegithub import Exchange
 
-needs_description = pytest.mark.skipif(oc.missing_reason() is not None, reason=oc.missing_reason() or "")
+needs_description = pytest.mark.needs("openapi")
 
 # The repository permissions GitHub names (its displayTitle "Repository permissions for ..."), as used here.
 GITHUB_NAMES = {"Administration", "Contents", "Issues", "Metadata", "Pull requests", "Workflows"}

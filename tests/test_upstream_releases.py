@@ -73,6 +73,15 @@ def test_rc_needs_allow_prerelease(to):
     assert select_target(Tags(UPSTREAM), to=to, current="1.4.0", allow_prerelease=True) == "v1.5.1-rc1"
 
 
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_prerelease_that_has_no_tag_is_named_as_missing_first(allow):
+    # it asked for --allow-prerelease, and only with it said there is no such tag
+    with pytest.raises(UpstreamError) as exc:
+        select_target(Tags(UPSTREAM), to="1.5.2-rc1", current="1.4.0", allow_prerelease=allow)
+    assert str(exc.value).startswith("--version 1.5.2-rc1: there is no tag v1.5.2-rc1 in ")
+    assert "--allow-prerelease" not in str(exc.value)
+
+
 def test_github_prerelease_flag_needs_allow_prerelease():
     with pytest.raises(UsageError):
         select_target(Tags(UPSTREAM, prereleases={"v1.5.1"}), to="1.5.1", current="1.4.0")

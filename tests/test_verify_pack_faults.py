@@ -8,7 +8,6 @@ never an internal error, nothing changed on disk.
 
 from __future__ import annotations
 
-import shutil
 import struct
 import zipfile
 from pathlib import Path
@@ -68,7 +67,7 @@ def _clear_utf8_flags(pack: Path) -> None:
     pack.write_bytes(bytes(data))
 
 
-needs_gxx = pytest.mark.skipif(shutil.which("arm-none-eabi-g++") is None, reason="arm-none-eabi-g++ not installed")
+needs_gxx = pytest.mark.needs("arm-gcc")
 
 
 @pytest.mark.parametrize("member, check", [

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import run_cli
 from packgen import make_pack
 
@@ -45,3 +47,14 @@ def test_baseline_that_is_not_a_zip_names_the_file_once(tmp_path, capsys, monkey
     assert (code, out) == (2, "")
     assert err.splitlines() == [f"{PROG}: error: empty.pack: --baseline: not a readable zip archive "
                                 "(File is not a zip file)"]
+
+
+@pytest.mark.parametrize("name, data", [("README.md", b"# a template\n"), ("empty.pack", b"")])
+def test_a_pack_that_is_not_a_zip_archive_is_bad_input(tmp_path, capsys, monkeypatch, name, data):
+    # --help promises exit 2 for unreadable input; a README given as PACK was exit 1 (an "archive" check failed)
+    (tmp_path / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "verify-pack", name, "--version", V)
+    assert (code, out) == (2, "")
+    assert err == (f"{PROG}: error: PACK: {name}: not a pack (not a zip archive); give the .pack file of the release "
+                   "(PyTorch.ExecuTorch.X.Y.Z.pack)\n")

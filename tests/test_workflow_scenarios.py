@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
+from actworld import REVIEWERS_CALLER, TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
 from bot.events.dashboard import LABEL
 from eventworld import PR_BODY
 from webhook_payloads import comment_event, issue_edited_event, review_event
@@ -203,7 +203,19 @@ def test_a_dispatch_with_force_build_builds_although_the_asset_is_good(aw):
     assert_built_with_the_release_flatc_and_proved_once(aw, run)
 
 
+@pytest.mark.needs("webhooks")
+def test_the_default_caller_runs_no_job_on_a_comment(aw):
+    # the bump alone: a writer's command on the bot's PR starts nothing until the reviewer layer is added
+    pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
+    run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
+                                                login="alice", comment_id=7003))
+    assert run.jobs == {}, run
+    assert 7003 not in aw.fake.reactions and aw.branches() == ["main"]
+
+
+@pytest.mark.needs("webhooks")
 def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.release("good")
     assert aw.run("schedule").code == 0
     pr = only(aw.pulls())
@@ -220,7 +232,9 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
     assert any(r.startswith("`recheck`") for r in replies), replies
 
 
+@pytest.mark.needs("webhooks")
 def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
                                                 login="rita", comment_id=7002))
@@ -231,7 +245,9 @@ def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
     assert not any(r.path.endswith("/releases") for r in aw.fake.requests)
 
 
+@pytest.mark.needs("webhooks")
 def test_a_writers_approval_enables_auto_merge(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     aw.fake.protection["main"] = ["ci/build"]
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
@@ -268,7 +284,9 @@ def test_a_scheduled_run_after_the_proposed_release_was_withdrawn_closes_the_pr_
     assert "up to date" not in issue["body"].split("Last run", 1)[1]
 
 
+@pytest.mark.needs("webhooks")
 def test_the_dashboard_check_now_box_starts_a_run(aw):
+    aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     aw.template_commit({".github/executorch-pack-bot.yml": ("dashboard: true\n", 0o644)})
     aw.release("good")
     assert aw.run("schedule").code == 0

@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 REUSABLE = ROOT / ".github" / "workflows" / "executorch-pack-bot.yml"
 CALLER = ROOT / "docs" / "example-caller.yml"
+#: The caller with the opt-in reviewer layer (commands, auto-merge, dashboard).
+REVIEWERS_CALLER = ROOT / "docs" / "example-caller-reviewers.yml"
+CALLERS = [CALLER, REVIEWERS_CALLER]
 ACTION = ROOT / "action.yml"
 
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
@@ -37,7 +40,9 @@ WRITE_JOBS = {"executorch-pack-bot.yml": {"pull-request": {"contents", "pull-req
                                           # closes the bot's PR whose release was withdrawn (comment and close)
                                           "withdraw": {"pull-requests"}},
              # the fleet's pull-request jobs write with an App token scoped to one repository, not with this token
-             "executorch-pack-bot-fleet.yml": {"summary": {"issues"}}}
+             "executorch-pack-bot-fleet.yml": {"summary": {"issues"}},
+             # the attestation (signed with the run's OIDC token, stored on the repository); the release and vX tag
+             "release.yml": {"attest": {"id-token", "attestations"}, "release": {"contents"}}}
 READ_ONLY_VALUES = {"read", "none"}
 
 
@@ -64,7 +69,7 @@ def test_there_are_workflows():
     assert {"executorch-pack-bot.yml", "ci.yml"} <= names
 
 
-@pytest.mark.parametrize("path", WORKFLOWS + [CALLER], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORKFLOWS + CALLERS, ids=lambda p: p.name)
 def test_top_level_permissions_are_empty_or_read_only(path):
     doc = _load(path)
     assert "permissions" in doc, f"{path.name}: top-level permissions missing"
@@ -114,7 +119,7 @@ def test_third_party_actions_pinned_to_sha_with_tag_comment(path):
             assert PINNED.match(job["uses"]), f"{path.name}: job {job_id}: reusable workflow not pinned"
 
 
-@pytest.mark.parametrize("path", WORKFLOWS + [ACTION, CALLER], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORKFLOWS + [ACTION] + CALLERS, ids=lambda p: p.name)
 def test_no_expressions_inside_run_scripts(path):
     for job_id, step in _steps(_load(path)):
         run = step.get("run")
@@ -215,8 +220,9 @@ def test_dispatched_values_only_reach_scripts_through_env():
     assert '"$TARGET"' in clone["run"]
 
 
-def test_caller_example_matches_the_reusable_workflow():
-    caller = _load(CALLER)
+@pytest.mark.parametrize("path", CALLERS, ids=lambda p: p.name)
+def test_caller_example_matches_the_reusable_workflow(path):
+    caller = _load(path)
     dispatch = caller["on"]["workflow_dispatch"]["inputs"]
     assert set(dispatch) == {"version", "force-build", "dry-run", "doctor"}
     assert dispatch["doctor"] == {"description": "Install check: rehearse the next PR and check the set-up (nothing "
@@ -237,10 +243,40 @@ def test_caller_example_matches_the_reusable_workflow():
                                             "type": "boolean", "default": False}
 
 
+def _body(path) -> str:
+    """The caller file without its leading comment lines."""
+    lines = path.read_text().splitlines(keepends=True)
+    return "".join(lines[next(i for i, ln in enumerate(lines) if not ln.startswith("#")):])
+
+
 def test_readme_shows_the_caller_example():
     readme = (ROOT / "README.md").read_text()
-    body = CALLER.read_text().split("\n", 1)[1].strip()  # without its comment line
-    assert body in readme
+    assert _body(CALLER).strip() in readme
+
+
+REVIEWER_TRIGGERS = {"issue_comment", "pull_request_review", "pull_request_target", "issues"}
+
+
+def test_the_default_caller_is_the_bump_alone():
+    assert set(_load(CALLER)["on"]) == {"schedule", "workflow_dispatch"}
+    assert "zizmor: ignore" not in CALLER.read_text()
+
+
+def test_the_reviewer_caller_is_the_default_plus_one_opt_in_block():
+    """Every reviewer trigger sits in the one block between the markers (a new event type lands there too), and the
+    file without the block is the default caller: the two cannot drift apart."""
+    text = _body(REVIEWERS_CALLER)
+    start, end = "  # >>> reviewer layer", "  # <<< reviewer layer\n"
+    assert text.count(start) == 1 and text.count(end) == 1
+    before, rest = text.split(start)
+    block, after = rest.split(end)
+    assert before + after == _body(CALLER)
+    triggers = set(_load(REVIEWERS_CALLER)["on"]) - set(_load(CALLER)["on"])
+    assert triggers == REVIEWER_TRIGGERS
+    assert all(re.search(rf"^  {t}:", block, re.M) for t in triggers)
+    # each layer says what it is and why it can be trusted, beside its triggers
+    assert [ln.split(":")[0].strip("# ") for ln in block.splitlines() if "Trust:" in ln] and \
+        block.count("Trust:") == 3
 
 
 def test_action_inputs_reach_scripts_only_through_env():

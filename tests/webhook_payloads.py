@@ -17,7 +17,6 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / ".venv/webhooks-examples/node_modules/@octokit/webhooks-examples/api.github.com/index.json"
@@ -29,10 +28,9 @@ def examples_path() -> Path:
 
 @lru_cache(maxsize=1)
 def _index() -> dict:
+    import optional_parts
+    optional_parts.require("webhooks")
     path = examples_path()
-    if not path.is_file():
-        pytest.skip(f"GitHub's example webhook payloads are not installed ({path}); .ci/run installs them with "
-                    "npm (@octokit/webhooks-examples)")
     return {e["name"]: e["examples"] for e in json.loads(path.read_text(encoding="utf-8"))}
 
 

@@ -110,6 +110,21 @@ def next_commands(template: Path, upstream: Path, applied: bool, packs=None, ver
     return "\n".join(lines)
 
 
+def left_as_written(mentions) -> str:
+    """Every mention the accounting left as written, one line each under its bucket, so that the counts of the
+    summary line (``4 history, 2 other versions``) are the lines listed.
+
+    ``mentions`` is a :class:`bot.engine.mentions.Accounting`; moved mentions are in the diff, not here."""
+    names = {"history": "history", "other": "another thing's version", "review": "for review"}
+    lines = []
+    for bucket, name in names.items():
+        items = [o for o in mentions.items if o.bucket == bucket]
+        if items:
+            lines.append(f"Left as written, {name} ({len(items)}):")
+            lines += [f"  - {o.path}:{o.line}: {o.version} ({o.rule})" for o in items]
+    return "\n".join(lines)
+
+
 def verdict(label: str, report, *, expect_failure: bool) -> tuple[str, bool]:
     """One verdict line for a demo pack and whether it is the expected outcome.
 
@@ -120,13 +135,17 @@ def verdict(label: str, report, *, expect_failure: bool) -> tuple[str, bool]:
     warned = report.count("warn")
     if not failed:
         line = f"{label}: passed ({report.count('pass')} checks passed, {warned} warning{'s' * (warned != 1)})"
+
     else:
         details = [f"{c.name}: {c.detail}" for c in failed]
         short = [d.replace(_CAUSE_PAREN, "").replace(_CAUSE_COLON, "") for d in details]
         cause = " (built without the CMake cross-compile)" if short != details else ""
         line = f"{label}: failed{cause}: " + "; ".join(short)
     ok = bool(failed) == expect_failure
-    return (line if ok else line + "  <- UNEXPECTED"), ok
+    # a passed pack's warnings, each named under its verdict line
+    warnings = "".join(f"\n    warning {c.name}" + (f": {c.detail}" if c.detail else "")
+                       for c in report.checks if c.status == "warn") if not failed else ""
+    return (line if ok else line + "  <- UNEXPECTED") + warnings, ok
 
 
 def try_packs(work: Path, template: Path, version: str, tag: str) -> tuple[object, list[str], bool]:
@@ -162,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     from bot import engine, inert
     from bot.errors import UsageError
     from bot.sample import build_upstream_repo
-    from bot.textreport import plan_summary
+    from bot.textreport import audit_mentions_line, plan_summary
     from bot.upstream.git import GitSource
 
     if args.keep is not None:
@@ -185,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(inert.log_safe(plan.diff()))
         print()
         sys.stdout.write(plan_summary(plan))
+        if plan.mentions is not None:
+            print(left_as_written(plan.mentions))
         print()
         if args.dry_run:
             print(f"Dry run: {len(plan.edits)} edits to {len(plan.contents)} files planned, nothing applied.")
@@ -195,7 +216,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"Applied {len(plan.edits)} edits to {len(plan.contents)} files; audit: "
                   + (audit.headline() if audit.agree else "PINS DISAGREE"))
             if audit.mentions is not None:
-                print(f"audit after applying: {audit.mentions.summary()}")
+                print(f"audit after applying: {audit_mentions_line(audit.mentions)} (the new pin's mentions, "
+                      f"not the old one's)")
+                print(left_as_written(audit.mentions))
             code = 0 if audit.agree else 1
         version, tag = (plan.bump.new_pack, plan.bump.new_tag) if plan.bump else ("1.5.1", "v1.5.1")
         packs, lines, packs_ok = try_packs(work, template, version, tag)

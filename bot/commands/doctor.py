@@ -57,6 +57,8 @@ class Problem:
     what: str
     fix: str
     blocking: bool = True
+    #: not blocking, but the verdict cannot be "OK" while it holds (what a bump would leave to people)
+    attention: bool = False
 
     def lines(self) -> list[str]:
         mark = "!" if self.blocking else "-"
@@ -107,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             "the template's ExecuTorch pins do not agree (or a blocking item is flagged): a bump starts from one "
             "version", "run `executorch-pack-bot audit --repo .` and make every pin name the same release"))
 
+    problems += shape_problems(result)
     if config.model is not None:
         problems += model_problems(args.repo)
 
@@ -134,11 +137,24 @@ def run(args: argparse.Namespace) -> int:
         from bot.textreport import plan_summary
         out += [note, ""] + plan_summary(plan).rstrip("\n").splitlines()
         title, body = pr_text(plan, args.upstream, config, source=source, exclude=tuple(args.exclude))
+        held = plan.blocking_flags
+        if held:   # they stop no run, but the pull request opens as a draft until someone resolves them
+            problems.append(Problem(
+                f"the rehearsed pull request has {len(held)} blocking item{'s' * (len(held) != 1)} "
+                f"({', '.join(sorted({f.code for f in held}))}): it would open as a draft until each is resolved",
+                "see \"Blocking items\" in the pull request above; each says what to do", blocking=False,
+                attention=True))
         out += ["", "The pull request the bot would open (nothing was opened, pushed or written):", "",
                 "    " + title, ""] + ["    " + line if line else "" for line in body.splitlines()]
     workflow_files = sorted({e for e in (plan.contents if plan is not None else {}) if e.startswith(WORKFLOWS_DIR)})
 
-    # 3. the set-up on GitHub
+    # 3. the caller workflow: which layers it has
+    out += ["", "## The caller", ""]
+    caller_lines, found = caller_layers(args.repo, config)
+    out += caller_lines
+    problems += found
+
+    # 4. the set-up on GitHub
     out += ["", "## The set-up on GitHub", ""]
     problems += workflow_problems(workflow_files, args.workflow_token)
     full = _full_name(args)
@@ -165,6 +181,9 @@ def run(args: argparse.Namespace) -> int:
     elif failed:   # not "OK": a part could not be done
         out.append("Not complete: a part above could not be done (see its 'not' line); nothing else found blocks "
                    "the bot.")
+    elif any(p.attention for p in problems):   # not "OK" while a bump would leave work to people
+        n = sum(p.attention for p in problems)
+        out.append(f"Nothing blocks the bot, but {n} item{'s' * (n != 1)} above need{'s' * (n == 1)} a look first.")
     else:
         out.append("OK: nothing blocks the bot.")
     text = "\n".join(inert.lines("\n".join(out), cap=4000, max_lines=100000))
@@ -391,13 +410,98 @@ def summary_markdown(problems: list[Problem], title: str, body: str, note: str) 
     from bot import inert
 
     blocking = [p for p in problems if p.blocking]
-    head = [f"## executorch-pack-bot doctor: {'FAIL' if blocking else 'OK'}", ""]
+    verdict = "FAIL" if blocking else "needs a look" if any(p.attention for p in problems) else "OK"
+    head = [f"## executorch-pack-bot doctor: {verdict}", ""]
     head += [f"- {'**blocks**' if p.blocking else 'note'}: {inert.markdown(p.what, cap=1000)} — fix: "
              f"{inert.markdown(p.fix, cap=1000)}" for p in problems] or ["Nothing blocks the bot."]
     text = "\n".join(head) + f"\n\n{inert.markdown(note, cap=1000)}\n"
     if title:   # the body is the bot's own rendering (render() made its foreign parts inert)
         text += f"\n### Rehearsed pull request: {inert.markdown(title, cap=300)}\n\n" + body + "\n"
     return text
+
+
+#: The layers a caller can have: (name, the triggers that make it, the setting that turns it on, or None).
+#: The bump is the default caller's (docs/example-caller.yml); the others are the opt-in block of
+#: docs/example-caller-reviewers.yml (docs/reviewers.md#adding-the-reviewer-layer).
+LAYERS = (("bump", ("schedule", "workflow_dispatch"), None),
+          ("reviewer commands", ("issue_comment",), None),
+          ("auto-merge", ("pull_request_review", "pull_request_target"), "automerge"),
+          ("dashboard", ("issues",), "dashboard"))
+
+
+def caller_layers(repo: Path, config) -> tuple[list[str], list[Problem]]:
+    """The template's callers of the bot's reusable workflow (a job whose ``uses:`` names
+    ``.../executorch-pack-bot.yml@REF`` in ``.github/workflows/*.yml`` or ``*.yaml``) and the layers each has,
+    from its ``on:`` triggers (:data:`LAYERS`); ``(lines, problems)``.  A setting whose layer's triggers are
+    missing (``automerge: on-approval`` without ``pull_request_review``, ``dashboard: true`` without
+    ``issues``) is a non-blocking problem: the setting would do less than it says.  A file that cannot be
+    read or parsed is said in its line, never an error (the template's CI owns its workflow files)."""
+    import yaml
+
+    folder = Path(repo) / WORKFLOWS_DIR
+    files = sorted([*folder.glob("*.yml"), *folder.glob("*.yaml")]) if folder.is_dir() else []
+    lines: list[str] = []
+    problems: list[Problem] = []
+    for path in files:
+        rel = path.relative_to(repo).as_posix()
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), dict):
+            continue
+        uses = [j.get("uses") for j in doc["jobs"].values() if isinstance(j, dict)]
+        if not any(isinstance(u, str) and "/.github/workflows/executorch-pack-bot.yml@" in u for u in uses):
+            continue
+        on = doc.get("on", doc.get(True))   # YAML 1.1 reads a bare `on` key as True
+        triggers = {on} if isinstance(on, str) else set(on or ())
+        have = [name for name, events, _ in LAYERS if triggers & set(events)]
+        lacking = [name for name, events, _ in LAYERS if not triggers & set(events)]
+        lines.append(f"{rel}: {', '.join(have) or 'no layer'}"
+                     + (f"; not added: {', '.join(lacking)} (docs/reviewers.md#adding-the-reviewer-layer)"
+                        if lacking else ""))
+        for name, events, setting in LAYERS:
+            on_in_config = setting == "automerge" and config.automerge == "on-approval" or \
+                setting == "dashboard" and config.dashboard
+            if on_in_config and events[0] not in triggers:
+                problems.append(Problem(
+                    f"{rel} has no `{events[0]}` trigger, so the {name} set in .github/executorch-pack-bot.yml "
+                    f"({'automerge: on-approval' if setting == 'automerge' else 'dashboard: true'}) "
+                    + ("never turns on" if setting == "automerge" else "gets no \"Check now\" runs"),
+                    f"add the {name} triggers of docs/example-caller-reviewers.yml to its `on:`",
+                    blocking=False, attention=True))
+    if not lines:
+        lines.append(f"no workflow under {WORKFLOWS_DIR} calls the bot's reusable workflow yet: the README's "
+                     "caller file is step 1 of the install")
+    return lines, problems
+
+
+def shape_problems(result) -> list[Problem]:
+    """What a bump of this folder would leave to people, as non-blocking :class:`Problem` s: the mentions left
+    for review (the pull request lists each one), and pins that all sit in one subfolder (``--repo`` may be a
+    project holding a template, not the template).  ``result`` is the :class:`~bot.engine.Audit` of ``--repo``."""
+    import posixpath
+
+    out = []
+    if result.mentions is not None:
+        review = result.mentions.counts()["review"]
+        if review:
+            out.append(Problem(
+                f"{review} mention{'s' * (review != 1)} of {result.mentions.version} would be left for review: the "
+                "pull request lists each one for a person to resolve",
+                "see them with `executorch-pack-bot audit --repo . --json` (\"review\"); leave out folders that are "
+                "not the template's with `exclude:` in .github/executorch-pack-bot.yml (docs/config.md)",
+                blocking=False, attention=True))
+    folders = {posixpath.dirname(p.path) for p in result.pins}
+    if folders and "" not in folders:
+        common = posixpath.commonpath(sorted(folders))
+        if common:
+            out.append(Problem(
+                f"every ExecuTorch pin is under {common}/, none at the top of the repository: is --repo the "
+                "template? (the bot reads and bumps the whole repository)",
+                f"if {common}/ is the template, it needs a repository of its own (or `exclude:` for the rest)",
+                blocking=False, attention=True))
+    return out
 
 
 def _template_lines(result) -> list[str]:

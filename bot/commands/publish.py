@@ -475,6 +475,8 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
+    from bot.github.publish import require_git_checkout
+    require_git_checkout(args.repo)   # not "a detached HEAD": a folder that is no checkout at all
     if not token and not args.dry_run:   # bad usage, before any request (a rerun would only repeat it)
         raise UsageError("publish pushes a branch and opens a pull request, which needs a token: pass --token TOKEN "
                          "or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "

@@ -66,6 +66,23 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "(JSON) for `publish --compile-result`, after every check has finished")
 
 
+def _a_zip_archive(pack: Path) -> None:
+    """Refuse as bad input (exit 2, as ``--help`` says) a PACK that is not a zip archive at all: a CMSIS pack is
+    a zip file (Open-CMSIS-Pack, "Pack file format"), so a README or a folder is the wrong argument, not a
+    pack that failed a check.  A zip that is damaged inside is still a pack: its ``archive`` check fails (exit 1).
+    A file that cannot be opened is left to :func:`bot.pack.verify.verify_pack`, which names it (exit 2)."""
+    import zipfile
+
+    from bot.errors import UsageError
+    try:
+        if not pack.is_file() or zipfile.is_zipfile(pack):
+            return
+    except OSError:
+        return
+    raise UsageError(f"PACK: {pack}: not a pack (not a zip archive); give the .pack file of the release "
+                     "(PyTorch.ExecuTorch.X.Y.Z.pack)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the checks, print the report, write ``--markdown``; return 0, 1 (a check failed) or 2."""
     from bot.errors import UsageError
@@ -74,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cxx and not args.compile_check:
         raise UsageError("--cxx needs --compile-check")
     args.pack = pack_in(args.pack, args.pack_version)
+    _a_zip_archive(args.pack)
     installed = None
     if args.installed is not None:
         from bot.pack.verify import pack_version

@@ -290,6 +290,7 @@ class Publisher:
             return self.config.base
         b = current_branch(self.git.repo)
         if not b:
+            require_git_checkout(self.git.repo)
             raise UsageError("the template checkout is on a detached HEAD; set `base:` in "
                              ".github/executorch-pack-bot.yml")
         return b
@@ -714,6 +715,15 @@ def parse_stamp(body: Optional[str]) -> Optional[str]:
     """The last body stamp in a PR body, or None."""
     found = _STAMP.findall(body or "")
     return found[-1] if found else None
+
+
+def require_git_checkout(repo: Path) -> None:
+    """Raise :class:`UsageError` (exit 2) naming ``repo`` when it is not inside a git work tree
+    (``git rev-parse --is-inside-work-tree``, git-rev-parse(1)): publishing commits and pushes from a checkout."""
+    p = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=repo, capture_output=True, text=True)
+    if p.returncode != 0 or p.stdout.strip() != "true":
+        raise UsageError(f"{repo}: not a git repository: the bot commits and pushes from a git checkout of the "
+                         "template (git clone it, then run there)")
 
 
 def current_branch(repo: Path) -> Optional[str]:

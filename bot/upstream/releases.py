@@ -96,12 +96,12 @@ def select_target(source: UpstreamSource, *, to: str | None, current: str | None
 
     wanted = parse_user_version(to)
     tag = version_to_tag(wanted)
-    if (wanted.is_prerelease or tag in pre) and not allow_prerelease:
-        raise UsageError(f"--version {to}: {tag} is a prerelease; pass --allow-prerelease to target it")
-    if tag not in set(tags):
+    if tag not in set(tags):   # first: --allow-prerelease would not help a tag that does not exist
         newest = ", ".join(reversed(stable[-5:])) or "none"
         raise UpstreamError(f"--version {to}: there is no tag {tag} in {source.describe()} "
                             f"(newest stable tags: {newest})")
+    if (wanted.is_prerelease or tag in pre) and not allow_prerelease:
+        raise UsageError(f"--version {to}: {tag} is a prerelease; pass --allow-prerelease to target it")
     if cur is not None and wanted < cur and not allow_downgrade:
         raise UsageError(f"--version {to} would downgrade the template from ExecuTorch {current} to {wanted}")
     return tag

@@ -53,6 +53,8 @@ def checkout() -> None:
     if not ref and name == os.environ.get("GITHUB_REPOSITORY"):
         event_ref = os.environ.get("GITHUB_REF", "")
         ref = event_ref[len("refs/heads/"):] if event_ref.startswith("refs/heads/") else ""
+        if event_ref.startswith("refs/tags/"):   # a tag push: the tag's commit, detached
+            ref = git("rev-parse", f"{event_ref}^{{commit}}", cwd=dest)
     if re.fullmatch(r"[0-9a-f]{40}", ref):
         git("checkout", "-q", "--detach", ref, cwd=dest)
     elif ref:
@@ -270,10 +272,25 @@ def sudo(argv: list[str]) -> int:
     return 1
 
 
+def attest_build_provenance() -> None:
+    """actions/attest-build-provenance: one JSON line per subject (``name``, ``sha256``) in ``$STANDIN_ATTEST_LOG``;
+    a pattern matching no file fails, as the real action does."""
+    files = sorted(f for pattern in os.environ["IN_SUBJECT_PATH"].split() for f in glob.glob(pattern)
+                   if Path(f).is_file())
+    if not files:
+        fail(f"attest stand-in: no file matches {os.environ['IN_SUBJECT_PATH']!r}")
+    import hashlib
+    with open(os.environ["STANDIN_ATTEST_LOG"], "a", encoding="utf-8") as log:
+        for f in files:
+            log.write(json.dumps({"name": Path(f).name,
+                                  "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()}) + "\n")
+    output("attestation-id", "1")
+
+
 TOOLS = {"cpackget": cpackget, "cbuild": cbuild, "cmake": cmake, "sudo": sudo}
 ACTIONS = {"checkout": checkout, "upload-artifact": upload_artifact, "download-artifact": download_artifact,
            "create-github-app-token": create_github_app_token, "vcpkg": vcpkg, "cache-restore": cache_restore,
-           "cache-save": cache_save}
+           "cache-save": cache_save, "attest-build-provenance": attest_build_provenance}
 
 if __name__ == "__main__":
     prog = Path(sys.argv[0]).name
