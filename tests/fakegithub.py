@@ -365,7 +365,7 @@ class FakeGitHub:
         self.requests.append(Seen(req.method, req.path, dict(req.args),
                                   {k: v for k, v in req.headers.items()}, body))
         fault = self._fault(req)
-        resp = fault or self._route(req, body)
+        resp = fault or self._too_long(req, body) or self._route(req, body)
         # PyPI, the download host, GraphQL and the public pack index are not the REST API its description covers
         if not req.path.startswith(("/pypi/", "/download/", "/graphql", "/pack/")):   # /pack/: the public pack index
             EXCHANGES.append(Exchange(req.method, req.path, req.query_string.decode("latin-1"), dict(req.headers),
@@ -395,6 +395,29 @@ class FakeGitHub:
         if req.headers.get("If-None-Match") == tag:
             return Response(status=304, headers={"ETag": tag})
         return Response(text, status=status, headers={"ETag": tag}, mimetype="application/json")
+
+    #: GitHub's limits on the text of an issue, a pull request and a comment: past them every create or update
+    #: answers 422 Validation Failed naming the field (``body is too long (maximum is 65536 characters)``,
+    #: ``title is too long (maximum is 256 characters)``), and nothing is written.
+    BODY_MAX, TITLE_MAX = 65_536, 256
+
+    def _too_long(self, req, body) -> Optional[Response]:
+        """GitHub's 422 for a write to an issue, a pull request or a comment whose body or title is past its limit."""
+        if req.method not in ("POST", "PATCH") or not isinstance(body, dict):
+            return None
+        if not re.fullmatch(r"/repos/[^/]+/[^/]+/(issues|pulls)(/\d+)?(/comments|/reviews)?|"
+                            r"/repos/[^/]+/[^/]+/(issues|pulls)/comments/\d+", req.path):
+            return None
+        resource = "IssueComment" if "comments" in req.path else "Issue"
+        for field, most in (("body", self.BODY_MAX), ("title", self.TITLE_MAX)):
+            text = body.get(field)
+            if isinstance(text, str) and len(text) > most:
+                word = "Body" if resource == "IssueComment" and field == "body" else field
+                return self._json({"message": "Validation Failed", "errors": [
+                    {"resource": resource, "code": "custom", "field": field,
+                     "message": f"{word} is too long (maximum is {most} characters)"}],
+                    "documentation_url": "https://docs.github.com/rest"}, 422)
+        return None
 
     def _not_found(self):
         return self._json({"message": "Not Found", "documentation_url": "https://docs.github.com/rest",
