@@ -55,20 +55,18 @@ def set_outputs(values: Mapping[str, object], env: Mapping[str, str] = os.enviro
     if not path:
         return False
     chunks = []
-    used = _used(path, "step-output")
     for name, value in values.items():
         text = ("true" if value else "false") if isinstance(value, bool) else ("" if value is None else str(value))
-        try:
-            text = limits.fit_output(name, text, used=used)
-        except limits.TooLong as exc:
-            from bot.errors import UsageError
-            raise UsageError(f"cannot write the step output: {exc}", path=path) from None
-        used += limits.size(f"{name}\n{text}\n", "step-output")
         delim = f"ghadelimiter_{uuid.uuid4().hex}"
         while delim in text:
             delim = f"ghadelimiter_{uuid.uuid4().hex}"
         chunks.append(f"{name}<<{delim}\n{text}\n{delim}\n")
-    _append("GITHUB_OUTPUT", path, "".join(chunks))
+    try:
+        data = limits.fit_output(", ".join(values), "".join(chunks), used=_used(path, "step-output"))
+    except limits.TooLong as exc:
+        from bot.errors import UsageError
+        raise UsageError(f"cannot write the step output: {exc}", path=path) from None
+    _append("GITHUB_OUTPUT", path, data)
     return True
 
 

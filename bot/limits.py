@@ -226,10 +226,10 @@ def fit_payload(payload: Any, *, whole_at: Optional[str] = None, env: Mapping[st
 
 
 def fit_output(name: str, value: str, *, used: int = 0) -> str:
-    """``value`` unchanged when step output ``name`` fits in the job's 1 MB of outputs (``used``: UTF-16 bytes already
-    written to ``$GITHUB_OUTPUT``); raises :class:`TooLong` naming the output otherwise (an output is read by a
-    machine: a cut one would be wrong, not short)."""
-    need = size(f"{name}\n{value}\n", "step-output")
+    """``value`` (the text written to ``$GITHUB_OUTPUT`` for the outputs ``name``) unchanged when it fits in the
+    job's 1 MB of outputs (``used``: UTF-16 bytes already written); raises :class:`TooLong` naming the output
+    otherwise (an output is read by a machine: a cut one would be wrong, not short)."""
+    need = size(value, "step-output")
     limit = FIELDS["step-output"].limit
     if used + need > limit:
         raise TooLong(f"the step output {name} is {need:,} UTF-16 bytes; with the {used:,} already written it is past "

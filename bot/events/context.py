@@ -96,7 +96,7 @@ class Api:
         :class:`~bot.errors.PlatformError` when the answer or its ``data`` is not a JSON object."""
         if query.lstrip().startswith("mutation"):
             self.writes.append("POST /graphql")
-        out = call(lambda: self.gh.requester.graphql_query(query, variables)[1], what)
+        out = call(lambda: self.gh.requester.graphql_query(query, fit_payload(variables))[1], what)
         data = out.get("data") if isinstance(out, dict) else out
         if data is not None and not isinstance(data, dict):   # an answer of another shape: not GitHub's GraphQL
             raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape "

@@ -419,7 +419,8 @@ class Publisher:
         ``signoff: true`` adds the ``Signed-off-by:`` trailer of the configured author.
         """
         tree, _changed = self.build_tree(base_sha, files)
-        commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(message).encode())
+        commit = self.git("commit-tree", tree, "-p", base_sha,
+                          input=fit(self.message(message), "commit-message").encode())
         return commit, tree
 
     def message(self, message: str) -> str:
