@@ -127,6 +127,9 @@ class FakeGitHub:
         self.asset_truncate: dict[int, int] = {}   # asset id -> serve only this many bytes, once per entry
         self.pypi: dict[tuple[str, str], dict] = {}
         self.pack_index: list[tuple[str, str, str]] = []   # (vendor, name, version) <pdsc> entries of index.pidx
+        # the repositories of the token's App installation (GET /installation/repositories); None: the token is not
+        # an installation's (GitHub answers 403)
+        self.installation: Optional[list[str]] = None
         self.pack_pdscs: dict[str, bytes] = {}               # file name -> PDSC served under /pack/
         self.faults: list[Fault] = []
         self.requests: list[Seen] = []
@@ -464,6 +467,23 @@ class FakeGitHub:
                 return Response(data[:cut], headers={"Content-Length": str(len(data))},
                                 mimetype="application/octet-stream", direct_passthrough=True)
             return Response(data, mimetype="application/octet-stream")
+        if m == "GET" and p == "/installation/repositories":
+            # GitHub REST docs, "List repositories accessible to the app installation": an installation token only
+            if self.installation is None:
+                return self._json({"message": "You must authenticate with an installation access token in order "
+                                              "to list repositories for an installation.",
+                                   "documentation_url": "https://docs.github.com/rest/apps/installations"
+                                                        "#list-repositories-accessible-to-the-app-installation",
+                                   "status": "403"}, 403)
+            repos = [self._repo_json(full) for full in sorted(self.installation)]
+            per_page = int(req.args.get("per_page", 30))
+            page = int(req.args.get("page", 1))
+            headers = {}
+            if page * per_page < len(repos):
+                headers["Link"] = (f'<{self.url}{req.path}?per_page={per_page}&page={page + 1}>; rel="next"')
+            return Response(json.dumps({"total_count": len(repos),
+                                        "repositories": repos[(page - 1) * per_page: page * per_page]}),
+                            headers=headers, mimetype="application/json")
         if m == "GET" and (mm := re.fullmatch(r"/orgs/([^/]+)/repos", p)):
             # GitHub REST docs, "List organization repositories": minimal repositories with topics
             owner = mm.group(1).lower()
