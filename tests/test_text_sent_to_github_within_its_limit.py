@@ -174,3 +174,13 @@ def test_a_fleet_dashboard_past_65536_characters_is_cut_and_written(fake, tmp_pa
     assert ("limit of 65,536 characters for an issue body; the whole text is in the "
             "[job summary of this run](https://github.com/acme/fleet-home/actions/runs/77)") in body
     assert all(f"| acme/fw\\-{i:02d} |" in job_summary.read_text() for i in range(25))   # the whole table
+
+
+def test_the_fake_answers_github_s_422_for_a_comment_just_past_the_limit(fake):
+    head = {"Authorization": f"token {TOKEN}"}
+    issue = requests.post(f"{fake.url}/repos/{HOME}/issues", json={"title": "t", "body": "b"}, headers=head,
+                          timeout=10).json()
+    url = f"{fake.url}/repos/{HOME}/issues/{issue['number']}/comments"
+    assert requests.post(url, json={"body": "x" * 65_536}, headers=head, timeout=10).status_code == 201
+    r = requests.post(url, json={"body": "x" * 65_537}, headers=head, timeout=10)
+    assert (r.status_code, r.json()["errors"][0]["message"]) == (422, "Body is too long (maximum is 65536 characters)")
