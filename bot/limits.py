@@ -171,8 +171,8 @@ def fit(text: Optional[str], field: str, *, whole_at: Optional[str] = None, room
 
     A cut text keeps its head up to a line end, closes what the cut left open, keeps the bot's hidden
     ``<!-- executorch-pack-bot:... -->`` records that were in the cut part, and ends with ``✂`` and a note
-    of how many characters were cut and where the whole text is; a title is cut to its limit with ``…``.
-    Raises ``KeyError`` for an unknown field, nothing else.
+    of how many characters were cut and where the whole text is; a title is cut to its limit with ``…``;
+    ``""`` when not even the note fits in ``room``.  Raises ``KeyError`` for an unknown field, nothing else.
     """
     text = "" if text is None else str(text)
     spec = FIELDS[field]
@@ -210,6 +210,8 @@ def fit(text: Optional[str], field: str, *, whole_at: Optional[str] = None, room
     while size(out, field) > limit and head:   # a last guard: never past the limit
         head = head[:-max(1, len(head) // 50)]
         out = close_open(head) + note + tail
+    if size(out, field) > limit:   # not even the note fits (a step's job summary already full): send nothing
+        return ""
     return out
 
 

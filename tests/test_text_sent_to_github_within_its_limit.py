@@ -184,3 +184,11 @@ def test_the_fake_answers_github_s_422_for_a_comment_just_past_the_limit(fake):
     assert requests.post(url, json={"body": "x" * 65_536}, headers=head, timeout=10).status_code == 201
     r = requests.post(url, json={"body": "x" * 65_537}, headers=head, timeout=10)
     assert (r.status_code, r.json()["errors"][0]["message"]) == (422, "Body is too long (maximum is 65536 characters)")
+
+
+def test_a_full_job_summary_takes_nothing_more_and_the_text_goes_to_the_log(tmp_path, capsys):
+    summary = tmp_path / "summary.md"
+    summary.write_text("a" * 1_048_500)                  # 76 bytes left: not even the note fits
+    actions.append_summary("b\n" * 100, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert summary.stat().st_size == 1_048_500
+    assert capsys.readouterr().out.count("b\n") == 100
