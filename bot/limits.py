@@ -193,23 +193,25 @@ def fit(text: Optional[str], field: str, *, whole_at: Optional[str] = None, room
                                    f"{spec.limit:,} {spec.unit})</summary>\n\n{text}\n\n</details>\n", env=env)
         else:
             where = "in this step's log"
-    kept_hidden: list[str] = []
-    note = ""
-    head = text
-    for _ in range(3):   # the note's numbers depend on the cut; settle in a few rounds
-        tail = "\n" + "\n".join(kept_hidden) if kept_hidden else ""
-        note = (f"\n\n_{CUT_MARK} {len(text) - len(head):,} more characters were cut here to stay within GitHub's "
+    def note_for(raw: str) -> str:
+        return (f"\n\n_{CUT_MARK} {len(text) - len(raw):,} more characters were cut here to stay within GitHub's "
                 f"limit of {spec.limit:,} {spec.unit} for {spec.what}; the whole text is {where}._\n")
-        head = close_open(_head_within(text, field, limit - size(note + tail, field) - 40))
-        hidden = _HIDDEN.findall(text[len(head):]) if len(head) <= len(text) else []
-        kept_hidden = [h for h in hidden if h not in head]
+
+    kept_hidden: list[str] = []
+    raw = text
+    for _ in range(3):   # the note's numbers and the kept records depend on the cut; settle in a few rounds
+        tail = "\n" + "\n".join(kept_hidden) + "\n" if kept_hidden else ""
+        if size(tail, field) > limit // 2:   # records too large to keep whole: not kept (never past the limit)
+            kept_hidden, tail = [], ""
+        raw = _head_within(text, field, limit - size(note_for(raw) + tail, field) - 40)
+        kept_hidden = [h for h in _HIDDEN.findall(text[len(raw):]) if h not in raw]
     tail = "\n" + "\n".join(kept_hidden) + "\n" if kept_hidden else ""
-    note = (f"\n\n_{CUT_MARK} {len(text) - len(head):,} more characters were cut here to stay within GitHub's "
-            f"limit of {spec.limit:,} {spec.unit} for {spec.what}; the whole text is {where}._\n")
-    out = head + note + tail
-    while size(out, field) > limit and head:   # a last guard: never past the limit
-        head = head[:-max(1, len(head) // 50)]
-        out = close_open(head) + note + tail
+    if size(tail, field) > limit // 2:
+        tail = ""
+    out = close_open(raw) + note_for(raw) + tail
+    while size(out, field) > limit and raw:   # a last guard: never past the limit
+        raw = raw[:-max(1, len(raw) // 50)]
+        out = close_open(raw) + note_for(raw) + tail
     if size(out, field) > limit:   # not even the note fits (a step's job summary already full): send nothing
         return ""
     return out
