@@ -9,17 +9,24 @@ the value); the job summary is Markdown appended to ``$GITHUB_STEP_SUMMARY``;
 CR, LF; property values also ``:`` and ``,``); ``::add-mask::VALUE`` hides
 a value in all later log lines.  Outside Actions, groups and annotations
 print nothing special and outputs are skipped.
+
+Every text written here passes through the one writer, :mod:`bot.limits`:
+the job summary stays within 1 MiB per step (all appends of the step
+together; a cut summary is printed whole to the step's log), an annotation
+within 64 KB, and step outputs within the job's 1 MB (a value past it is
+refused, never cut).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import uuid
 from typing import Mapping, Optional, TextIO
 
-from bot import inert
+from bot import inert, limits
 from bot.logstream import write_command
 
 #: Longest annotation message the bot writes (characters of the message; an ellipsis marks a cut).
@@ -54,8 +61,22 @@ def set_outputs(values: Mapping[str, object], env: Mapping[str, str] = os.enviro
         while delim in text:
             delim = f"ghadelimiter_{uuid.uuid4().hex}"
         chunks.append(f"{name}<<{delim}\n{text}\n{delim}\n")
-    _append("GITHUB_OUTPUT", path, "".join(chunks))
+    try:
+        data = limits.fit_output(", ".join(values), "".join(chunks), used=_used(path, "step-output"))
+    except limits.TooLong as exc:
+        from bot.errors import UsageError
+        raise UsageError(f"cannot write the step output: {exc}", path=path) from None
+    _append("GITHUB_OUTPUT", path, data)
     return True
+
+
+def _used(path: str, field: str) -> int:
+    """How much of ``field``'s limit the file at ``path`` already holds (0 when it is missing or unreadable)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return limits.size(fh.read(), field)
+    except OSError:
+        return 0
 
 
 def _append(var: str, path: str, text: str) -> None:
@@ -81,7 +102,12 @@ def append_summary(markdown: str, env: Mapping[str, str] = os.environ) -> bool:
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return False
-    _append("GITHUB_STEP_SUMMARY", path, markdown if markdown.endswith("\n") else markdown + "\n")
+    markdown = markdown if markdown.endswith("\n") else markdown + "\n"
+    fitted = limits.fit(markdown, "job-summary", room=limits.FIELDS["job-summary"].limit - _used(path, "job-summary"),
+                        whole_at="in this step's log", env=env)
+    if fitted != markdown:   # the whole text where the reader can get it: the step's log
+        print(inert.log_safe(markdown), end="", file=sys.stdout)
+    _append("GITHUB_STEP_SUMMARY", path, fitted)
     return True
 
 
@@ -106,6 +132,17 @@ def _inert(message: str) -> str:
     return "\n".join(inert.lines(message, cap=2000, max_lines=40)) or ""
 
 
+def _annotation(message: str, env: Mapping[str, str] = os.environ) -> str:
+    """``message`` inert (:func:`bot.inert.lines`: :data:`ANNOTATION_CAP` characters a line, 40 lines) and within an
+    annotation's 64 KB (:mod:`bot.limits`; 40 lines of 2,000 characters would be past it)."""
+    text = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
+    fitted = limits.fit(text, "annotation", whole_at="in the job summary of this run")
+    if fitted != text:   # the whole message, shown as text (a fence longer than any run of backticks in it)
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
+        append_summary(f"\nThe whole annotation message:\n\n{fence}text\n{text}\n{fence}\n", env=env)
+    return fitted
+
+
 def error(message: str, *, file: Optional[str] = None, line: Optional[int] = None,
           out: Optional[TextIO] = None, env: Mapping[str, str] = os.environ) -> None:
     """An ``::error`` annotation naming the file and line (plain ``error: ...`` outside Actions).
@@ -115,7 +152,7 @@ def error(message: str, *, file: Optional[str] = None, line: Optional[int] = Non
     characters, 40 lines), ``file`` is one line.
     """
     out = out or sys.stderr
-    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
+    message = _annotation(message, env)
     file = inert.line(file, cap=300) if file else None
     if not in_actions(env):
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
@@ -136,7 +173,7 @@ def warning(message: str, *, out: Optional[TextIO] = None, env: Mapping[str, str
     Every line of ``message`` goes through :func:`bot.inert.lines` (capped at :data:`ANNOTATION_CAP`, 40 lines).
     """
     out = out or sys.stderr
-    message = "\n".join(inert.lines(message, cap=ANNOTATION_CAP, max_lines=40))
+    message = _annotation(message, env)
     if in_actions(env):
         write_command(out, f"::warning title=executorch-pack-bot::{_escape_data(message)}")
     else:

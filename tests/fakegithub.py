@@ -127,6 +127,9 @@ class FakeGitHub:
         self.asset_truncate: dict[int, int] = {}   # asset id -> serve only this many bytes, once per entry
         self.pypi: dict[tuple[str, str], dict] = {}
         self.pack_index: list[tuple[str, str, str]] = []   # (vendor, name, version) <pdsc> entries of index.pidx
+        # the repositories of the token's App installation (GET /installation/repositories); None: the token is not
+        # an installation's (GitHub answers 403)
+        self.installation: Optional[list[str]] = None
         self.pack_pdscs: dict[str, bytes] = {}               # file name -> PDSC served under /pack/
         self.faults: list[Fault] = []
         self.requests: list[Seen] = []
@@ -365,7 +368,7 @@ class FakeGitHub:
         self.requests.append(Seen(req.method, req.path, dict(req.args),
                                   {k: v for k, v in req.headers.items()}, body))
         fault = self._fault(req)
-        resp = fault or self._route(req, body)
+        resp = fault or self._too_long(req, body) or self._route(req, body)
         # PyPI, the download host, GraphQL and the public pack index are not the REST API its description covers
         if not req.path.startswith(("/pypi/", "/download/", "/graphql", "/pack/")):   # /pack/: the public pack index
             EXCHANGES.append(Exchange(req.method, req.path, req.query_string.decode("latin-1"), dict(req.headers),
@@ -395,6 +398,29 @@ class FakeGitHub:
         if req.headers.get("If-None-Match") == tag:
             return Response(status=304, headers={"ETag": tag})
         return Response(text, status=status, headers={"ETag": tag}, mimetype="application/json")
+
+    #: GitHub's limits on the text of an issue, a pull request and a comment: past them every create or update
+    #: answers 422 Validation Failed naming the field (``body is too long (maximum is 65536 characters)``,
+    #: ``title is too long (maximum is 256 characters)``), and nothing is written.
+    BODY_MAX, TITLE_MAX = 65_536, 256
+
+    def _too_long(self, req, body) -> Optional[Response]:
+        """GitHub's 422 for a write to an issue, a pull request or a comment whose body or title is past its limit."""
+        if req.method not in ("POST", "PATCH") or not isinstance(body, dict):
+            return None
+        if not re.fullmatch(r"/repos/[^/]+/[^/]+/(issues|pulls)(/\d+)?(/comments|/reviews)?|"
+                            r"/repos/[^/]+/[^/]+/(issues|pulls)/comments/\d+", req.path):
+            return None
+        resource = "IssueComment" if "comments" in req.path else "Issue"
+        for field, most in (("body", self.BODY_MAX), ("title", self.TITLE_MAX)):
+            text = body.get(field)
+            if isinstance(text, str) and len(text) > most:
+                word = "Body" if resource == "IssueComment" and field == "body" else field
+                return self._json({"message": "Validation Failed", "errors": [
+                    {"resource": resource, "code": "custom", "field": field,
+                     "message": f"{word} is too long (maximum is {most} characters)"}],
+                    "documentation_url": "https://docs.github.com/rest"}, 422)
+        return None
 
     def _not_found(self):
         return self._json({"message": "Not Found", "documentation_url": "https://docs.github.com/rest",
@@ -441,6 +467,23 @@ class FakeGitHub:
                 return Response(data[:cut], headers={"Content-Length": str(len(data))},
                                 mimetype="application/octet-stream", direct_passthrough=True)
             return Response(data, mimetype="application/octet-stream")
+        if m == "GET" and p == "/installation/repositories":
+            # GitHub REST docs, "List repositories accessible to the app installation": an installation token only
+            if self.installation is None:
+                return self._json({"message": "You must authenticate with an installation access token in order "
+                                              "to list repositories for an installation.",
+                                   "documentation_url": "https://docs.github.com/rest/apps/installations"
+                                                        "#list-repositories-accessible-to-the-app-installation",
+                                   "status": "403"}, 403)
+            repos = [self._repo_json(full) for full in sorted(self.installation)]
+            per_page = int(req.args.get("per_page", 30))
+            page = int(req.args.get("page", 1))
+            headers = {}
+            if page * per_page < len(repos):
+                headers["Link"] = (f'<{self.url}{req.path}?per_page={per_page}&page={page + 1}>; rel="next"')
+            return Response(json.dumps({"total_count": len(repos),
+                                        "repositories": repos[(page - 1) * per_page: page * per_page]}),
+                            headers=headers, mimetype="application/json")
         if m == "GET" and (mm := re.fullmatch(r"/orgs/([^/]+)/repos", p)):
             # GitHub REST docs, "List organization repositories": minimal repositories with topics
             owner = mm.group(1).lower()

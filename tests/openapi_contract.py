@@ -80,6 +80,8 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
     "repos/get-collaborator-permission-level": ((("Metadata", _R),),),
     "repos/get-branch-rules": ((("Metadata", _R),),),
     "repos/list-for-org": ((("Metadata", _R),),),   # the fleet's discover: (an organization's repositories)
+    # the fleet's discover: which repositories the App installation covers (an installation token; Metadata read)
+    "apps/list-repos-accessible-to-installation": ((("Metadata", _R),),),
     # doctor only; GitHub docs, "Get default workflow permissions for a repository": Administration (read)
     "actions/get-github-actions-default-workflow-permissions-repository": ((("Administration", _R),),),
     "repos/list-releases": (CONTENTS_R,),

@@ -328,8 +328,9 @@ def test_pack_path_written_to_github_output(et_root, tmp_path, fake_cmake, monke
     out = tmp_path / "gh_output"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
     assert cli.main(_argv(et_root, tmp_path)) == 0
-    assert out.read_text() == (f"pack={tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}\n"
-                               "build-path=cmake-targets\n")
+    from eventworld import read_outputs
+    assert read_outputs(out) == {"pack": f"{tmp_path / 'out' / 'PyTorch.ExecuTorch.1.5.1.pack'}",
+                                 "build-path": "cmake-targets"}
 
 
 def test_a_relative_python_reaches_cmake_as_an_absolute_path(et_root, tmp_path, fake_cmake, monkeypatch):

@@ -65,7 +65,9 @@ def test_a_set_up_that_works_passes_and_writes_the_rehearsal_to_the_job_summary(
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     code, out, err = _doctor(world, capsys)
     assert code == 0, out + err
-    assert "repository: acme/fw-template (default branch main)\ntoken: can push to the repository\n" in out
+    # the user's role is shown as that; the token's own push is not proven from a checkout whose origin is local
+    assert ("repository: acme/fw-template (default branch main)\ntoken's user: may push (permissions.push of \"Get a "
+            "repository\" is the user's role, not what the token may do)\ntoken: push not proven (") in out
     assert "workflow permissions: default read, Actions may not create pull requests" in out
     assert "rules of the base branch main: none\nrules of the bot branch executorch-pack-bot/executorch: none" in out
     text = summary.read_text()

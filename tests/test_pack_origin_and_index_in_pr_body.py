@@ -80,11 +80,15 @@ def _index_line(body: str) -> str:
 
 def test_run_ticks_a_pack_the_index_lists_and_sets_the_output(world, capsys, tmp_path, monkeypatch):
     world.pack_index = [("ARM", "CMSIS", "6.2.0"), ("PyTorch", "ExecuTorch", "1.5.1")]
+    world.pack_pdscs["PyTorch.ExecuTorch.pdsc"] = (
+        b'<?xml version="1.0"?><package><vendor>PyTorch</vendor><name>ExecuTorch</name><releases>'
+        b'<release version="1.5.1"/><release version="1.4.0"/></releases></package>')
     monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
     assert run_bot(world, capsys) == 0
     assert _index_line(_body(world)) == "  - [x] on the public pack index (`cbuild setup --packs` finds it)"
     assert "pack-on-index<<" in (tmp_path / "out").read_text() and "\nyes\n" in (tmp_path / "out").read_text()
     assert world.count("GET", r"^/pack/index\.pidx$") == 1
+    assert world.count("GET", r"^/pack/PyTorch\.ExecuTorch\.pdsc$") == 1   # the release is looked up in the PDSC
 
 
 def test_run_reads_the_pdsc_when_the_index_names_another_version(world, capsys):
@@ -142,6 +146,9 @@ def test_publish_says_a_pack_was_built_on_the_runner(world, capsys, monkeypatch)
     built = make_pack(pack_dir, PackSpec(operators=DEMO_OPS)).read_bytes()
     monkeypatch.setenv("GITHUB_RUN_ID", "77")
     world.pack_index = [("PyTorch", "ExecuTorch", "1.5.1")]
+    world.pack_pdscs["PyTorch.ExecuTorch.pdsc"] = (
+        b'<?xml version="1.0"?><package><vendor>PyTorch</vendor><name>ExecuTorch</name><releases>'
+        b'<release version="1.5.1"/><release version="1.4.0"/></releases></package>')
     code, _ = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan),
                   "--pack", str(pack_dir), "--pack-built")
     assert code == 0

@@ -46,14 +46,15 @@ def other_packs(httpserver):
     return [(base, "ARM", "CMSIS", "6.2.0"), (base, "ARM", "CMSIS-NN", "7.0.0")]
 
 
-def test_the_index_naming_the_version_is_a_yes(httpserver):
+def test_the_index_naming_the_version_and_its_pdsc_listing_it_is_a_yes(httpserver):
     httpserver.expect_request("/pack/index.pidx").respond_with_data(
         pidx(*other_packs(httpserver), (httpserver.url_for("/pytorch/"), "PyTorch", "ExecuTorch", "1.5.1")))
+    httpserver.expect_request("/pytorch/PyTorch.ExecuTorch.pdsc").respond_with_data(pdsc("1.5.1", "1.4.0"))
     ans = ask(httpserver)
-    assert ans == PackIndexAnswer(PACK, True, "the index lists PyTorch::ExecuTorch 1.5.1",
-                                  httpserver.url_for("/pack/index.pidx"))
+    assert ans == PackIndexAnswer(PACK, True, "the index lists PyTorch::ExecuTorch 1.5.1, and its PDSC has a "
+                                  "release 1.5.1", httpserver.url_for("/pack/index.pidx"))
     assert ans.state == "yes"
-    assert [r.path for r, _ in httpserver.log] == ["/pack/index.pidx"]   # no PDSC asked
+    assert [r.path for r, _ in httpserver.log] == ["/pack/index.pidx", "/pytorch/PyTorch.ExecuTorch.pdsc"]
 
 
 def test_an_older_index_version_whose_pdsc_lists_the_release_is_a_yes(httpserver):
@@ -116,8 +117,9 @@ def test_a_transient_error_is_retried(httpserver):
     httpserver.expect_ordered_request("/pack/index.pidx").respond_with_data("busy", status=502)
     httpserver.expect_ordered_request("/pack/index.pidx").respond_with_data(
         pidx((httpserver.url_for("/p/"), "PyTorch", "ExecuTorch", "1.5.1")))
+    httpserver.expect_request("/p/PyTorch.ExecuTorch.pdsc").respond_with_data(pdsc("1.5.1"))
     assert ask(httpserver).listed is True
-    assert len(httpserver.log) == 2
+    assert [r.path for r, _ in httpserver.log] == ["/pack/index.pidx", "/pack/index.pidx", "/p/PyTorch.ExecuTorch.pdsc"]
 
 
 def test_a_refusal_is_could_not_tell_without_retries(httpserver):
@@ -164,15 +166,17 @@ def test_the_etag_makes_the_next_ask_conditional_and_a_304_reuses_the_cached_ind
     body = pidx((httpserver.url_for("/p/"), "PyTorch", "ExecuTorch", "1.5.1"))
     httpserver.expect_ordered_request("/pack/index.pidx").respond_with_data(
         body, headers={"ETag": '"v1"', "Last-Modified": "Mon, 30 Nov 2026 08:00:00 GMT"})
+    httpserver.expect_ordered_request("/p/PyTorch.ExecuTorch.pdsc").respond_with_data(pdsc("1.5.1"))
     httpserver.expect_ordered_request("/pack/index.pidx", headers={"If-None-Match": '"v1"'}).respond_with_data(
         "", status=304, headers={"ETag": '"v1"'})
+    httpserver.expect_ordered_request("/p/PyTorch.ExecuTorch.pdsc").respond_with_data(pdsc("1.5.1"))
     first = ask(httpserver, cache=tmp_path)
     second = ask(httpserver, cache=tmp_path)
     assert first == second and second.listed is True
-    asked = [r.headers for r, _ in httpserver.log]
+    asked = [r.headers for r, _ in httpserver.log if r.path == "/pack/index.pidx"]
     assert "If-None-Match" not in asked[0]
     assert (asked[1]["If-None-Match"], asked[1]["If-Modified-Since"]) == ('"v1"', "Mon, 30 Nov 2026 08:00:00 GMT")
-    assert [resp.status_code for _, resp in httpserver.log] == [200, 304]
+    assert [resp.status_code for r, resp in httpserver.log if r.path == "/pack/index.pidx"] == [200, 304]
 
 
 def test_without_a_cache_nothing_is_conditional(httpserver):

@@ -148,10 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_output(name: str, value: str) -> None:
-    """Append ``name=value`` to ``$GITHUB_OUTPUT`` when set (GitHub Actions step outputs)."""
-    import os
+    """Step output ``name`` (GitHub Actions, ``$GITHUB_OUTPUT``) through the one writer, :func:`bot.actions.set_outputs`."""
+    from bot import actions
 
-    target = os.environ.get("GITHUB_OUTPUT")
-    if target and "\n" not in value:
-        with open(target, "a", encoding="utf-8") as f:
-            f.write(f"{name}={value}\n")
+    actions.set_outputs({name: value})

@@ -10,7 +10,11 @@ Three parts, each printed (and written to the job summary inside GitHub Actions)
    pushed or opened.  A template already on the newest release is copied to a scratch folder, moved back to
    the previous release there, and the bump from that release to the current one is rehearsed instead.
 3. **The set-up on GitHub** (with a token and the template repository's name), each problem with its fix:
-   the token can push (``permissions.push`` of "Get a repository", when GitHub gives it), "Allow GitHub
+   the token can push, proved only by something the token itself must pass: a ``git push --dry-run`` with it to
+   the repository on the GitHub server (GitHub authorizes the dry run's receive-pack request as it authorizes a
+   push; :func:`prove_push`); ``permissions.push`` of "Get a repository" is the token's user's role (GitHub
+   REST docs, "Get a repository": the permissions of the authenticated user), so it is shown as that, never as
+   "can push", and a ``false`` there still blocks (no token can do more than its user), "Allow GitHub
    Actions to create and approve pull requests" when the bot opens its pull request with the workflow's
    ``GITHUB_TOKEN`` ("Get default workflow permissions for a repository",
    ``can_approve_pull_request_reviews``, ``default_workflow_permissions``), the rules of the base branch and
@@ -31,6 +35,7 @@ first, the part that could not says so ("Not rehearsed: ...", "not checked: ..."
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -164,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
                    + "; the workflow's doctor run checks it with the bot's own token")
     else:
         try:
-            checked, found = check_github(token, full, config, plan, workflow_token=args.workflow_token)
+            checked, found = check_github(token, full, config, plan, workflow_token=args.workflow_token,
+                                          repo=args.repo)
         except TransientError as exc:   # GitHub cannot be reached: said here, and the exit is 3
             failed.append(exc)
             checked, found = [f"not checked: {exc.message}"], []
@@ -307,8 +313,59 @@ def workflow_problems(paths: list[str], workflow_token: bool) -> list[Problem]:
                     "`exclude: [.github/workflows]` in .github/executorch-pack-bot.yml", blocking=False)]
 
 
-def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -> tuple[list[str], list[Problem]]:
-    """``(lines, problems)`` of the template repository's set-up, read with ``token`` (read requests only)."""
+def push_verdict(returncode: int, stderr: str) -> Optional[bool]:
+    """What a ``git push --dry-run`` with the token says: True (accepted), False (GitHub refused the token: HTTP
+    403/401, "Permission to OWNER/NAME.git denied", "Write access to repository not granted", a rule's
+    refusal), None (it says nothing of the token: the network, a missing repository, another failure)."""
+    from bot.github.pushrefusal import is_refusal
+
+    if returncode == 0:
+        return True
+    low = stderr.lower()
+    if (re.search(r"returned error: 40[13]\b", low) or "permission to" in low and "denied" in low
+            or "write access to repository not granted" in low or "authentication failed" in low or is_refusal(stderr)):
+        return False
+    return None
+
+
+def prove_push(repo: Path, token: str, full: str, branch: str) -> tuple[Optional[bool], str]:
+    """``(verdict, line)``: a ``git push --dry-run`` of the checkout's ``HEAD`` to ``branch`` of its ``origin``,
+    with ``token`` (the bot's own git set-up, :class:`bot.github.publish.Git`: the token's header for
+    ``$GITHUB_SERVER_URL`` only), when ``origin`` is ``full`` on that server; nothing is written (``--dry-run``:
+    git asks for the refs over the receive-pack service, which GitHub authorizes as a push, and sends no pack).
+
+    None with the reason when it proves nothing of the token: an ``origin`` elsewhere (a local path, another
+    host), no ``origin``, or a failure that is not a refusal (:func:`push_verdict`)."""
+    import os
+
+    from bot import inert
+    from bot.github.client import mask
+    from bot.github.publish import Git
+
+    git = Git(repo, token, ("executorch-pack-bot", "executorch-pack-bot@users.noreply.github.com"))
+    p = git.run("remote", "get-url", "origin")
+    url = p.stdout.decode("utf-8", "replace").strip() if p.returncode == 0 else ""
+    server = (os.environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    if not url:
+        return None, "the checkout has no origin remote to try a dry-run push with the token"
+    if url.rstrip("/").removesuffix(".git").lower() != f"{server}/{full}".lower():
+        return None, f"the checkout's origin is not {server}/{full}, so a dry-run push would not use the token"
+    # forced, as the bot's own push is (--force-with-lease): an existing bot branch is no reason to refuse
+    p = git.run("push", "--dry-run", "--quiet", "origin", f"+HEAD:refs/heads/{branch}")
+    err = mask(p.stderr.decode("utf-8", "replace"))
+    last = next((ln for ln in reversed(err.strip().splitlines()) if ln.strip()), "")
+    verdict = push_verdict(p.returncode, err)
+    if verdict is True:
+        return True, f"a dry-run push with the token to {server}/{full} (branch {branch}) was accepted"
+    if verdict is False:
+        return False, f"GitHub refused a dry-run push with the token to {server}/{full}: {inert.line(last, cap=300)}"
+    return None, f"a dry-run push with the token failed for another reason: {inert.line(last, cap=300)}"
+
+
+def check_github(token: str, full: str, config, plan, *, workflow_token: bool,
+                 repo: Optional[Path] = None) -> tuple[list[str], list[Problem]]:
+    """``(lines, problems)`` of the template repository's set-up, read with ``token`` (read requests, and a
+    ``git push --dry-run`` from ``repo``, :func:`prove_push`, which writes nothing)."""
     import json
     from urllib.parse import quote
 
@@ -316,6 +373,7 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
     from bot.errors import PlatformError
     from bot.github.client import call, make_github
 
+    checkout = repo
     gh = make_github(token)
     lines: list[str] = []
     problems: list[Problem] = []
@@ -334,15 +392,25 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
     repo = shaped(get("", f"read the repository {full}"), dict, "repository") or {}
     lines.append(f"repository: {full} (default branch {repo.get('default_branch') or '?'})")
     perms = repo.get("permissions")
-    if isinstance(perms, dict):
-        if perms.get("push") or perms.get("admin") or perms.get("maintain"):
-            lines.append("token: can push to the repository")
-        else:
-            problems.append(Problem("the token cannot push to the repository (GitHub answers permissions.push: false)",
-                                    "give the App or token Contents: read and write and Pull requests: read and "
-                                    "write on this repository (docs/github-app.md)"))
+    user_may = isinstance(perms, dict) and bool(perms.get("push") or perms.get("admin") or perms.get("maintain"))
+    if isinstance(perms, dict) and not user_may:
+        problems.append(Problem("the token cannot push to the repository (GitHub answers permissions.push: false)",
+                                "give the App or token Contents: read and write and Pull requests: read and "
+                                "write on this repository (docs/github-app.md)"))
+    elif user_may:
+        lines.append("token's user: may push (permissions.push of \"Get a repository\" is the user's role, not what "
+                     "the token may do)")
+    bot_branch = config.branch_for(plan.bump.new_executorch) if plan is not None and plan.bump else config.branch
+    proved, why = (None, "no checkout given") if checkout is None else prove_push(checkout, token, full, bot_branch)
+    if proved is True:
+        lines.append(f"token: can push ({why})")
+    elif proved is False:
+        problems.append(Problem(f"the token may not push: {why}",
+                                "a fine-grained token must have the repository's owner (the organization) as its "
+                                "resource owner and Contents: read and write on it; an App must be installed on the "
+                                "repository with Contents: read and write (docs/github-app.md)"))
     else:
-        lines.append("token: its permissions are not shown to it (an App's token); the workflow's run proves them")
+        lines.append(f"token: push not proven ({why}); the workflow's first push proves it")
 
     try:
         wf = shaped(get("/actions/permissions/workflow", "read the repository's workflow permissions"), dict,

@@ -37,6 +37,10 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="pause before trying again the templates GitHub kept refusing for a rate limit, when "
                         "its answer gave no Retry-After or x-ratelimit-reset (doubles each time, 3 passes; "
                         "default: 60)")
+    p.add_argument("--time-budget", type=float, default=1200.0, metavar="SECONDS",
+                   help="the most the plan takes, every wait included: a request or a pass waits only for the time "
+                        "left, and the templates not planned when it is used up are rows 'rate limited' (default: "
+                        "1200, within the plan job's timeout-minutes of 30 and the App token's hour; at most 3600)")
     p.add_argument("--max-pause", type=float, default=900.0, metavar="SECONDS",
                    help="the longest pause between passes: when GitHub asks for a longer wait, the templates it "
                         "refused are rows 'rate limited' at once, planned by the next run (default: 900)")
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.errors import UsageError
     from bot.fleet.cache import FleetCache
     from bot.fleet.listfile import load_fleet_list
-    from bot.fleet.plan import discover, make_plan
+    from bot.fleet.plan import Budget, discover, installation_repositories, make_plan
     from bot.fleet.remote import Remote
     from bot.github.client import make_github, token_from
 
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(upstream_refusal(args.upstream))
     if not 1 <= args.max_jobs <= 256:
         raise UsageError(f"--max-jobs {args.max_jobs}: expected 1 to 256")
-    for opt, value in (("--pause", args.pause), ("--max-pause", args.max_pause)):
+    for opt, value in (("--pause", args.pause), ("--max-pause", args.max_pause), ("--time-budget", args.time_budget)):
         if not value >= 0 or value == float("inf"):
             raise UsageError(f"{opt} {value:g}: expected a number of seconds, 0 or more")
     if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
@@ -101,10 +105,17 @@ def run(args: argparse.Namespace) -> int:
     if cache.refused:
         print(f"# the cache file {cache_path}: {cache.refused}; every template is asked without an ETag",
               file=sys.stderr)
-    remote = Remote(make_github(token), cache)
+    budget = Budget(args.time_budget)
+    remote = Remote(make_github(token), cache, policy=budget.policy)
     found = discover(remote, fleet) if fleet.discover else []
+    installed = None
+    if found:
+        installed, why = installation_repositories(remote)
+        if installed is None:
+            print(inert.line(f"# cannot tell which repositories the App installation covers ({why}); the discovered "
+                             "repositories are planned as the token sees them", cap=1000), file=sys.stderr)
     plan = make_plan(fleet, remote, m.group(1), discovered=found, pause=args.pause, limit=args.max_jobs,
-                     max_pause=args.max_pause)
+                     max_pause=args.max_pause, budget=budget, installed=installed)
     cache.save()
     if args.out:
         import json

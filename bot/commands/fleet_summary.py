@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         actions.add_mask(token)
         # the planned-only rows without this run's link and time: the body changes only when a row does
         quiet = summary.render(plan, summary.rows(plan, summary.load_results(args.results)), requests=False)
-        done, number = summary.save_dashboard(make_github(token), args.dashboard, quiet)
+        run = _run_url()
+        done, number = summary.save_dashboard(make_github(token), args.dashboard, quiet,
+                                              whole_at=f"in the [job summary of this run]({run})" if run else None)
         print(f"# fleet dashboard issue #{number}: {done}")
     return 0

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import quote
 
+from bot.limits import fit, fit_payload
 from bot.config import Config
 from bot.errors import PlatformError
 from bot.github.client import call
@@ -73,7 +74,9 @@ class Api:
         url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
         if method != "GET":
             self.writes.append(f"{method} {url}")
-        return call(lambda: self.gh.requester.requestJsonAndCheck(method, url, parameters=params, input=body)[1],
+        # every text key of a write (body, title, message) within GitHub's limit: the one writer, bot.limits
+        sent = fit_payload(body)
+        return call(lambda: self.gh.requester.requestJsonAndCheck(method, url, parameters=params, input=sent)[1],
                     what)
 
     def get(self, path: str, what: str, **params) -> Any:
@@ -93,7 +96,7 @@ class Api:
         :class:`~bot.errors.PlatformError` when the answer or its ``data`` is not a JSON object."""
         if query.lstrip().startswith("mutation"):
             self.writes.append("POST /graphql")
-        out = call(lambda: self.gh.requester.graphql_query(query, variables)[1], what)
+        out = call(lambda: self.gh.requester.graphql_query(query, fit_payload(variables))[1], what)
         data = out.get("data") if isinstance(out, dict) else out
         if data is not None and not isinstance(data, dict):   # an answer of another shape: not GitHub's GraphQL
             raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape "
@@ -212,7 +215,7 @@ class Context:
     # ------------------------------------------------------------- writing
     def reply(self, number: int, text: str) -> None:
         """Comment ``text`` (the bot's Markdown; foreign parts already made inert) on issue or PR ``number``."""
-        self.api.post(f"issues/{number}/comments", {"body": text}, f"comment on #{number}")
+        self.api.post(f"issues/{number}/comments", {"body": fit(text, "comment")}, f"comment on #{number}")
 
     def react(self, comment_id: int, content: str) -> None:
         """Add reaction ``content`` (``+1``, ``-1``, ``confused``) to issue comment ``comment_id``."""

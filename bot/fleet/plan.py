@@ -31,6 +31,28 @@ failed fleet.  Each pause is said on stderr ("waiting N s before retrying
 resolve, a proxy that refuses: :class:`bot.github.client.Unreachable`) is
 not waited for: another pass would meet the same, so the plan stops at once
 (upstream's releases) or the template is a row "error".
+
+Time (:class:`Budget`): the plan fits its own job and its token.  Every wait
+of the plan, the client's retries of one request (``Retry-After``, the
+secondary limit's wait) as well as the pauses between passes, is bounded by
+the time the plan has left, not by a budget of its own: by default
+:data:`TIME_BUDGET` seconds from its start, which the plan job's
+``timeout-minutes`` (30, ``.github/workflows/executorch-pack-bot-fleet.yml``)
+holds with room for its other steps, and which is well within the App
+installation token's one hour (GitHub REST docs, "Create an installation
+access token for an app": "expire after one hour"; the plan job mints it
+first).  When the time is used up, no request waits any more and every
+template not planned yet is a row "rate limited": the plan file is written and
+the summary job runs, never a cancelled job.
+
+Installation (:func:`installation_repositories`): with ``discover:`` rules the
+plan asks which repositories the App installation covers (``GET
+/installation/repositories``, GitHub REST docs, "List repositories accessible
+to the app installation").  An organization's listing also names public
+repositories outside the installation, whose pull-request job could not mint
+a token: a discovered repository outside it is a row "not installed", with no
+job.  A token that is not an installation's (GitHub refuses the request) plans
+them as before and says it could not tell.
 """
 
 from __future__ import annotations
@@ -56,12 +78,79 @@ MATRIX_LIMIT = 256
 MAX_PAUSE = 900.0
 _TITLE = re.compile(r"^Bump ExecuTorch to (\S+)(?: \(blocked: [^()]*\))?$")   # bot.report.pr_title
 
+#: The most the plan takes by default, waits included (seconds): 20 of the plan job's 30 minutes (timeout-minutes
+#: of the fleet workflow's plan job; the checkout, the install and the upload take the rest), within the token's hour.
+TIME_BUDGET = 1200.0
+#: An App installation token's life (GitHub REST docs, "Create an installation access token for an app").
+TOKEN_LIFE = 3600.0
+
 # Row states (docs/fleet.md lists them)
 BEHIND, UP_TO_DATE, PR_OPEN, CLOSED = "behind", "up to date", "pull request open", "closed by a person"
 FOREIGN, NOT_VISIBLE, REFUSED, TEMPLATE, RATE, ERROR, DEFERRED = (
     "branch used by another pull request", "not visible", "refused entry", "template error", "rate limited",
     "error", "deferred")
 IGNORED = "ignored by reviewers"
+NOT_INSTALLED = "not installed"
+
+
+class Budget:
+    """The time the whole plan may take: ``seconds`` from its creation, read on ``clock`` (``time.monotonic``,
+    looked up at each call so a test's virtual clock applies).
+
+    :meth:`policy` makes the retry policy of one request (:class:`bot.github.client.RetryPolicy` from the
+    environment) whose waits are also bounded by :meth:`left`: the per-request bound alone let 20 templates wait
+    180 s each, past the job's ``timeout-minutes``.
+    """
+
+    def __init__(self, seconds: float = TIME_BUDGET, clock: Optional[Callable[[], float]] = None):
+        self.seconds = min(float(seconds), TOKEN_LIFE)
+        self.clock = clock or (lambda: time.monotonic())
+        self.start = self.clock()
+
+    def left(self) -> float:
+        """Seconds the plan may still take (0 or less: used up)."""
+        return self.seconds - (self.clock() - self.start)
+
+    def policy(self):
+        """A fresh :class:`~bot.github.client.RetryPolicy` for one request, bounded by this budget too."""
+        from bot.github.client import RetryPolicy
+
+        base = RetryPolicy.from_env()
+        return _Bounded(attempts=base.attempts, backoff=base.backoff, max_wait=base.max_wait,
+                        sleep=lambda s: time.sleep(s) if s > 0 else None, budget=self)
+
+
+def _bounded_class():
+    from bot.github.client import RetryPolicy
+
+    @dataclass
+    class Bounded(RetryPolicy):
+        """A request's retry policy whose waits also stop at the plan's :class:`Budget`."""
+
+        budget: Optional[Budget] = None
+
+        def left(self) -> float:
+            own = super().left()
+            return own if self.budget is None else min(own, self.budget.left())
+
+        def spend(self, seconds: float) -> bool:
+            if self.budget is not None:
+                if self.budget.left() <= 0:
+                    return False
+                seconds = min(max(0.0, seconds), self.budget.left())
+            return super().spend(seconds)
+
+    return Bounded
+
+
+def _Bounded(**kw):  # noqa: N802 - a class made on first use (bot.github.client is imported lazily)
+    global _BOUNDED
+    if _BOUNDED is None:
+        _BOUNDED = _bounded_class()
+    return _BOUNDED(**kw)
+
+
+_BOUNDED = None
 
 
 @dataclass
@@ -178,7 +267,8 @@ def choose_target(releases: list, current: str, track: Optional[str],
 
 def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Optional[list[Entry]] = None,
               rounds: int = 3, pause: float = 60.0, sleep: Optional[Callable[[float], None]] = None,
-              limit: int = MATRIX_LIMIT, max_pause: float = MAX_PAUSE) -> Plan:
+              limit: int = MATRIX_LIMIT, max_pause: float = MAX_PAUSE, budget: Optional[Budget] = None,
+              installed: Optional[set] = None) -> Plan:
     """Plan the fleet; see the module docstring.
 
     ``discovered`` entries (from :func:`discover`) are added after the list's
@@ -188,6 +278,9 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
     else ``pause`` seconds (doubling); a wait over ``max_pause`` seconds is not
     made: the templates still refused are rows "rate limited" at once.  ``limit`` caps the
     pull-request matrix; templates beyond it are rows "deferred" (next run).
+    ``budget`` (:class:`Budget`) bounds every pause by the time the plan has left; once it is used up the
+    templates not planned are rows "rate limited".  ``installed`` (lower-case ``OWNER/NAME`` of the App
+    installation's repositories, None: not known) makes a discovered repository outside it a row "not installed".
     Raises :class:`~bot.errors.PlatformError` or :class:`TransientError` only
     when upstream's releases cannot be listed (nothing can be planned then).
     """
@@ -195,16 +288,29 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
     for e in discovered or ():
         fleet.add(e)
     plan = Plan(upstream=upstream)
-    releases = _with_resume(lambda: upstream_releases(remote, upstream), rounds, pause, sleep, max_pause)
+    releases = _with_resume(lambda: upstream_releases(remote, upstream), rounds, pause, sleep, max_pause, budget)
     order = {e.key: i for i, e in enumerate(fleet.entries)}
     done: dict[str, Row] = {}
-    pending = list(fleet.entries)
+    pending = []
+    for e in fleet.entries:
+        if installed is not None and e.source.startswith("topic ") and e.repository.lower() not in installed:
+            done[e.key] = _row(e, state=NOT_INSTALLED, reason=(
+                f"found by its topic, but the App installation does not cover {e.repository} (GET "
+                "/installation/repositories), so its pull-request job could not get a token: add it to the "
+                "installation's repositories, or remove the topic"))
+        else:
+            pending.append(e)
     last: dict[str, str] = {}
     tried = 0
     for attempt in range(max(1, rounds)):
         retry, hints = [], []
         tried += 1
         for entry in pending:
+            if budget is not None and budget.left() <= 0:   # no request of this plan may wait any more
+                retry.append(entry)
+                last.setdefault(entry.key, "not asked")
+                last[entry.key] += f"; the plan's {budget.seconds:g} s were used up"
+                continue
             try:
                 done[entry.key] = _plan_entry(remote, entry, releases, plan)
             except Unreachable as exc:   # no pause helps: a name that does not resolve, a refusing proxy
@@ -222,6 +328,12 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
         if wait > max_pause:
             for entry in pending:
                 last[entry.key] += f"; GitHub asks to wait {wait:.0f} s, more than the plan waits ({max_pause:g} s)"
+            break
+        if budget is not None and wait >= budget.left():
+            for entry in pending:
+                if "were used up" not in last[entry.key]:
+                    last[entry.key] += (f"; GitHub asks to wait {wait:.0f} s, more than the {max(0, budget.left()):.0f}"
+                                        f" s left of the plan's {budget.seconds:g} s")
             break
         names = ", ".join(e.label() for e in pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
         _say_wait(wait, names, last[pending[0].key])
@@ -268,7 +380,7 @@ def _say_wait(seconds: float, what: str, reason: str) -> None:
     print(mask(f"waiting {seconds:g} s before retrying {what}: {reason}"), file=sys.stderr, flush=True)
 
 
-def _with_resume(fn, rounds, pause, sleep, max_pause):
+def _with_resume(fn, rounds, pause, sleep, max_pause, budget: Optional[Budget] = None):
     """``fn()``, called again after a pause (:func:`pause_for`, said on stderr) while it fails for a transient
     reason, ``rounds`` times at most; :class:`~bot.github.client.Unreachable` is raised at once."""
     for attempt in range(max(1, rounds)):
@@ -278,7 +390,7 @@ def _with_resume(fn, rounds, pause, sleep, max_pause):
             raise
         except TransientError as exc:
             wait = pause_for([getattr(exc, "wait", None)], pause * 2 ** attempt)
-            if attempt + 1 >= rounds or wait > max_pause:
+            if attempt + 1 >= rounds or wait > max_pause or (budget is not None and wait >= budget.left()):
                 raise
             _say_wait(wait, "the upstream releases listing", exc.message)
             sleep(wait)
@@ -562,3 +674,36 @@ def discover(remote: Remote, fleet: FleetList) -> list[Entry]:
                                          f"topic {rule.topic} (is the App installed there?)", rule.line))
         found += [Entry(full, None, rule.track, 0, source=f"topic {rule.organization}/{rule.topic}") for full in matched]
     return found
+
+
+#: Pages of ``GET /installation/repositories`` read at most (100 repositories a page: 10,000 repositories).
+INSTALLATION_PAGES = 100
+
+
+def installation_repositories(remote: Remote) -> tuple[Optional[set], str]:
+    """``(lower-case OWNER/NAME of every repository the token's App installation covers, "")``, or ``(None, why)``
+    when that cannot be told (the token is not an installation's: GitHub refuses the request; or the answer is
+    not the documented shape).
+
+    GitHub REST docs, "List repositories accessible to the app installation": ``GET /installation/repositories``
+    with an installation access token answers ``{"total_count": N, "repositories": [...]}``, 100 a page at most,
+    more pages by ``Link: rel="next"``; read to the end within :data:`INSTALLATION_PAGES` pages (past that: None,
+    said).  Raises :class:`~bot.errors.TransientError` when the retries are used up."""
+    from bot.github.releases import _next_link
+
+    what = "list the repositories of the App installation"
+    names: set = set()
+    url, params = "/installation/repositories", {"per_page": 100}
+    for _ in range(INSTALLATION_PAGES):
+        try:
+            status, hdrs, data = remote._raw(url, params, None, what)
+        except PlatformError as exc:
+            return None, str(exc)
+        if status != 200 or not isinstance(data, dict) or not isinstance(data.get("repositories"), list):
+            return None, f"cannot {what}: GitHub answered HTTP {status} without a list of repositories"
+        names |= {r["full_name"].lower() for r in data["repositories"]
+                  if isinstance(r, dict) and isinstance(r.get("full_name"), str)}
+        url, params = _next_link(hdrs), None
+        if not url:
+            return names, ""
+    return None, f"cannot {what}: more than {INSTALLATION_PAGES} pages"

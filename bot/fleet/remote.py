@@ -101,7 +101,8 @@ class Remote:
         if etag:
             self.conditional += 1
         try:
-            status, hdrs, data = call(once, what, self.policy)
+            # a callable makes a fresh policy per request (bot.fleet.plan.Budget.policy: bounded by the plan's time)
+            status, hdrs, data = call(once, what, self.policy() if callable(self.policy) else self.policy)
         except TransientError as exc:
             exc.wait = wait_hint(last.get("headers") or {})   # what GitHub asked for, read by the plan's pause
             raise

@@ -20,6 +20,7 @@ from typing import Optional
 
 from bot import inert
 from bot.errors import PlatformError, UsageError
+from bot.limits import fit
 
 RESULT_FORMAT = 1
 MAX_RESULT_BYTES = 1_000_000
@@ -252,8 +253,12 @@ def render(plan: dict, table: list[dict], *, requests: bool = True) -> str:
     return "\n".join(head) + "\n"
 
 
-def save_dashboard(gh, full_name: str, body: str) -> tuple[str, int]:
+def save_dashboard(gh, full_name: str, body: str, *, whole_at: Optional[str] = None) -> tuple[str, int]:
     """Create or edit the fleet dashboard issue of ``full_name``: ``(what was done, issue number)``.
+
+    The body stays within GitHub's 65,536 characters for an issue body (:func:`bot.limits.fit`: the head and the
+    first rows kept, a note saying how much was cut and that the whole table is ``whole_at``, by default the
+    job summary of this run, where ``fleet-summary`` writes it uncut).
 
     Found by the label :data:`LABEL`, the :data:`MARKER` and its author being the token's own account (GraphQL
     ``viewer``, :func:`bot.events.context.viewer_login`; trust from identity: another bot's issue, an App or a
@@ -263,7 +268,8 @@ def save_dashboard(gh, full_name: str, body: str) -> tuple[str, int]:
     from bot.events.context import Api, viewer_login
 
     api = Api(gh, full_name)
-    body = f"{MARKER}\n{body}"
+    body = fit(f"{MARKER}\n{body}", "issue-body",
+               whole_at=whole_at or "in the job summary of the fleet workflow run that wrote it")
     me = viewer_login(api)
     if not me:   # no issue could be recognised as ours: a new one each run would pile up
         raise PlatformError(f"cannot find the fleet dashboard issue of {full_name}: GitHub names no account for the "

@@ -34,6 +34,7 @@ from typing import Optional
 from bot.errors import PlatformError
 from bot.github.client import call
 from bot.github.pushrefusal import PushRefused, kind_of
+from bot.limits import fit
 
 
 def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[str, tuple[str, Optional[str]]],
@@ -71,7 +72,7 @@ def create_commit(gh_repo, git, *, base_sha: str, tree_sha: str, changed: dict[s
     tree = call(lambda: gh_repo.create_git_tree(elements, base_tree), "create the tree")
     if tree.sha != tree_sha:
         raise PlatformError(f"GitHub made tree {tree.sha[:12]} where git makes {tree_sha[:12]}; nothing was pushed")
-    commit = call(lambda: gh_repo.create_git_commit(message, tree, [base]), "create the commit")
+    commit = call(lambda: gh_repo.create_git_commit(fit(message, "commit-message"), tree, [base]), "create the commit")
     return commit.sha
 
 
@@ -92,7 +93,7 @@ def move_branch(gh_repo, branch: str, sha: str, head_sha: Optional[str]) -> None
         now = call(lambda: ref.object.sha, f"read the branch {branch}")
         if now != head_sha:
             raise PushRefused(branch, f"{branch} is at {now}, not at {head_sha} (non-fast-forward)\n", via="api")
-        call(lambda: ref.edit(sha, force=True), f"move the branch {branch}")
+        call(lambda: ref.edit(sha=sha, force=True), f"move the branch {branch}")
     except PlatformError as exc:
         if isinstance(exc, PushRefused) or ("rule violation" not in exc.message.lower()
                                             and kind_of(exc.message) is None):

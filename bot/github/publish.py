@@ -79,12 +79,16 @@ from bot.github.pushrefusal import PushRefused, is_refusal
 from bot.github.rebase import rebase_text, worktree_text
 from bot.inert import code as inert_code
 from bot.inert import lines as inert_lines
+from bot.limits import fit
 from bot.report import parse_fingerprint
 
 DRAFT_KEY = decorations.DRAFT
 GITHUB_COMMITTER = "noreply@github.com"      # the committer of commits GitHub makes (web editor, API)
 _BOT_EMAIL = re.compile(r"\d+\+[a-z0-9-]+\[bot\]@users\.noreply\.github\.com")
 FOREIGN_MARKER = "<!-- executorch-pack-bot:foreign-commits -->"
+#: Where the whole report is when the PR body is cut (bot.report.body: publish appends the uncut report to the job
+#: summary of its run).
+WHOLE_REPORT = "in the job summary of the workflow run that wrote this body"
 Progress = Callable[[str], None]
 
 
@@ -269,7 +273,7 @@ class Publisher:
                     f"The base branch already is on ExecuTorch {version}; nothing left to do, closing.")
             if pr.number in notes:
                 text = f"{notes[pr.number]} {text}"
-            call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+            call(lambda: pr.create_issue_comment(fit(text, "comment")), f"comment on #{pr.number}")
             call(lambda: pr.edit(state="closed"), f"close #{pr.number}")
             self.progress(f"closed #{pr.number}")
             closed.append(pr.number)
@@ -460,7 +464,8 @@ class Publisher:
         ``signoff: true`` adds the ``Signed-off-by:`` trailer of the configured author.
         """
         tree, _changed = self.build_tree(base_sha, files)
-        commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(message).encode())
+        commit = self.git("commit-tree", tree, "-p", base_sha,
+                          input=fit(self.message(message), "commit-message").encode())
         return commit, tree
 
     def message(self, message: str) -> str:
@@ -557,7 +562,8 @@ class Publisher:
                                        message=self.message(commit_message))
                 move_branch(self.gh_repo, branch, commit, head_sha)
             else:
-                commit = self.git("commit-tree", tree, "-p", base_sha, input=self.message(commit_message).encode())
+                commit = self.git("commit-tree", tree, "-p", base_sha,
+                                  input=fit(self.message(commit_message), "commit-message").encode())
                 self._push(branch, commit, head_sha)
             pushed = True
             created_branch = head_sha is None
@@ -582,12 +588,14 @@ class Publisher:
                 if changed:
                     # the reviewers' ignore list lives in the body (bot.events.state): carried over
                     full = carry_state(pr.body, body + new_tail)
-                    call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
+                    call(lambda: pr.edit(title=fit(title, "title"), body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
+                         f"update #{pr.number}")
                     action = "updated"
                 else:
                     if new_record != record:
                         full = carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail))
-                        call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
+                        call(lambda: pr.edit(body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
+                             f"update the notes of #{pr.number}")
                     action = "updated" if pushed else "unchanged"
             else:
                 def first_tail() -> str:
@@ -613,7 +621,8 @@ class Publisher:
                     full = body + decorations.tail(self._refusals(refused, pr.number),
                                                    decorations.Record(set(keys), dict(refused)))
                     try:
-                        call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
+                        call(lambda: pr.edit(body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
+                             f"note the refused decorations in #{pr.number}")
                     except PlatformError as exc:   # the warnings still go out; the next run asks again
                         self.progress(f"could not note the refused decorations in #{pr.number}: {exc.message}")
                 action = "created"
@@ -637,7 +646,8 @@ class Publisher:
         return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed, refusals=refusals)
 
     def _create(self, base: str, branch: str, title: str, body: str, draft: bool):
-        return call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=title, body=body, draft=draft),
+        return call(lambda: self.gh_repo.create_pull(base=base, head=branch, title=fit(title, "title"),
+                                                     body=fit(body, "pull-body", whole_at=WHOLE_REPORT), draft=draft),
                     f"create the pull request for {branch}")
 
     @staticmethod
@@ -691,9 +701,9 @@ class Publisher:
         mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
         if mine:
             if mine[0].body != text:
-                call(lambda: mine[0].edit(text), f"update the comment on #{pr.number}")
+                call(lambda: mine[0].edit(fit(text, "comment")), f"update the comment on #{pr.number}")
         else:
-            call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+            call(lambda: pr.create_issue_comment(fit(text, "comment")), f"comment on #{pr.number}")
 
 
 _STAMP = re.compile(r"<!--\s*executorch-pack-bot:body=([0-9a-f]{64})\s*-->")

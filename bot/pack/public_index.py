@@ -12,11 +12,18 @@ Facts (Open-CMSIS-Pack spec, "Pack Index Files"; cpackget ``cmd/installer``):
 - cpackget resolves ``Vendor::Name@V`` by finding the ``<pdsc>`` of
   ``Vendor``/``Name`` (a pack without one is not public), then reading the
   pack's PDSC ``U + Vendor.Name.pdsc``: ``V`` must be one of its
-  ``<releases><release version="V">`` (else "no release tag matching
-  version"); the pack is then downloaded from ``U + Vendor.Name.V.pack``.
+  ``<releases><release version="V">`` (else ``ErrPackVersionNotFoundInPdsc``,
+  "pack version not found in the pdsc file"); the pack is then downloaded
+  from the release's ``url`` attribute or ``U + Vendor.Name.V.pack``
+  (cpackget ``cmd/installer/root.go``, ``FindPackURL``: "read .Web/PDSC file
+  into pdscXML; releaseTag = pdscXML.FindReleaseTagByVersion(pack.Version)").
+  The index's own ``version`` attribute is not consulted for V: an index
+  naming V whose PDSC is stale or missing still fails the install
+  (cpackget issues #139 and #357).
 
-So V is on the index when the index's ``<pdsc>`` names V, or names an older or
-newer version whose PDSC lists a release V.  The index URL is
+So V is on the index only when the index has a ``<pdsc>`` for the pack AND
+the PDSC it points to lists a release V, whatever version the index names;
+a PDSC that cannot be read is "could not tell", never "on it".  The index URL is
 ``--pack-index-url`` or ``EXECUTORCH_PACK_BOT_PACK_INDEX_URL`` (``off``: not
 asked).  With ``EXECUTORCH_PACK_BOT_CACHE`` set, the index is kept there and
 asked again with ``If-None-Match``/``If-Modified-Since`` (a 304 reuses it).
@@ -274,7 +281,7 @@ def check_pack_index(version: str, *, url: Optional[str] = None, http=None, poli
             ``$EXECUTORCH_PACK_BOT_CACHE``; None: no conditional request).
 
     Costs one GET of the index (or a 304), plus one GET of the pack's PDSC
-    when the index names another version.  Never raises for a fault of the
+    (always: the index's ``version`` alone does not make V installable).  Never raises for a fault of the
     index or the network: the answer is "could not tell" with the reason.
     """
     from bot.github.client import RetryPolicy, session
@@ -294,8 +301,6 @@ def check_pack_index(version: str, *, url: Optional[str] = None, http=None, poli
         entry = index_entry(data, url)
         if entry is None:
             return PackIndexAnswer(pack, False, f"the index lists no {VENDOR}::{NAME} pack", url)
-        if entry["version"] == version:
-            return PackIndexAnswer(pack, True, f"the index lists {VENDOR}::{NAME} {version}", url)
         base = entry["url"]
         if not base.lower().startswith(("https://", "http://")):
             return PackIndexAnswer(pack, None, f"the index lists {VENDOR}::{NAME} {entry['version']} with a PDSC "
