@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import ptekit
 
 from bot.cli import main
