@@ -294,6 +294,7 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
 
     from bot import inert
     from bot.errors import PlatformError
+    from bot.github import pages
     from bot.github.client import call, make_github
 
     gh = make_github(token)
@@ -345,7 +346,9 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool) -
     branch = config.branch_for(plan.bump.new_executorch) if plan is not None and plan.bump else config.branch
     for name, is_base in ((base, True), (branch, False)):
         try:
-            rules = get(f"/rules/branches/{quote(name, safe='')}", f"read the rules of branch {name}")
+            # "Get rules for a branch" is a paginated list (30 a page by default): every page, one reader
+            rules = pages.rest(gh.requester, f"/repos/{full}/rules/branches/{quote(name, safe='')}",
+                               what=f"read the rules of branch {name}", call=call)
         except PlatformError as exc:
             if "HTTP 404" in str(exc):
                 rules = []   # GitHub Enterprise Server without rulesets

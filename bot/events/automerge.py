@@ -87,7 +87,8 @@ def branch_rules(api, branch: str) -> BranchRules:
     names += [str(c.get("context")) for c in rsc.get("checks") or () if isinstance(c, dict)]
     approvals = _count((prot.get("required_pull_request_reviews") or {}).get("required_approving_review_count"))
     try:
-        rules = api.get(f"rules/branches/{b}", f"read the rules of branch {branch}") or []
+        # a paginated list (OpenAPI "repos/get-branch-rules": per_page, page; 30 by default): every page
+        rules = api.list(f"rules/branches/{b}", f"read the rules of branch {branch}")
     except PlatformError as exc:
         if "HTTP 404" not in str(exc):
             raise

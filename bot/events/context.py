@@ -80,6 +80,16 @@ class Api:
         """GET ``/repos/OWNER/NAME/{path}`` (or an absolute API path) and return the JSON."""
         return self._req("GET", path, what, params=params or None)
 
+    def list(self, path: str, what: str, *, max_pages: Optional[int] = None, **params):
+        """Every item of the list ``GET /repos/OWNER/NAME/{path}?params`` (or an absolute API path), all pages
+        (``per_page=100``), through the one reader :func:`bot.github.pages.rest`: a
+        :class:`~bot.github.pages.Listing` (``complete`` False, and a warning, when ``max_pages`` cut it)."""
+        from bot.github import pages
+
+        url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
+        return pages.rest(self.gh.requester, url, params, what=what, call=call,
+                          max_pages=max_pages or pages.MAX_PAGES)
+
     def post(self, path: str, body: Any, what: str) -> Any:
         return self._req("POST", path, what, body=body)
 
@@ -182,18 +192,13 @@ class Context:
         """The login of the account the bot's token acts as (GraphQL ``viewer``); one request per event."""
         return viewer_login(self.api)
 
-    def bot_comments(self, number: int, *, pages: int = 10) -> list[str]:
-        """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; at
-        most ``pages`` pages of 100)."""
-        me, out = self.bot_login(), []
-        for page in range(1, pages + 1):
-            batch = self.api.get(f"issues/{number}/comments", f"list the comments on #{number}",
-                                 per_page=100, page=page) or []
-            out += [str(c.get("body") or "") for c in batch
-                    if isinstance(c, dict) and me and (c.get("user") or {}).get("login") == me]
-            if len(batch) < 100:
-                break
-        return out
+    def bot_comments(self, number: int) -> list[str]:
+        """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; every
+        page, through :meth:`Api.list`)."""
+        me = self.bot_login()
+        batch = self.api.list(f"issues/{number}/comments", f"list the comments on #{number}")
+        return [str(c.get("body") or "") for c in batch
+                if isinstance(c, dict) and me and (c.get("user") or {}).get("login") == me]
 
     # ---------------------------------------------------------------- pulls
     def bot_pull(self, number: int, *, data: Optional[dict] = None) -> Optional[BotPull]:

@@ -69,7 +69,7 @@ from bot.config import Config
 from bot.errors import CheckFailed, PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.events.state import carry as carry_state
-from bot.github import decorations
+from bot.github import decorations, pages
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
@@ -230,10 +230,11 @@ class Publisher:
         fixed = branch if branch is not None else (None if "{version}" in self.config.branch else self.config.branch)
         want = self._branch_re(fixed)
         if fixed is not None:
-            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state, head=f"{self.owner}:{fixed}")),
-                         f"list pull requests of {self.full_name}")
+            pulls = pages.every(self.gh_repo.get_pulls(state=state, head=f"{self.owner}:{fixed}"),
+                                what=f"list pull requests of {self.full_name}", call=call)
         else:
-            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state)), f"list pull requests of {self.full_name}")
+            pulls = pages.every(self.gh_repo.get_pulls(state=state), what=f"list pull requests of {self.full_name}",
+                                call=call)
         mine = [p for p in pulls if self._ours(p, want)]
         others = [p for p in pulls if p not in mine and bool(want.fullmatch(p.head.ref or ""))
                   and p.head.repo is not None and p.head.repo.full_name.lower() == self.full_name.lower()]
@@ -625,14 +626,26 @@ class Publisher:
         parts = info.split()
         return len(parts) == 2 and parts[0] == tree and parts[1] == base_sha
 
+    def _token_login(self) -> str:
+        """The login of the account the token acts as (GraphQL ``viewer``: :func:`bot.events.context.viewer_login`),
+        asked once per publisher; "" when GitHub names none."""
+        if getattr(self, "_me", None) is None:
+            from bot.events.context import Api, viewer_login
+            self._me = viewer_login(Api(self.gh, self.full_name))
+        return self._me
+
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
         text = (f"{FOREIGN_MARKER}\nThe branch {inert_code(branch)} has commits not made by executorch-pack-bot "
                 f"({', '.join(inert_code(f) for f in foreign)}), so the bot will not push to it. To hand it back, "
                 "delete the branch (or reset it to the bot's last commit); the next run recreates it and opens a "
                 "new pull request. To keep your changes, merge or close this pull request yourself.")
-        comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
-        mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
+        comments = pages.every(pr.get_issue_comments(), what=f"list comments of #{pr.number}", call=call)
+        me = self._token_login()
+        # the bot's own comment, known by its author (the token's account), never by the marker alone: anyone
+        # can paste the marker into a comment
+        mine = [c for c in comments if FOREIGN_MARKER in (c.body or "") and c.user is not None and me
+                and c.user.login == me]
         if mine:
             if mine[0].body != text:
                 call(lambda: mine[0].edit(text), f"update the comment on #{pr.number}")
