@@ -48,12 +48,11 @@ from urllib.parse import quote
 
 from bot.config import Config
 from bot.errors import PlatformError
+from bot.events.state import proposed_version
 from bot.github.client import call
 from bot.report import parse_fingerprint
 
 WRITERS = ("admin", "maintain", "write")
-_TITLE_VERSION = re.compile(r"\bBump ExecuTorch to v?([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-?rc[0-9]{1,9})?)\b",
-                            re.ASCII)
 
 
 class Api:
@@ -126,7 +125,8 @@ def viewer_login(api: Api) -> str:
 
 @dataclass
 class BotPull:
-    """The bot's open pull request: number, head branch, target version (from the title), node id, JSON."""
+    """The bot's pull request: number, head branch, the version it proposes (from the bot's own record:
+    :func:`bot.events.state.proposed_version`; None when the record names none), node id, JSON."""
 
     number: int
     head: str
@@ -211,8 +211,8 @@ class Context:
         if (not self.config.branch_pattern().fullmatch(ref) or head_repo.lower() != self.full_name.lower()
                 or parse_fingerprint(pr.get("body")) is None):
             return None
-        m = _TITLE_VERSION.search(str(pr.get("title") or ""))
-        return BotPull(int(pr["number"]), ref, m.group(1) if m else None, str(pr.get("node_id") or ""), pr)
+        # what the PR proposes comes from the bot's own record (branch, hidden state), never from the title
+        return BotPull(int(pr["number"]), ref, proposed_version(self.config, pr), str(pr.get("node_id") or ""), pr)
 
     # ------------------------------------------------------------- writing
     def reply(self, number: int, text: str) -> None:

@@ -69,6 +69,9 @@ from bot.config import Config
 from bot.errors import CheckFailed, PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.events.state import carry as carry_state
+from bot.events.state import load as load_state
+from bot.events.state import proposed_version
+from bot.events.state import replace as replace_state
 from bot.github import decorations, pages
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
@@ -528,19 +531,20 @@ class Publisher:
                 new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
                 if changed:
                     # the reviewers' ignore list lives in the body (bot.events.state): carried over
-                    full = carry_state(pr.body, body + new_tail)
+                    full = recorded(carry_state(pr.body, body + new_tail), version)
                     call(lambda: pr.edit(title=title, body=full), f"update #{pr.number}")
                     action = "updated"
                 else:
-                    if new_record != record:
-                        full = carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail))
+                    if new_record != record or proposed_version(self.config, _json(pr)) != version:
+                        full = recorded(carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail)),
+                                        version)
                         call(lambda: pr.edit(body=full), f"update the notes of #{pr.number}")
                     action = "updated" if pushed else "unchanged"
             else:
                 def first_tail() -> str:
                     return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
                 try:
-                    pr = self._create(base, branch, title, body + first_tail(), draft)
+                    pr = self._create(base, branch, title, recorded(body + first_tail(), version), draft)
                 except PlatformError as exc:
                     if not (draft and decorations.is_draft_refusal(exc)):
                         if created_branch:
@@ -549,7 +553,7 @@ class Publisher:
                     # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
                     refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
                     try:
-                        pr = self._create(base, branch, title, body + first_tail(), False)
+                        pr = self._create(base, branch, title, recorded(body + first_tail(), version), False)
                     except PlatformError:
                         if created_branch:
                             self._delete_branch(branch)
@@ -651,6 +655,20 @@ class Publisher:
                 call(lambda: mine[0].edit(text), f"update the comment on #{pr.number}")
         else:
             call(lambda: pr.create_issue_comment(text), f"comment on #{pr.number}")
+
+
+def recorded(body: str, version: str) -> str:
+    """``body`` with the version the PR proposes in its hidden state (:mod:`bot.events.state`): the bot's own
+    record of what the PR proposes, read by :func:`bot.events.state.proposed_version` (comment commands, the
+    fleet plan) instead of the title a person or a title convention may rewrite.  Other state keys are kept."""
+    st = load_state(body) or {}
+    st["version"] = version
+    return replace_state(body, st)
+
+
+def _json(pr) -> dict:
+    """The listing's JSON of a PyGithub pull request as GitHub sent it (``raw_data`` would fetch it again)."""
+    return getattr(pr, "_rawData", None) or {"head": {"ref": pr.head.ref}, "body": pr.body}
 
 
 _STAMP = re.compile(r"<!--\s*executorch-pack-bot:body=([0-9a-f]{64})\s*-->")
