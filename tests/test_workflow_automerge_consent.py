@@ -44,6 +44,7 @@ def aw(tmp_path, bot_repo, wheels, site):
     w = ActWorld(tmp_path, bot_repo, wheels, site)
     w.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     w.fake.protection["main"] = ["template-ci"]     # a required check, no required approval
+    w.fake.roles["mia"] = "maintain"
     yield w
     w.fake.stop()
 
