@@ -561,8 +561,8 @@ class Publisher:
                 got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
                 if got:
                     refused.update(got)
-                    full = body + decorations.tail(self._refusals(refused, pr.number),
-                                                   decorations.Record(set(keys), dict(refused)))
+                    full = recorded(body + decorations.tail(self._refusals(refused, pr.number),
+                                                            decorations.Record(set(keys), dict(refused))), version)
                     try:
                         call(lambda: pr.edit(body=full), f"note the refused decorations in #{pr.number}")
                     except PlatformError as exc:   # the warnings still go out; the next run asks again
