@@ -61,7 +61,7 @@ def add_upstream(fake: FakeGitHub) -> None:
 def bot_pull(fake: FakeGitHub, full: str, version: str, *, state: str = "open", merged: bool = False,
              fingerprint: bool = True, branch: str = BOT_BRANCH) -> dict:
     return fake.add_pull(full, head=branch, title=f"Bump ExecuTorch to {version}",
-                         body="The bump.\n" + (FP if fingerprint else "") + dump({"version": version}) + "\n",
+                         body="The bump.\n" + (FP if fingerprint else "") + "\n" + dump({"version": version}) + "\n",
                          state=state, merged=merged,
                          user=fake.bot_login if fingerprint else "someone")
 

@@ -115,17 +115,20 @@ def follow(first: tuple, fetch: Callable[[str], tuple], *, what: str, max_pages:
 
 
 def rest(requester, path: str, params: Optional[dict] = None, *, what: str, call: Callable,
-         max_pages: int = MAX_PAGES, warn: Optional[Callable[[str], None]] = None) -> Listing:
+         max_pages: int = MAX_PAGES, items: Optional[Callable[[Any], list]] = None,
+         warn: Optional[Callable[[str], None]] = None) -> Listing:
     """Every item of ``GET path?params`` (``per_page=100`` unless given) through PyGithub's ``requester``
     (``requestJsonAndCheck``: auth, base URL, timeouts), each request inside ``call(fn, what)``
-    (:func:`bot.github.client.call`: retries, the token masked).  Raises PlatformError as ``call`` does, and
-    for an answer that is not a JSON list."""
+    (:func:`bot.github.client.call`: retries, the token masked).  ``items(data)``: a page's items (default: the
+    page itself, PlatformError for an answer that is not a JSON list).  Raises PlatformError as ``call`` does."""
     params = {"per_page": PER_PAGE, **(params or {})}
 
-    def items(data):
+    def listed(data):
         if not isinstance(data, list):
             raise PlatformError(f"cannot {what}: GitHub answered with JSON that is not a list")
         return data
+
+    items = items or listed
 
     def get(url, p):
         return call(lambda: requester.requestJsonAndCheck("GET", url, parameters=p), what)
