@@ -17,6 +17,7 @@ import pytest
 from bot.events import state as hidden
 from eventworld import World
 from fakegithub import TEMPLATE
+from test_fleet_plan_ignored_versions import efake  # noqa: F401 - the fleet plan's fake GitHub, as a fixture
 from webhook_payloads import comment_event
 
 TITLES = ["TICKET-123 Bump ExecuTorch to 1.5.1", "chore(deps): bump ExecuTorch to 1.5.1",
@@ -85,3 +86,26 @@ def test_every_log_line_of_a_refused_command_says_refused_never_obeyed(w):
     assert "obeyed" not in out and "refused recheck" in out
     code, out, err, outputs = say(w, "/executorch-pack-bot unignore 1.9.9")
     assert "obeyed" not in out and "was not ignored; nothing done" in out
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_the_fleet_plan_reads_what_an_open_pr_proposes_from_the_bots_record(efake_world, tmp_path, capsys, title):
+    """fleet-plan decides "pull request open" or "update it" from the PR's recorded version, not its title."""
+    import fleetworld as fw
+    from test_fleet_plan_ignored_versions import run_plan
+
+    pr = fw.bot_pull(efake_world, "acme/retitled", "1.5.1")
+    pr["title"] = title
+    rows, p = run_plan(capsys, tmp_path, ["acme/retitled"])
+    assert (rows["acme/retitled"]["state"], rows["acme/retitled"]["job"]) == ("pull request open", False)
+    assert p["pull-requests"] == []
+
+
+@pytest.fixture
+def efake_world(efake):
+    import fleetworld as fw
+    from test_fleet_plan_ignored_versions import template
+
+    fw.add_upstream(efake)
+    template(efake, "acme/retitled", "1.4.0")
+    return efake
