@@ -41,7 +41,6 @@ Facts (GitHub REST docs):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import quote

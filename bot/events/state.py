@@ -52,22 +52,22 @@ def carry(old_body: Optional[str], new_body: str) -> str:
 
 
 def proposed_version(config, pr: dict) -> Optional[str]:
-    """The ExecuTorch version the bot's pull request ``pr`` (its REST JSON) proposes, from what the bot alone
-    wrote, never from its title (a person or a title convention rewrites titles: ``chore(deps): bump ...``,
+    """The ExecuTorch version the bot's pull request ``pr`` (its REST JSON) proposes, from the bot's own record,
+    never from its title (a person or a title convention rewrites titles: ``chore(deps): bump ...``,
     ``TICKET-123 ...``): the head branch for a ``{version}`` track (``bot/executorch-1.5.1``; a branch name
     never changes after it is pushed), else the ``version`` the publisher records in the PR's hidden state
-    (:func:`dump`; written on every create and update of the PR, kept by every later write of the state).
+    (:func:`dump`; written on every create and update of the PR, kept by every later write of the state; an
+    HTML comment no title convention or ticket system touches, which a person would have to rewrite on
+    purpose).
     ``X.Y.Z`` (ASCII digits, an optional ``rc`` suffix), or None when the bot's record names none (a PR opened
     before the record was kept: the next publish writes it)."""
-    import re as _re
-
     from bot.events.verbs import VERSION
 
     ref = str(((pr or {}).get("head") or {}).get("ref") or "")
     if "{version}" in config.branch:
         parts = config.branch.split("{version}")
-        m = _re.fullmatch("(?P<v>[A-Za-z0-9._-]+)".join(_re.escape(x) for x in parts[:2])
-                          + "".join(_re.escape(x) for x in parts[2:]), ref) if len(parts) == 2 else None
+        m = (re.fullmatch("(?P<v>[A-Za-z0-9._-]+)".join(re.escape(x) for x in parts), ref)
+             if len(parts) == 2 else None)
         v = m.group("v") if m else ""
     else:
         v = str((load((pr or {}).get("body")) or {}).get("version") or "")
