@@ -428,9 +428,10 @@ PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "version
 
 
 def _bot_pulls(remote: Remote, entry: Entry, params: dict):
-    """The pull requests of ``entry``'s repository (``state=all``, first 100, ``params`` added: ``head``), each as
+    """The pull requests of ``entry``'s repository (``state=all``, every page, ``params`` added: ``head``), each as
     :data:`PULL_FIELDS` plus ``ignored`` (the versions of its hidden state's list, None without one); or
-    :data:`MISSING` on a 404.  One conditional request."""
+    :data:`MISSING` on a 404.  One conditional request per 100 pull requests (:meth:`Remote.get_pages`).  The
+    kept ``version`` is the one the publisher recorded in the PR's hidden state, never the title."""
     from bot.events.ignored import closed_by_ignore
     from bot.fleet.ignored import state_versions
     from bot.report import parse_fingerprint
