@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from bot.cli import main
+from bot.events.state import dump
 from bot.report import fingerprint_marker
 from fakegithub import TEMPLATE
 from fakegithub_events import FakeGitHubEvents
@@ -24,7 +25,9 @@ BOT_BRANCH = "executorch-pack-bot/executorch"
 PR_BODY = ("Bumps the template from ExecuTorch **1.4.0** to **1.5.1**.\n\n### Pack verification: `p.pack`\n\n"
            "**Passed** for version `1.5.1`: all checks.\n\n### Items for the reviewer\n\n"
            "- [ ] **blocking** `range-pin` (`requirements.txt:3`): a range\n"
-           "- [ ] `mixed-mention` (`README.md:7`): names two versions\n\n" + fingerprint_marker("ab" * 32) + "\n")
+           "- [ ] `mixed-mention` (`README.md:7`): names two versions\n\n" + fingerprint_marker("ab" * 32) + "\n"
+           + dump({"version": "1.5.1"}) + "\n")
+"""The body the publisher writes: the fingerprint, then the hidden state recording the version it proposes."""
 
 
 def read_outputs(path: Path) -> dict:

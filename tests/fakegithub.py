@@ -427,16 +427,30 @@ class FakeGitHub:
                            "status": "404"}, 404)
 
     def _paginate(self, req, items: list, etag: bool = False) -> Response:
-        per_page = int(req.args.get("per_page", 30))
-        page = int(req.args.get("page", 1))
+        """One page of ``items`` as GitHub serves a list (REST docs, "Using pagination in the REST API"):
+        ``per_page`` defaults to 30 and is at most 100 (a larger value gives 100), ``page`` from 1; the ``Link``
+        header names ``next`` and ``last`` (and ``prev``/``first`` after page 1), each URL carrying every
+        query parameter of the request; the last page has no ``next``."""
+        from urllib.parse import urlencode
+
+        per_page = min(max(int(req.args.get("per_page", 30)), 1), 100)
+        page = max(int(req.args.get("page", 1)), 1)
         chunk = items[(page - 1) * per_page: page * per_page]
         headers = {}
         last = max(1, -(-len(items) // per_page))
-        if page < last:
+
+        def at(n: int) -> str:
             q = {k: v for k, v in req.args.items() if k != "page"}
-            q["page"] = str(page + 1)
-            qs = "&".join(f"{k}={v}" for k, v in q.items())
-            headers["Link"] = f'<{self.url}{req.path}?{qs}>; rel="next", <{self.url}{req.path}?page={last}>; rel="last"'
+            q["page"] = str(n)
+            return f"<{self.url}{req.path}?{urlencode(q)}>"
+
+        rels = []
+        if page < last:
+            rels += [f'{at(page + 1)}; rel="next"', f'{at(last)}; rel="last"']
+        if page > 1:
+            rels += [f'{at(page - 1)}; rel="prev"', f'{at(1)}; rel="first"']
+        if rels:
+            headers["Link"] = ", ".join(rels)
         data = json.dumps(chunk)
         if etag:
             tag = '"' + hashlib.sha1(data.encode()).hexdigest() + '"'
@@ -447,6 +461,12 @@ class FakeGitHub:
 
     def _route(self, req, body) -> Response:  # noqa: C901 - a router
         p, m = req.path, req.method
+        if m == "POST" and p == "/graphql" and re.fullmatch(r"\s*query\s*\{\s*viewer\s*\{\s*login\s+__typename\s*\}\s*\}\s*",
+                                                           str((body or {}).get("query", ""))):
+            # GraphQL viewer: the token's account; a Bot's login without the [bot] suffix REST gives it
+            bot = self.bot_login.endswith("[bot]")
+            return self._json({"data": {"viewer": {"login": self.bot_login[:-5] if bot else self.bot_login,
+                                                   "__typename": "Bot" if bot else "User"}}})
         if m == "GET" and (mm := re.fullmatch(r"/pypi/([^/]+)/([^/]+)/json", p)):
             d = self.pypi.get((mm.group(1).lower(), mm.group(2)))
             return self._json(d) if d else self._not_found()

@@ -55,6 +55,7 @@ class FakeGitHubEvents(FakeGitHub):
         self.protection_checks = True     # False: under contexts only (no checks key: an older server)
         self.protection_reviews: dict[str, int] = {}   # branch -> required approving reviews (branch protection)
         self.rule_extra: dict[str, list[dict]] = {}   # branch -> more ruleset rules (pull_request, merge_queue)
+        self.reviews: dict[tuple[str, int], list[dict]] = {}   # (repository, PR) -> reviews, oldest first
         self.fail_paths: dict[str, int] = {}
         self.fail_messages: dict[str, str] = {}   # path -> the message of that answer   # path -> HTTP status answered instead (a token that may not read it)
 
@@ -100,6 +101,25 @@ class FakeGitHubEvents(FakeGitHub):
              "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
         self.repo(full_name).comments.setdefault(number, []).append(c)
         return c
+
+    def add_review(self, full_name: str, number: int, login: str, state: str, commit_id: str = "") -> dict:
+        """``login`` reviews PR ``number`` (``state``: ``APPROVED``, ``CHANGES_REQUESTED``, ``COMMENTED``), as
+        "List reviews for a pull request" then shows it; returns the review."""
+        rid = self._id()
+        r = {"id": rid, "node_id": f"PRR_{rid}", "user": self._user(login), "body": "", "state": state.upper(),
+             "commit_id": commit_id or "0" * 40, "author_association": "MEMBER", "submitted_at": "2026-01-01T00:00:00Z",
+             "html_url": f"https://github.com/{full_name}/pull/{number}#pullrequestreview-{rid}",
+             "pull_request_url": f"{self.url}/repos/{full_name}/pulls/{number}",
+             "_links": {"html": {"href": f"https://github.com/{full_name}/pull/{number}#pullrequestreview-{rid}"},
+                        "pull_request": {"href": f"{self.url}/repos/{full_name}/pulls/{number}"}}}
+        self.reviews.setdefault((full_name, number), []).append(r)
+        return r
+
+    def dismiss_review(self, full_name: str, number: int, review_id: int) -> None:
+        """A dismissal: the review's state becomes ``DISMISSED`` (REST "Dismiss a review for a pull request")."""
+        for r in self.reviews.get((full_name, number), []):
+            if r["id"] == review_id:
+                r["state"] = "DISMISSED"
 
     def _me(self) -> str:
         """The token's account as REST names it (``NAME[bot]`` for a bot)."""
@@ -190,6 +210,9 @@ class FakeGitHubEvents(FakeGitHub):
             base = {"ruleset_source_type": "Repository", "ruleset_source": full, "ruleset_id": 2}
             rules += [{**r, **base} if isinstance(r, dict) else r for r in self.rule_extra.get(mm.group(1), [])]
             return self._json(rules)
+        if m == "GET" and (mm := re.fullmatch(r"/pulls/(\d+)/reviews", rest)):
+            # "List reviews for a pull request": chronological, paginated
+            return self._paginate(req, self.reviews.get((full, int(mm.group(1))), []))
         issues = self.issues.setdefault(full, {})
         if rest == "/issues" and m == "GET":
             want = [x for x in (req.args.get("labels") or "").split(",") if x]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.events.state import dump
 from fakegithub import UPSTREAM, FakeGitHub, add_sample_release
 from fakegitdata import add_event
 
@@ -60,7 +61,8 @@ def add_upstream(fake: FakeGitHub) -> None:
 def bot_pull(fake: FakeGitHub, full: str, version: str, *, state: str = "open", merged: bool = False,
              fingerprint: bool = True, branch: str = BOT_BRANCH) -> dict:
     return fake.add_pull(full, head=branch, title=f"Bump ExecuTorch to {version}",
-                         body="The bump.\n" + (FP if fingerprint else ""), state=state, merged=merged,
+                         body="The bump.\n" + (FP if fingerprint else "") + "\n" + dump({"version": version}) + "\n",
+                         state=state, merged=merged,
                          user=fake.bot_login if fingerprint else "someone")
 
 

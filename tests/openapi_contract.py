@@ -107,6 +107,7 @@ PERMISSIONS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
     "pulls/create": ((("Pull requests", _W),),),
     "pulls/update": ((("Pull requests", _W),),),
     "pulls/request-reviewers": ((("Pull requests", _W),),),
+    "pulls/list-reviews": ((("Pull requests", _R),),),
     "issues/add-labels": EITHER_W,
     "issues/add-assignees": EITHER_W,
     "issues/update": EITHER_W,

@@ -48,9 +48,19 @@ def record(asked=(), refused=None) -> str:
     return Record(set(asked), dict(refused or {})).marker()
 
 
-def published_body(body: str, title: str = TITLE, tail: Optional[str] = None) -> str:
-    """The body the bot sends for a generated ``body``: the body, its stamp, the notes and the record."""
-    return body.rstrip("\n") + "\n" + stamp(title, body) + "\n" + (record() + "\n" if tail is None else tail)
+def state(version: str, **more) -> str:
+    """The hidden state line the publisher writes last: the version the PR proposes (bot.events.state)."""
+    import json
+    return "<!-- executorch-pack-bot:state " + json.dumps({"version": version, **more}, sort_keys=True,
+                                                           separators=(",", ":")) + " -->\n"
+
+
+def published_body(body: str, title: str = TITLE, tail: Optional[str] = None, version: Optional[str] = None) -> str:
+    """The body the bot sends for a generated ``body``: the body, its stamp, the notes and the record, then the
+    hidden state recording the version the PR proposes (default: the version :meth:`PublishCase.publish` gives)."""
+    version = version or "1.5.1"
+    return (body.rstrip("\n") + "\n" + stamp(title, body) + "\n" + (record() + "\n" if tail is None else tail)
+            + state(version))
 
 
 @dataclass
@@ -95,7 +105,9 @@ class PublishCase:
         return len(self.fake.requests)
 
     def writes_since(self, mark: int) -> list:
-        return [(s.method, s.path, s.body) for s in self.fake.requests[mark:] if s.method != "GET"]
+        # a GraphQL query (the token's own login) is a read, though sent as a POST
+        return [(s.method, s.path, s.body) for s in self.fake.requests[mark:] if s.method != "GET" and not (
+            s.path == "/graphql" and str((s.body or {}).get("query", "")).lstrip().startswith("query"))]
 
     def publish(self, *, version: str = "1.5.1", files: Optional[dict] = None, title: str = TITLE,
                 body: Optional[str] = None, fingerprint: str = FP, draft: bool = False,

@@ -250,16 +250,19 @@ def test_an_approval_by_a_bot_costs_no_request(w):
 
 
 @pytest.mark.needs("webhooks")
-@pytest.mark.parametrize("state", ["commented", "changes_requested"])
-def test_other_reviews_cost_no_request(w, state):
-    code, out, err, outputs = approve(w, state=state)
+def test_a_comment_review_costs_no_request(w):
+    code, out, err, outputs = approve(w, state="commented")
     assert (code, outputs, w.fake.requests) == (0, NONE, [])
 
 
 @pytest.mark.needs("webhooks")
-def test_a_dismissed_review_costs_no_request(w):
-    code, out, err, outputs = approve(w, state="dismissed", action="dismissed")
-    assert (code, outputs, w.fake.requests) == (0, NONE, [])
+@pytest.mark.parametrize("state,action", [("changes_requested", "submitted"), ("dismissed", "dismissed")])
+def test_a_withdrawal_while_auto_merge_is_off_costs_no_write(w, state, action):
+    """Such reviews turn auto-merge off when it is on (tests/test_automerge_off_when_consent_is_withdrawn.py);
+    when it is off there is nothing to turn off."""
+    code, out, err, outputs = approve(w, state=state, action=action)
+    assert (code, outputs, w.fake.writes()) == (0, NONE, [])
+    assert "auto-merge was not on" in out
 
 
 @pytest.mark.needs("webhooks")

@@ -18,7 +18,7 @@ import pytest
 from bot.cli import main
 from bot.events import state as hidden
 from bot.events.verbs import HELP, parse
-from eventworld import World
+from eventworld import PR_BODY, World
 from fakegithub import TEMPLATE
 from webhook_payloads import comment_event, issue_edited_event, review_event
 
@@ -117,7 +117,7 @@ def test_extra_arguments_are_refused_and_nothing_is_done(w, body, extra):
     assert (code, outputs) == (0, NONE)
     assert w.fake.reactions == {CID: ["confused"]}
     assert w.comments(n) == [f"`{verb}` takes {takes} (also given: {shown}); nothing was done.\n\n{HELP}"]
-    assert w.pr["state"] == "open" and hidden.load(w.pr["body"]) is None
+    assert w.pr["state"] == "open" and w.pr["body"] == PR_BODY   # nothing written
     assert [s.method for s in w.fake.writes()] == ["POST", "POST"]
 
 
@@ -134,7 +134,7 @@ def test_a_version_argument_must_be_ascii_x_y_z(w, arg):
     code, out, err, outputs = say(w, f"/executorch-pack-bot ignore {arg}")
     assert (code, err, outputs) == (0, "", NONE)
     assert w.fake.reactions == {CID: ["confused"]}
-    assert w.pr["state"] == "open" and hidden.load(w.pr["body"]) is None
+    assert w.pr["state"] == "open" and w.pr["body"] == PR_BODY   # nothing written
 
 
 @pytest.mark.needs("webhooks")
@@ -147,10 +147,19 @@ def test_a_hand_edited_state_with_odd_versions_is_read_without_them(w):
 
 
 @pytest.mark.needs("webhooks")
-def test_a_title_version_in_other_digits_is_no_version(w):
+def test_a_title_version_in_other_digits_is_never_read(w):
+    """The version comes from the bot's record of the PR (its hidden state), not from the title."""
     w.pr["title"] = "Bump ExecuTorch to \u0661.\u0665.\u0661"
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck")
-    assert (code, outputs) == (0, {"action": "recheck", "version": "", "pr": str(w.pr["number"])})
+    assert (code, outputs) == (0, {"action": "recheck", "version": "1.5.1", "pr": str(w.pr["number"])})
+
+
+@pytest.mark.needs("webhooks")
+def test_a_recorded_version_in_other_digits_is_no_version(w):
+    w.pr["body"] = hidden.replace(w.pr["body"], {"version": "\u0661.\u0665.\u0661"})
+    code, out, err, outputs = say(w, "/executorch-pack-bot recheck")
+    assert (code, outputs["action"], outputs["version"]) == (0, "none", "")
+    assert "refused recheck" in out and "obeyed" not in out
 
 
 BAD_FIELDS = [

@@ -11,7 +11,7 @@ import pytest
 from bot.events import state as hidden
 from bot.events.comment_commands import NOT_ALLOWED
 from bot.events.verbs import HELP
-from eventworld import TOKEN, World
+from eventworld import PR_BODY, TOKEN, World
 from fakegithub import TEMPLATE
 from webhook_payloads import comment_event
 
@@ -73,7 +73,7 @@ def test_a_user_without_write_permission_gets_one_short_reply(w, verb, login):
     assert w.fake.reactions == {CID: ["-1"]}
     assert w.comments(n) == [f"{NOT_ALLOWED}\n\n<!-- executorch-pack-bot:not-allowed {login} -->"]
     assert w.writes() == reply_writes(w, n)
-    assert w.pr["state"] == "open" and w.pr["body"].count("executorch-pack-bot:state") == 0
+    assert w.pr["state"] == "open" and w.pr["body"] == PR_BODY
 
 
 @pytest.mark.needs("webhooks")
@@ -183,7 +183,8 @@ def test_ignore_closes_the_pr_and_keeps_the_version_in_its_state(w):
     n = w.pr["number"]
     assert (code, outputs) == (0, {"action": "ignore", "version": "1.5.1", "pr": str(n)})
     assert w.pr["state"] == "closed"
-    assert hidden.load(w.pr["body"]) == {"ignored": [{"version": "1.5.1", "pr": n}], "closed_by": "ignore"}
+    assert hidden.load(w.pr["body"]) == {"ignored": [{"version": "1.5.1", "pr": n}], "closed_by": "ignore",
+                                         "version": "1.5.1"}   # the publisher's record kept
     assert w.fake.reactions == {CID: ["+1"]}
     assert w.comments(n) == ["Ignoring ExecuTorch 1.5.1: the scheduled run skips it and proposes the next newer "
                              "release. Closing this pull request. To undo, comment "
@@ -196,7 +197,7 @@ def test_ignore_another_version_keeps_the_pr_open(w):
     code, out, err, outputs = say(w, "/executorch-pack-bot ignore v1.6.0")
     assert outputs["action"] == "ignore" and outputs["version"] == "1.6.0"
     assert w.pr["state"] == "open"
-    assert hidden.load(w.pr["body"]) == {"ignored": [{"version": "1.6.0", "pr": w.pr["number"]}]}
+    assert hidden.load(w.pr["body"]) == {"ignored": [{"version": "1.6.0", "pr": w.pr["number"]}], "version": "1.5.1"}
 
 
 @pytest.mark.needs("webhooks")
@@ -221,7 +222,7 @@ def test_ignore_needs_a_version(w, body):
     code, out, err, outputs = say(w, body)
     assert (code, outputs) == (0, NONE)
     assert w.fake.reactions == {CID: ["confused"]}
-    assert w.pr["state"] == "open" and hidden.load(w.pr["body"]) is None
+    assert w.pr["state"] == "open" and w.pr["body"] == PR_BODY   # nothing written
 
 
 @pytest.mark.needs("webhooks")

@@ -192,7 +192,7 @@ def test_ignore_keeps_the_version_in_the_dashboard(w):
     body = issues(w)[0]["body"]
     assert hidden.load(body)["ignored"] == [{"version": "1.5.1", "pr": n}]
     assert f"- `1.5.1`: to propose it again, comment `/executorch-pack-bot unignore 1.5.1` on #{n}" in body
-    assert w.pr["state"] == "closed" and hidden.load(w.pr["body"]) == {"closed_by": "ignore"}
+    assert w.pr["state"] == "closed" and hidden.load(w.pr["body"]) == {"closed_by": "ignore", "version": "1.5.1"}
 
     w.capsys.readouterr()
     assert main(["check", "--repo", str(w.repo), "--upstream", f"github:{UPSTREAM}", "--respect-ignored"]) == 0

@@ -205,7 +205,7 @@ def test_the_store_keeps_the_ignored_versions_in_the_bots_issue_only(w):
     again.write([{"version": "1.5.1", "pr": w.pr["number"]}], w.pr, close=True)
     assert hidden.load(mine[0]["body"])["ignored"] == [{"version": "1.5.1", "pr": w.pr["number"]}]
     assert len([i for i in issues(w) if i["user"]["login"] == w.fake.bot_login]) == 1
-    assert w.pr["state"] == "closed" and hidden.load(w.pr["body"]) == {"closed_by": "ignore"}
+    assert w.pr["state"] == "closed" and hidden.load(w.pr["body"]) == {"closed_by": "ignore", "version": "1.5.1"}
 
 
 @pytest.mark.parametrize("verdict, pack", [

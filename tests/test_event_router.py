@@ -32,6 +32,9 @@ def test_every_behaviour_states_its_rule_and_listens_where_the_workflow_sends_ev
     routes = {key: [fn.__name__ for fn in fns] for key, fns in r._routes.items()}
     assert routes == {("issue_comment", "created"): ["comment_command"],
                       ("pull_request_review", "submitted"): ["approval_enables_automerge"],
+                      ("pull_request_review", "dismissed"): ["dismissal_turns_automerge_off"],
+                      ("pull_request_target", "labeled"): ["hold_label_turns_automerge_off"],
+                      ("pull_request_target", "converted_to_draft"): ["draft_turns_automerge_off"],
                       ("pull_request_target", "synchronize"): ["push_turns_automerge_off"],
                       ("issues", "edited"): ["check_now"]}
     for fns in r._routes.values():

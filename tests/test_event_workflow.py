@@ -58,7 +58,7 @@ def test_event_jobs_run_only_for_their_events():
     assert "startsWith(github.event.comment.body, '/executorch-pack-bot ')" in jobs["command"]["if"]
     assert "github.event_name == 'issues'" in jobs["command"]["if"]
     assert "github.event.review.state == 'approved'" in jobs["approval"]["if"]
-    assert "github.event_name == 'pull_request_target' && github.event.action == 'synchronize'" in jobs["approval"]["if"]
+    assert "github.event.review.state == 'changes_requested'" in jobs["approval"]["if"]
     assert "pull_request_review" not in jobs["command"]["if"]
 
 
@@ -94,9 +94,9 @@ def test_every_bot_checkout_is_the_same_pinned_bot():
 def test_the_caller_example_wires_the_events():
     doc = _load(CALLER)
     assert doc["on"]["issue_comment"] == {"types": ["created"]}
-    assert doc["on"]["pull_request_review"] == {"types": ["submitted"]}
+    assert doc["on"]["pull_request_review"] == {"types": ["submitted", "dismissed"]}
     assert doc["on"]["issues"] == {"types": ["edited"]}
-    assert doc["on"]["pull_request_target"] == {"types": ["synchronize"]}
+    assert doc["on"]["pull_request_target"] == {"types": ["synchronize", "labeled", "converted_to_draft"]}
     assert doc["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
     for trigger in ("issue_comment:", "pull_request_target:"):
         line = next(ln for ln in CALLER.read_text().splitlines() if ln.strip().startswith(trigger))
@@ -109,3 +109,46 @@ def test_the_action_runs_command_and_dashboard():
     assert 'command) cmd=(command --repo "$BOT_REPO_PATH") ;;' in script
     assert 'dashboard) cmd=(dashboard --repo "$BOT_REPO_PATH" --upstream "$BOT_UPSTREAM") ;;' in script
     assert {"action", "command-version", "command-pr"} <= set(doc["outputs"])
+
+
+# Every (event, action) a behaviour handles, with a payload that must reach it, and the job that runs it.
+HANDLED_BY_JOB = {
+    ("issue_comment", "created"): ("command", {"comment": {"body": "/executorch-pack-bot recheck",
+                                                            "user": {"type": "User"}},
+                                               "issue": {"pull_request": {"url": "x"}}}),
+    ("issues", "edited"): ("command", {"issue": {"body": "- [x] Check now", "user": {"type": "Bot"}},
+                                       "sender": {"type": "User"}}),
+    ("pull_request_review", "submitted"): ("approval", {"review": {"state": "approved"}}),
+    ("pull_request_review", "dismissed"): ("approval", {"review": {"state": "dismissed"}}),
+    ("pull_request_target", "synchronize"): ("approval", {}),
+    ("pull_request_target", "labeled"): ("approval", {"label": {"name": "do-not-merge"}}),
+    ("pull_request_target", "converted_to_draft"): ("approval", {}),
+}
+REVIEW_STATES = {"approved": True, "changes_requested": True, "commented": False}
+
+
+def test_every_handled_event_is_subscribed_by_the_callers_and_reaches_its_job():
+    """Quantifies over the router: each (event, action) some behaviour handles is in the caller example's and
+    README's ``on:`` and passes its job's ``if:`` (GitHub's own evaluator); a review asking for changes does too
+    (it turns auto-merge off), a comment-only review does not."""
+    from actions_expressions import evaluate, strip_braces
+    from bot.events.router import load_behaviours
+    from test_workflows import ROOT
+
+    routes = set(load_behaviours()._routes)
+    assert routes == set(HANDLED_BY_JOB), "a new handler needs its event here, in the callers and in a job's if:"
+    readme = ROOT / "README.md"
+    block = readme.read_text().split("```yaml", 1)[1].split("```", 1)[0]
+    for doc in (_load(CALLER), yaml.safe_load(block)):
+        on = doc.get("on", doc.get(True))
+        for event, action in routes:
+            assert action in on[event]["types"], (event, action)
+    jobs = _jobs()
+    cases = [(strip_braces(jobs[job]["if"]), {"github": {"event_name": e, "event": {"action": a, **payload}}})
+             for (e, a), (job, payload) in sorted(HANDLED_BY_JOB.items())]
+    for state in REVIEW_STATES:
+        cases.append((strip_braces(jobs["approval"]["if"]), {"github": {"event_name": "pull_request_review", "event": {
+            "action": "submitted", "review": {"state": state}}}}))
+    got = evaluate(cases)
+    assert got[:len(HANDLED_BY_JOB)] == [True] * len(HANDLED_BY_JOB)
+    assert got[len(HANDLED_BY_JOB):] == list(REVIEW_STATES.values())

@@ -42,7 +42,7 @@ def dashboard(fake, full, versions, *, user=WORKFLOW_BOT):
 
 
 def closed_by_ignore(fake, full, version, ignored):
-    st = {"ignored": [{"version": v, "pr": 1} for v in ignored], "closed_by": "ignore"}
+    st = {"ignored": [{"version": v, "pr": 1} for v in ignored], "closed_by": "ignore", "version": version}
     pr = fake.add_pull(full, head=fw.BOT_BRANCH, title=f"Bump ExecuTorch to {version}",
                        body=f"The bump.\n{fw.FP}\n{hidden.dump(st)}\n", state="closed")
     add_event(fake.repo(full), pr["number"], "closed")

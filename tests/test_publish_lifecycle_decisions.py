@@ -22,9 +22,10 @@ def case(fake, tmp_path):
     return PublishCase(fake, tmp_path)
 
 
-def create(body=None, draft=False, title=TITLE):
+def create(body=None, draft=False, title=TITLE, version="1.5.1"):
     return ("POST", f"{PR_API}/pulls", {"base": "main", "head": BRANCH, "title": title,
-                                         "body": published_body(body or proposal(), title), "draft": draft})
+                                         "body": published_body(body or proposal(), title, version=version),
+                                         "draft": draft})
 
 
 def newer(case, **kw):
@@ -65,7 +66,7 @@ def test_a_new_proposal_moves_the_branch_and_rewrites_title_and_body(case):
     out = newer(case)
     assert (out.result, out.writes, out.progress) == (
         PublishResult("updated", 1, URL.format(1), pushed=True),
-        [("PATCH", f"{PR_API}/pulls/1", {"title": NEW_TITLE, "body": published_body(NEW_BODY, NEW_TITLE)})],
+        [("PATCH", f"{PR_API}/pulls/1", {"title": NEW_TITLE, "body": published_body(NEW_BODY, NEW_TITLE, version="1.5.2")})],
         [f"pushed {BRANCH}"])
     assert case.tree_file(case.head(), "README.md") == "bumped to 1.5.2"
     assert case.show(case.head(), "%P") == case.main()
@@ -212,7 +213,7 @@ def test_a_branch_whose_last_pr_was_merged_is_reused_despite_commits_by_others(c
     out = newer(case)
     assert (out.result, out.writes, out.progress) == (
         PublishResult("created", 2, URL.format(2), pushed=True),
-        [create(NEW_BODY, title=NEW_TITLE)],
+        [create(NEW_BODY, title=NEW_TITLE, version="1.5.2")],
         [f"{BRANCH} has commits by others, but its last pull request was merged: reusing it", f"pushed {BRANCH}"])
 
 

@@ -30,7 +30,7 @@ def test_a_new_version_opens_its_own_pr_and_closes_the_superseded_one(case):
     mark = len(case.fake.requests)
     out = case.publish(version="1.5.2", title="Bump ExecuTorch to 1.5.2", body=proposal("new", OTHER_FP),
                        fingerprint=OTHER_FP)
-    body = published_body(proposal("new", OTHER_FP), "Bump ExecuTorch to 1.5.2")
+    body = published_body(proposal("new", OTHER_FP), "Bump ExecuTorch to 1.5.2", version="1.5.2")
     assert (out.result, out.writes, out.progress) == (
         PublishResult("created", 2, URL.format(2), pushed=True, closed=[1]),
         [("POST", f"{PR_API}/pulls", {"base": "main", "head": "executorch-pack-bot/executorch-1.5.2",

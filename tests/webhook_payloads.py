@@ -104,3 +104,19 @@ def synchronize_event(full_name: str, pull: dict, *, before: str, login: str = "
     p["before"], p["after"] = before, pull["head"]["sha"]
     p["sender"] = _user(login, kind)
     return p
+
+
+def pull_request_target_event(full_name: str, pull: dict, action: str, *, login: str = "alice", kind: str = "User",
+                              label: str | None = None) -> dict:
+    """A ``pull_request_target`` payload of ``action`` (``labeled``, ``converted_to_draft``, ...) by ``login`` on
+    ``pull`` (the fake's PR JSON), modelled on GitHub's ``pull_request`` example of that action (GitHub docs,
+    "Events that trigger workflows": ``pull_request_target`` carries the ``pull_request`` payload); ``label``: the
+    label added or removed."""
+    p = example("pull_request", action)
+    _repository(p, full_name)
+    p["pull_request"] = copy.deepcopy(pull)
+    p["number"] = pull["number"]
+    if label is not None:
+        p["label"] = {"id": 1, "name": label, "color": "ededed", "default": False}
+    p["sender"] = _user(login, kind)
+    return p

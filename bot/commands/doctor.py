@@ -371,6 +371,7 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool,
 
     from bot import inert
     from bot.errors import PlatformError
+    from bot.github import pages
     from bot.github.client import call, make_github
 
     checkout = repo
@@ -433,7 +434,10 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool,
     branch = config.branch_for(plan.bump.new_executorch) if plan is not None and plan.bump else config.branch
     for name, is_base in ((base, True), (branch, False)):
         try:
-            rules = get(f"/rules/branches/{quote(name, safe='')}", f"read the rules of branch {name}")
+            # "Get rules for a branch" is a paginated list (30 a page by default): every page, one reader
+            rules = pages.rest(gh.requester, f"/repos/{full}/rules/branches/{quote(name, safe='')}",
+                               what=f"read the rules of branch {name}", call=call,
+                               items=lambda page, n=name: shaped(page, list, f"rules of branch {n}") or [])
         except PlatformError as exc:
             if "HTTP 404" in str(exc):
                 rules = []   # GitHub Enterprise Server without rulesets
@@ -443,7 +447,7 @@ def check_github(token: str, full: str, config, plan, *, workflow_token: bool,
                 continue
             else:
                 raise
-        rules = [r for r in (shaped(rules, list, f"rules of branch {name}") or []) if isinstance(r, dict)]
+        rules = [r for r in rules if isinstance(r, dict)]
         kinds = [r.get("type") for r in rules if isinstance(r.get("type"), str)]
         lines.append(f"rules of {'the base branch' if is_base else 'the bot branch'} {name}: "
                      + (", ".join(dict.fromkeys(k for k in kinds if k)) or "none"))

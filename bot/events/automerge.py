@@ -22,6 +22,18 @@ Rules:
   whoever pushed, or the bot's own push: :func:`disable_after_push`) while
   auto-merge is on, auto-merge is turned off until a writer approves the new
   head: an approval covers the commit the approver saw, nothing pushed after.
+- The approval that turned auto-merge on is the bot's responsibility for as
+  long as it stands.  Every event that withdraws consent turns auto-merge off
+  (GraphQL ``disablePullRequestAutoMerge``) and the bot says so on the PR: a
+  writer's "changes requested" review (``pull_request_review``
+  ``submitted``, state ``changes_requested``), the dismissal of a review
+  (``pull_request_review`` ``dismissed``: the approval may be the one
+  dismissed), a hold label (:data:`HOLD_LABELS`, ``pull_request_target``
+  ``labeled``) and converting the PR to a draft (``pull_request_target``
+  ``converted_to_draft``).  A later approval does not turn auto-merge on
+  again while a writer's latest review still asks for changes, the PR is a
+  draft or it carries a hold label (:func:`standing_objection`, read from
+  the API: "List reviews for a pull request", "Get a pull request").
 - With the workflow's ``GITHUB_TOKEN`` (no App token or PAT), the merge
   GitHub makes starts no workflow (GitHub does not start runs from that
   token's events): the reply says so, because the template's CI then never
@@ -59,6 +71,59 @@ ENABLE = ("mutation($id: ID!, $method: PullRequestMergeMethod!, $head: GitObject
           "input: {pullRequestId: $id, mergeMethod: $method, expectedHeadOid: $head}) { pullRequest { number } } }")
 DISABLE = "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { number } } }"
 LEFT_TO_PEOPLE = "Merge this pull request by hand when it is ready."
+HOLD_LABELS = ("do-not-merge", "do not merge", "do-not-merge/hold", "hold", "on hold", "wip", "work in progress")
+"""Labels (compared without regard to case) with which a writer holds a PR: adding one turns auto-merge off, and
+no approval turns it on while one is there (Prow's ``do-not-merge/hold``, the common ``do not merge``/``WIP``)."""
+
+
+def is_hold_label(name: str) -> bool:
+    """True when label ``name`` is one of :data:`HOLD_LABELS` (case and surrounding blanks ignored)."""
+    return str(name or "").strip().lower() in HOLD_LABELS
+
+
+def standing_objection(ctx, number: int, pull: dict) -> Optional[str]:
+    """Why no approval may turn auto-merge on for PR ``number`` now (its fresh JSON ``pull``), or None.
+
+    A writer's latest review of the PR asks for changes (each reviewer's newest
+    ``APPROVED``/``CHANGES_REQUESTED``/``DISMISSED`` review counts, as GitHub
+    counts a reviewer's state; every page of "List reviews for a pull request"),
+    the PR is a draft, or it carries a hold label."""
+    if pull.get("draft"):
+        return "this pull request is a draft"
+    held = [str(lab.get("name")) for lab in pull.get("labels") or () if isinstance(lab, dict)
+            and is_hold_label(str(lab.get("name") or ""))]
+    if held:
+        return f"the label {inert.code(held[0])} holds this pull request"
+    latest: dict[str, str] = {}
+    for r in ctx.api.list(f"pulls/{number}/reviews", f"list the reviews of #{number}"):
+        login = str(((r or {}).get("user") or {}).get("login") or "")
+        state = str((r or {}).get("state") or "").upper()
+        if login and state in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED"):
+            latest[login] = state
+    for login, state in latest.items():
+        if state == "CHANGES_REQUESTED" and ctx.is_writer(login):
+            return f"{inert.line(login)} asked for changes and has not approved since"
+    return None
+
+
+def _withdraw(event, ctx, why: str) -> None:
+    """Turn auto-merge off on the bot's open PR of ``event`` when it is on, and say ``why`` on the PR."""
+    number = event.number("pull_request", "number")
+    if number is None or ctx.config.automerge != "on-approval":
+        return
+    pr = ctx.bot_pull(number, data=event.obj("pull_request"))
+    if pr is None:
+        return
+    now = ctx.api.get(f"pulls/{pr.number}", f"read pull request #{pr.number}") or {}
+    if now.get("state", "open") != "open":
+        return
+    if not now.get("auto_merge"):
+        ctx.say(f"auto-merge was not on for #{pr.number}; nothing to turn off ({why})")
+        return
+    ctx.api.graphql(DISABLE, {"id": now.get("node_id") or pr.node_id}, f"disable auto-merge on #{pr.number}")
+    ctx.reply(pr.number, f"Auto-merge is off: {why}. A writer's approval of the head commit turns it on again "
+                         "once nothing holds the pull request.")
+    ctx.say(f"auto-merge turned off on #{pr.number}: {why}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +152,8 @@ def branch_rules(api, branch: str) -> BranchRules:
     names += [str(c.get("context")) for c in rsc.get("checks") or () if isinstance(c, dict)]
     approvals = _count((prot.get("required_pull_request_reviews") or {}).get("required_approving_review_count"))
     try:
-        rules = api.get(f"rules/branches/{b}", f"read the rules of branch {branch}") or []
+        # a paginated list (OpenAPI "repos/get-branch-rules": per_page, page; 30 by default): every page
+        rules = api.list(f"rules/branches/{b}", f"read the rules of branch {branch}")
     except PlatformError as exc:
         if "HTTP 404" not in str(exc):
             raise
@@ -144,6 +210,9 @@ def approval_enables_automerge(event, ctx) -> None:
     or by people without write permission, and reviews of other PRs are ignored without a write request."""
     event.obj("review")                        # an object or absent, else exit 2
     pull = event.obj("pull_request")
+    if event.text("review", "state").lower() == "changes_requested":
+        changes_requested_turns_automerge_off(event, ctx)
+        return
     if event.text("review", "state").lower() != "approved" or ctx.config.automerge != "on-approval":
         return
     number = event.number("pull_request", "number")
@@ -167,6 +236,10 @@ def approval_enables_automerge(event, ctx) -> None:
                                 "commit to turn auto-merge on")
         return
     base = event.text("pull_request", "base", "ref")
+    held = standing_objection(ctx, pr.number, now)
+    if held is not None:
+        _refuse(ctx, pr.number, held)
+        return
     why, rules = refusal(ctx.api, base)
     if why is None:
         try:
@@ -187,6 +260,50 @@ def approval_enables_automerge(event, ctx) -> None:
                  "(the base branch's CI does not run on it); give the workflow a GitHub App (app-id) to avoid that.")
     ctx.reply(pr.number, text)
     ctx.say(f"auto-merge enabled on #{pr.number} for {head[:12]}")
+
+
+def changes_requested_turns_automerge_off(event, ctx) -> None:
+    """A "changes requested" review by a writer of the bot's open PR turns auto-merge off (when it is on) and the
+    bot says so: the reviewer's word outweighs an earlier approval.  Reviews by bots or by people without write
+    permission change nothing."""
+    if ctx.config.automerge != "on-approval":
+        return
+    login = event.text("review", "user", "login")
+    if is_bot(event.obj("review", "user")) or is_bot(event.sender) or not login:
+        return
+    if not ctx.is_writer(login):
+        ctx.say(f"changes requested by {inert.line(login)}, who has no write permission: auto-merge left as it is")
+        return
+    _withdraw(event, ctx, f"{inert.line(login)} asked for changes")
+
+
+@router.register("pull_request_review", action="dismissed")
+def dismissal_turns_automerge_off(event, ctx) -> None:
+    """The dismissal of a review of the bot's open PR turns auto-merge off (when it is on) and the bot says so:
+    the dismissed review may be the approval that turned it on, and only a standing approval keeps it on."""
+    event.obj("review")
+    if is_bot(event.sender):
+        return
+    who = inert.line(event.text("sender", "login") or "someone")
+    _withdraw(event, ctx, f"{who} dismissed a review of {inert.line(event.text('review', 'user', 'login') or 'someone')}")
+
+
+@router.register("pull_request_target", action="labeled")
+def hold_label_turns_automerge_off(event, ctx) -> None:
+    """A hold label (:data:`HOLD_LABELS`) added to the bot's open PR turns auto-merge off (when it is on) and the
+    bot says so.  Other labels, and labels a bot adds, change nothing."""
+    name = event.text("label", "name")
+    if not is_hold_label(name) or is_bot(event.sender):
+        return
+    _withdraw(event, ctx, f"the label {inert.code(name)} holds this pull request")
+
+
+@router.register("pull_request_target", action="converted_to_draft")
+def draft_turns_automerge_off(event, ctx) -> None:
+    """Converting the bot's open PR to a draft turns auto-merge off (when it is on) and the bot says so."""
+    if is_bot(event.sender):
+        return
+    _withdraw(event, ctx, f"{inert.line(event.text('sender', 'login') or 'someone')} converted it to a draft")
 
 
 @router.register("pull_request_target", action="synchronize")

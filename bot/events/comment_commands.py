@@ -23,6 +23,8 @@ RUNS = {
     "recreate": ("regenerating the bump on the current base branch. The branch is replaced: commits on it that are "
                  "not the bot's are discarded."),
 }
+NO_RECORD = ("the bot's record of this pull request (its branch, or the state it keeps in the description) names no "
+             "ExecuTorch version")
 NOT_ALLOWED = ("Only people with write, maintain or admin permission on this repository can give executorch-pack-bot "
                "commands; nothing was done.")
 
@@ -89,26 +91,34 @@ def _obey(ctx, cmd, pr, comment_id: int) -> None:
     if verb == "help":
         ctx.react(comment_id, "+1")
         ctx.reply(number, verbs.HELP)
+        ctx.say(f"answered help on #{number}")
     elif verb in RUNS:
         if not is_open:
             ctx.react(comment_id, "confused")
             ctx.reply(number, f"`{verb}`: this pull request is closed; nothing was done.")
+            ctx.say(f"refused {verb} on #{number}: the pull request is closed")
+            return
+        if pr.version is None:
+            # the version comes from the bot's own record of the PR (branch, hidden state), never its title
+            ctx.react(comment_id, "confused")
+            ctx.reply(number, f"`{verb}`: {NO_RECORD}; nothing was done. The next scheduled run records it.")
+            ctx.say(f"refused {verb} on #{number}: the bot's record of the pull request names no version")
             return
         ctx.react(comment_id, "+1")
-        ctx.decide(verb, version=pr.version or "", pr=number)
+        ctx.decide(verb, version=pr.version, pr=number)
         ctx.reply(number, f"`{verb}`: {RUNS[verb]}")
+        ctx.say(f"obeyed {verb} on #{number} for ExecuTorch {pr.version}")
     elif verb in ("ignore", "unignore"):
-        _ignore(ctx, cmd, pr, comment_id, is_open)
+        ctx.say(_ignore(ctx, cmd, pr, comment_id, is_open))
     else:
         ctx.react(comment_id, "confused")
         ctx.reply(number, f"Unknown command {inert.code(verb or '(none)')}.\n\n{verbs.HELP}")
         ctx.say(f"unknown verb {inert.line(verb)}")
-        return
-    ctx.say(f"obeyed {verb} on #{number}")
 
 
-def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> None:
-    """``ignore [X.Y.Z]`` (default: this PR's version) and ``unignore X.Y.Z``."""
+def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> str:
+    """``ignore [X.Y.Z]`` (default: the version this PR proposes, from the bot's record) and ``unignore X.Y.Z``;
+    returns the job log line saying what was really done (refused, done, nothing to do)."""
     number, verb = pr.number, cmd.verb
     if cmd.args:
         version = verbs.version_arg(cmd.args[0])
@@ -116,10 +126,13 @@ def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> None:
         version = pr.version if verb == "ignore" else None
     if version is None:
         ctx.react(comment_id, "confused")
-        shown = inert.code(cmd.args[0]) if cmd.args else "no version"
-        ctx.reply(number, f"`{verb}` needs an ExecuTorch version X.Y.Z (got {shown}); nothing was done.\n\n"
-                          f"Usage: `{verbs.PREFIX} {verb} X.Y.Z`")
-        return
+        if cmd.args or verb != "ignore":
+            shown = inert.code(cmd.args[0]) if cmd.args else "no version"
+            why = f"`{verb}` needs an ExecuTorch version X.Y.Z (got {shown})"
+        else:
+            why = f"`{verb}`: {NO_RECORD}"
+        ctx.reply(number, f"{why}; nothing was done.\n\nUsage: `{verbs.PREFIX} {verb} X.Y.Z`")
+        return f"refused {verb} on #{number}: no version X.Y.Z"
     store = ign.open_store(ctx.api, ctx.config)
     entries = store.read()
     present = version in ign.versions(entries)
@@ -131,12 +144,13 @@ def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> None:
         ctx.decide("ignore", version=version, pr=number)
         text = f"Ignoring ExecuTorch {version}: the scheduled run skips it and proposes the next newer release."
         ctx.reply(number, text + (" Closing this pull request." if close else "") + f" {undo}")
-        return
+        return f"obeyed ignore on #{number}: ExecuTorch {version} ignored" + (f", #{number} closed" if close else "")
     if not present:
         ctx.react(comment_id, "+1")
         ctx.reply(number, f"ExecuTorch {version} is not ignored; nothing to do.")
-        return
+        return f"unignore on #{number}: ExecuTorch {version} was not ignored; nothing done"
     store.write([e for e in entries if e["version"] != version], pr.data)
     ctx.react(comment_id, "+1")
     ctx.decide("unignore", version=version, pr=number)
     ctx.reply(number, f"ExecuTorch {version} is no longer ignored: the next run may propose it again.")
+    return f"obeyed unignore on #{number}: ExecuTorch {version} no longer ignored"

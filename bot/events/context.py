@@ -41,7 +41,6 @@ Facts (GitHub REST docs):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import quote
@@ -49,12 +48,11 @@ from urllib.parse import quote
 from bot.limits import fit, fit_payload
 from bot.config import Config
 from bot.errors import PlatformError
+from bot.events.state import proposed_version
 from bot.github.client import call
 from bot.report import parse_fingerprint
 
 WRITERS = ("admin", "maintain", "write")
-_TITLE_VERSION = re.compile(r"\bBump ExecuTorch to v?([0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-?rc[0-9]{1,9})?)\b",
-                            re.ASCII)
 
 
 class Api:
@@ -82,6 +80,16 @@ class Api:
     def get(self, path: str, what: str, **params) -> Any:
         """GET ``/repos/OWNER/NAME/{path}`` (or an absolute API path) and return the JSON."""
         return self._req("GET", path, what, params=params or None)
+
+    def list(self, path: str, what: str, *, max_pages: Optional[int] = None, **params):
+        """Every item of the list ``GET /repos/OWNER/NAME/{path}?params`` (or an absolute API path), all pages
+        (``per_page=100``), through the one reader :func:`bot.github.pages.rest`: a
+        :class:`~bot.github.pages.Listing` (``complete`` False, and a warning, when ``max_pages`` cut it)."""
+        from bot.github import pages
+
+        url = path if path.startswith("/") else f"/repos/{self.full_name}/{path}"
+        return pages.rest(self.gh.requester, url, params, what=what, call=call,
+                          max_pages=max_pages or pages.MAX_PAGES)
 
     def post(self, path: str, body: Any, what: str) -> Any:
         return self._req("POST", path, what, body=body)
@@ -119,7 +127,8 @@ def viewer_login(api: Api) -> str:
 
 @dataclass
 class BotPull:
-    """The bot's open pull request: number, head branch, target version (from the title), node id, JSON."""
+    """The bot's pull request: number, head branch, the version it proposes (from the bot's own record:
+    :func:`bot.events.state.proposed_version`; None when the record names none), node id, JSON."""
 
     number: int
     head: str
@@ -185,18 +194,13 @@ class Context:
         """The login of the account the bot's token acts as (GraphQL ``viewer``); one request per event."""
         return viewer_login(self.api)
 
-    def bot_comments(self, number: int, *, pages: int = 10) -> list[str]:
-        """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; at
-        most ``pages`` pages of 100)."""
-        me, out = self.bot_login(), []
-        for page in range(1, pages + 1):
-            batch = self.api.get(f"issues/{number}/comments", f"list the comments on #{number}",
-                                 per_page=100, page=page) or []
-            out += [str(c.get("body") or "") for c in batch
-                    if isinstance(c, dict) and me and (c.get("user") or {}).get("login") == me]
-            if len(batch) < 100:
-                break
-        return out
+    def bot_comments(self, number: int) -> list[str]:
+        """Bodies of the comments on issue or PR ``number`` written by the bot's own account (oldest first; every
+        page, through :meth:`Api.list`)."""
+        me = self.bot_login()
+        batch = self.api.list(f"issues/{number}/comments", f"list the comments on #{number}")
+        return [str(c.get("body") or "") for c in batch
+                if isinstance(c, dict) and me and (c.get("user") or {}).get("login") == me]
 
     # ---------------------------------------------------------------- pulls
     def bot_pull(self, number: int, *, data: Optional[dict] = None) -> Optional[BotPull]:
@@ -209,8 +213,8 @@ class Context:
         if (not self.config.branch_pattern().fullmatch(ref) or head_repo.lower() != self.full_name.lower()
                 or parse_fingerprint(pr.get("body")) is None):
             return None
-        m = _TITLE_VERSION.search(str(pr.get("title") or ""))
-        return BotPull(int(pr["number"]), ref, m.group(1) if m else None, str(pr.get("node_id") or ""), pr)
+        # what the PR proposes comes from the bot's own record (branch, hidden state), never from the title
+        return BotPull(int(pr["number"]), ref, proposed_version(self.config, pr), str(pr.get("node_id") or ""), pr)
 
     # ------------------------------------------------------------- writing
     def reply(self, number: int, text: str) -> None:

@@ -207,8 +207,8 @@ def find_issue(api) -> Optional[dict]:
                  and (i.get("user") or {}).get("login") == me and MARKER in (i.get("body") or "")]
         return min(found, key=lambda i: int(i["number"])) if found else None
 
-    return (mine(api.get("issues", "list the dashboard issue", labels=LABEL, state="all", per_page=100))
-            or mine(api.get("issues", "list the issues the bot opened", creator=me, state="all", per_page=100)))
+    return (mine(api.list("issues", "list the dashboard issue", labels=LABEL, state="all"))
+            or mine(api.list("issues", "list the issues the bot opened", creator=me, state="all")))
 
 
 def account(actor) -> str:
@@ -271,26 +271,33 @@ def load_state(api, issue: Optional[dict], *, author: Optional[str] = None) -> S
 
     me = author if author is not None else viewer_login(api)
     owner, name = api.full_name.split("/", 1)
-    after, top = None, None
     what = f"read the state of the dashboard #{issue['number']}"
-    for _ in range(_STATE_PAGES):
+    top: dict = {}
+
+    def page(after):
         data = api.graphql(_STATE_QUERY, {"owner": owner, "name": name, "number": int(issue["number"]),
                                           "after": after}, what)
         node = _object(_object(data.get("repository"), "repository", what).get("issue"), "repository.issue", what)
-        top = node if top is None else top
+        if not top:
+            top.update(node)
         conn = _object(node.get("comments"), "issue.comments", what)
-        nodes = conn.get("nodes") or []
-        if not isinstance(nodes, list):
+        if not isinstance(conn.get("nodes") or [], list):
             raise PlatformError(f"cannot {what}: GitHub's GraphQL answer is not the expected shape "
                                 "(issue.comments.nodes is not a list)")
-        for c in nodes:
-            if _is_state_comment(c, me, author) and isinstance(c.get("databaseId"), int):
-                st = hidden.load(c.get("body")) if _by_bot(c, me, author) else None
-                return Stored(dict(st or {}), c["databaseId"], str(c.get("body") or ""))
-        page = _object(conn.get("pageInfo"), "issue.comments.pageInfo", what)
-        if not page.get("hasNextPage") or not page.get("endCursor"):
-            break
-        after = page["endCursor"]
+        conn["pageInfo"] = _object(conn.get("pageInfo"), "issue.comments.pageInfo", what)
+        return conn
+
+    def state_comment(nodes):
+        return next((c for c in nodes if _is_state_comment(c, me, author) and isinstance(c.get("databaseId"), int)),
+                    None)
+
+    from bot.github import pages
+    comments = pages.connection(page, what=what, max_pages=_STATE_PAGES,
+                                until=lambda nodes: state_comment(nodes) is not None)
+    c = state_comment(comments)
+    if c is not None:
+        st = hidden.load(c.get("body")) if _by_bot(c, me, author) else None
+        return Stored(dict(st or {}), c["databaseId"], str(c.get("body") or ""))
     body = str((top or {}).get("body") or "")
     st = hidden.load(body) if _by_bot(top, me, author) and MARKER in body else None
     return Stored(dict(st or {}))

@@ -56,13 +56,15 @@ class PullStore:
         self.config = config
 
     def bot_pulls(self) -> list[dict]:
-        """The bot's PRs (open and closed; head on the track, in this repository, with the fingerprint), newest first."""
+        """The bot's PRs (open and closed; head on the track, in this repository, with the fingerprint), newest first;
+        every page of "List pull requests" is read (a warning says when the reader's bound cut the list)."""
         owner = self.api.full_name.split("/")[0]
+        # every page (bot.github.pages): on a busy repository the PR holding the list is past the first 100
         if "{version}" in self.config.branch:
-            pulls = self.api.get("pulls", "list pull requests", state="all", per_page=100)
+            pulls = self.api.list("pulls", f"list the pull requests of {self.api.full_name}", state="all")
         else:
-            pulls = self.api.get("pulls", "list pull requests", state="all", per_page=100,
-                                 head=f"{owner}:{self.config.branch}")
+            pulls = self.api.list("pulls", f"list the pull requests of {self.api.full_name}", state="all",
+                                  head=f"{owner}:{self.config.branch}")
         pat = self.config.branch_pattern()
         from bot.report import parse_fingerprint
         mine = [p for p in pulls or () if pat.fullmatch(str((p.get("head") or {}).get("ref") or ""))

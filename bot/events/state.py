@@ -49,3 +49,30 @@ def carry(old_body: Optional[str], new_body: str) -> str:
     """``new_body`` keeping the state block of ``old_body`` (when the bot rewrites a body it must not lose it)."""
     st = load(old_body)
     return new_body if st is None else replace(new_body, st)
+
+
+def proposed_version(config, pr: dict) -> Optional[str]:
+    """The ExecuTorch version the bot's pull request ``pr`` (its REST JSON) proposes, from the bot's own record,
+    never from its title (a person or a title convention rewrites titles: ``chore(deps): bump ...``,
+    ``TICKET-123 ...``): the head branch for a ``{version}`` track (``bot/executorch-1.5.1``; a branch name
+    never changes after it is pushed), else the ``version`` the publisher records in the PR's hidden state
+    (:func:`dump`; written on every create and update of the PR, kept by every later write of the state; an
+    HTML comment no title convention or ticket system touches, which a person would have to rewrite on
+    purpose).
+    ``X.Y.Z`` (ASCII digits, an optional ``rc`` suffix), or None when the bot's record names none (a PR opened
+    before the record was kept: the next publish writes it)."""
+    from bot.events.verbs import VERSION
+
+    ref = str(((pr or {}).get("head") or {}).get("ref") or "")
+    if "{version}" in config.branch:
+        parts = config.branch.split("{version}")
+        m = (re.fullmatch("(?P<v>[A-Za-z0-9._-]+)".join(re.escape(x) for x in parts), ref)
+             if len(parts) == 2 else None)
+        v = m.group("v") if m else ""
+    else:
+        v = str((load((pr or {}).get("body")) or {}).get("version") or "")
+    m = VERSION.match(v) or _RC.match(v)
+    return v.lstrip("v") if m else None
+
+
+_RC = re.compile(r"^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}-?rc[0-9]{1,9}$")

@@ -76,7 +76,6 @@ MATRIX_LIMIT = 256
 #: The longest pause between passes (seconds): a longer ``Retry-After`` or ``x-ratelimit-reset`` ends the plan's
 #: tries (the templates are rows "rate limited", planned by the next run) rather than hold the job.
 MAX_PAUSE = 900.0
-_TITLE = re.compile(r"^Bump ExecuTorch to (\S+)(?: \(blocked: [^()]*\))?$")   # bot.report.pr_title
 
 #: The most the plan takes by default, waits included (seconds): 20 of the plan job's 30 minutes (timeout-minutes
 #: of the fleet workflow's plan job; the checkout, the install and the upload take the rest), within the token's hour.
@@ -497,7 +496,16 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
     if pulls is MISSING:
         row.state, row.reason = NOT_VISIBLE, f"GitHub answers 404 for the pull requests of {entry.repository}"
         return None
-    version = lambda p: (m.group(1) if (m := _TITLE.match(p["title"])) else "")   # noqa: E731
+    from bot.config import Config
+    from bot.events.state import dump, proposed_version
+
+    track = Config(branch=bot_branch)
+
+    def version(p) -> str:
+        """What the PR proposes, from the bot's own record (its branch on a ``{version}`` track, else the version
+        its hidden state records), never from its title, which people and title conventions rewrite."""
+        return proposed_version(track, {"head": {"ref": p["ref"]}, "body": dump({"version": p["version"]})}) or ""
+
     open_ours = [p for p in pulls if p["state"] == "open" and p["ours"]]
     foreign = [p for p in pulls if p["state"] == "open" and not p["ours"]]
     if foreign:
@@ -527,21 +535,22 @@ def _pull_state(remote: Remote, entry: Entry, bot_branch: str, target: str, row:
     return pulls
 
 
-PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "title": str, "ours": bool, "ref": str,
+PULL_FIELDS = {"number": int, "state": str, "merged": bool, "url": str, "version": str, "ours": bool, "ref": str,
                "closed_by_ignore": bool}
 
 
 def _bot_pulls(remote: Remote, entry: Entry, params: dict):
-    """The pull requests of ``entry``'s repository (``state=all``, first 100, ``params`` added: ``head``), each as
+    """The pull requests of ``entry``'s repository (``state=all``, every page, ``params`` added: ``head``), each as
     :data:`PULL_FIELDS` plus ``ignored`` (the versions of its hidden state's list, None without one); or
-    :data:`MISSING` on a 404.  One conditional request."""
+    :data:`MISSING` on a 404.  One conditional request per 100 pull requests (:meth:`Remote.get_pages`).  The
+    kept ``version`` is the one the publisher recorded in the PR's hidden state, never the title."""
     from bot.events.ignored import closed_by_ignore
     from bot.fleet.ignored import state_versions
     from bot.report import parse_fingerprint
 
     def keep(items):
         return [{"number": p["number"], "state": _str(p.get("state")), "merged": p.get("merged_at") is not None,
-                 "url": _str(p.get("html_url")), "title": _str(p.get("title")),
+                 "url": _str(p.get("html_url")), "version": _recorded_version(_str(p.get("body"))),
                  "ours": parse_fingerprint(_str(p.get("body"))) is not None and _head_repo(p) == entry.repository.lower(),
                  "ref": _head_ref(p), "closed_by_ignore": closed_by_ignore(_str(p.get("body"))),
                  "ignored": state_versions(_str(p.get("body")))}
@@ -554,6 +563,15 @@ def _bot_pulls(remote: Remote, entry: Entry, params: dict):
 
     return remote.get_pages(f"/repos/{entry.repository}/pulls", {"state": "all", "per_page": 100, **params},
                             what=f"list the pull requests of {entry.repository}", keep=keep, check=check)
+
+
+def _recorded_version(body: str) -> str:
+    """The ``version`` the publisher recorded in a PR body's hidden state (:func:`bot.github.publish.recorded`),
+    "" when there is none."""
+    from bot.events.state import load
+
+    v = (load(body) or {}).get("version")
+    return v if isinstance(v, str) else ""
 
 
 def _head_ref(p: dict) -> str:

@@ -152,7 +152,9 @@ class Remote:
 
     def get_pages(self, path: str, params: dict, *, what: str, keep: Callable[[list], list],
                   check: Callable[[object], bool] = lambda value: isinstance(value, list)):
-        """Every page of a list answer (``Link: rel="next"``), each page's items through ``keep``.
+        """Every page of a list answer (``Link: rel="next"``), each page's items through ``keep``, read by the one
+        reader :func:`bot.github.pages.follow` (a :class:`~bot.github.pages.Listing`: ``complete`` False and a
+        warning when :data:`MAX_PAGES` cut it).
 
         The first page is conditional; an answer that fitted in one page is kept
         with its ETag, so a 304 returns it (a listing of several pages is asked
@@ -160,7 +162,7 @@ class Remote:
         refuses is not used, as in :meth:`get`.  Returns
         :data:`MISSING` for a 404.
         """
-        from bot.github.releases import _next_link
+        from bot.github import pages
 
         key = path + "?" + urlencode(sorted(params.items())) + "#pages"
         done, status, hdrs, data = self._conditional(key, path, params, what, check)
@@ -168,19 +170,16 @@ class Remote:
             return data
         if not isinstance(data, list):
             raise PlatformError(f"cannot {what}: GitHub answered with JSON that is not a list")
-        items = list(keep(data))
         first_etag = hdrs.get("etag")
-        nxt = _next_link(hdrs)
-        seen = set()
-        while nxt:
-            if nxt in seen or len(seen) >= MAX_PAGES:
-                raise PlatformError(f"cannot {what}: the Link header's next page repeats or never ends")
-            seen.add(nxt)
-            status, hdrs, data = self._raw(nxt, None, None, what)
+
+        def page(url: str):
+            status, hdrs, data = self._raw(url, None, None, what)
             if status != 200 or not isinstance(data, list):
-                raise PlatformError(f"cannot {what}: page {len(seen) + 1} answered HTTP {status}")
-            items.extend(keep(data))
-            nxt = _next_link(hdrs)
+                raise PlatformError(f"cannot {what}: a later page answered HTTP {status}")
+            return hdrs, data
+
+        items = pages.follow((hdrs, data), page, what=what, max_pages=MAX_PAGES, items=lambda d: list(keep(d)))
+        seen = items.pages > 1
         if first_etag and not seen:
             self.cache.put_etag(key, first_etag, items)
         return items

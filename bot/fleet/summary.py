@@ -274,7 +274,7 @@ def save_dashboard(gh, full_name: str, body: str, *, whole_at: Optional[str] = N
     if not me:   # no issue could be recognised as ours: a new one each run would pile up
         raise PlatformError(f"cannot find the fleet dashboard issue of {full_name}: GitHub names no account for the "
                             "token (GraphQL viewer)")
-    issues = api.get("issues", "list the fleet dashboard issue", labels=LABEL, state="open", per_page=100)
+    issues = api.list("issues", "list the fleet dashboard issue", labels=LABEL, state="open")
     mine = [i for i in issues or () if isinstance(i, dict) and "pull_request" not in i
             and MARKER in str(i.get("body") or "") and bool(me)
             and isinstance(i.get("user"), dict) and i["user"].get("login") == me

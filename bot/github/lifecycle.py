@@ -13,6 +13,7 @@ again, newer ones are.
 
 from __future__ import annotations
 
+from bot.github import pages
 from bot.github.client import call
 
 
@@ -26,14 +27,14 @@ def merged(pr) -> bool:
 def closed_by_branch_deletion(pr) -> bool:
     """True when ``pr`` was closed because its head branch was deleted.
 
-    Read from its issue events (one request): the first ``head_ref_deleted``
+    Read from its issue events (every page, through :func:`bot.github.pages.every`): the first ``head_ref_deleted``
     comes no later than the first ``closed`` (GitHub stamps both in the same
     second when the deletion closes the pull request; a person who closes it
     and deletes the branch afterwards leaves them in the other order), or
     there is no ``closed`` event at all.
     """
-    events = call(lambda: [(e.event, e.created_at) for e in pr.get_issue_events()],
-                  f"list the events of #{pr.number}")
+    events = [(e.event, e.created_at) for e in pages.every(pr.get_issue_events(), what=f"list the events of #{pr.number}",
+                                                            call=call)]
     deleted = next((when for ev, when in events if ev == "head_ref_deleted"), None)
     closed = next((when for ev, when in events if ev == "closed"), None)
     if deleted is None:

@@ -70,7 +70,10 @@ from bot.errors import CheckFailed, PlatformError, TransientError, UsageError
 from bot.events.ignored import closed_by_ignore
 from bot.github.standing import closed_by_withdrawal
 from bot.events.state import carry as carry_state
-from bot.github import decorations
+from bot.events.state import load as load_state
+from bot.events.state import proposed_version
+from bot.events.state import replace as replace_state
+from bot.github import decorations, pages
 from bot.github.apicommit import create_commit, move_branch
 from bot.github.client import call, mask
 from bot.github.commitmsg import signed_off
@@ -235,10 +238,11 @@ class Publisher:
         fixed = branch if branch is not None else (None if "{version}" in self.config.branch else self.config.branch)
         want = self._branch_re(fixed)
         if fixed is not None:
-            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state, head=f"{self.owner}:{fixed}")),
-                         f"list pull requests of {self.full_name}")
+            pulls = pages.every(self.gh_repo.get_pulls(state=state, head=f"{self.owner}:{fixed}"),
+                                what=f"list pull requests of {self.full_name}", call=call)
         else:
-            pulls = call(lambda: list(self.gh_repo.get_pulls(state=state)), f"list pull requests of {self.full_name}")
+            pulls = pages.every(self.gh_repo.get_pulls(state=state), what=f"list pull requests of {self.full_name}",
+                                call=call)
         mine = [p for p in pulls if self._ours(p, want)]
         others = [p for p in pulls if p not in mine and bool(want.fullmatch(p.head.ref or ""))
                   and p.head.repo is not None and p.head.repo.full_name.lower() == self.full_name.lower()]
@@ -587,13 +591,14 @@ class Publisher:
                 new_tail = decorations.tail(self._refusals(refused, pr.number), new_record)
                 if changed:
                     # the reviewers' ignore list lives in the body (bot.events.state): carried over
-                    full = carry_state(pr.body, body + new_tail)
+                    full = recorded(carry_state(pr.body, body + new_tail), version)
                     call(lambda: pr.edit(title=fit(title, "title"), body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
                          f"update #{pr.number}")
                     action = "updated"
                 else:
-                    if new_record != record:
-                        full = carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail))
+                    if new_record != record or proposed_version(self.config, _json(pr)) != version:
+                        full = recorded(carry_state(pr.body, decorations.replace_tail(pr.body, _STAMP, new_tail)),
+                                        version)
                         call(lambda: pr.edit(body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
                              f"update the notes of #{pr.number}")
                     action = "updated" if pushed else "unchanged"
@@ -601,7 +606,7 @@ class Publisher:
                 def first_tail() -> str:
                     return decorations.tail(self._refusals(refused, None), decorations.Record(set(keys), dict(refused)))
                 try:
-                    pr = self._create(base, branch, title, body + first_tail(), draft)
+                    pr = self._create(base, branch, title, recorded(body + first_tail(), version), draft)
                 except PlatformError as exc:
                     if not (draft and decorations.is_draft_refusal(exc)):
                         if created_branch:
@@ -610,7 +615,7 @@ class Publisher:
                     # No draft pull requests in this repository: a regular one whose body says why it would be a draft.
                     refused[DRAFT_KEY] = draft_reason or "the config asks for a draft"
                     try:
-                        pr = self._create(base, branch, title, body + first_tail(), False)
+                        pr = self._create(base, branch, title, recorded(body + first_tail(), version), False)
                     except PlatformError:
                         if created_branch:
                             self._delete_branch(branch)
@@ -618,8 +623,8 @@ class Publisher:
                 got = decorations.apply(pr, self.gh_repo, keys, call, self.gh.requester)
                 if got:
                     refused.update(got)
-                    full = body + decorations.tail(self._refusals(refused, pr.number),
-                                                   decorations.Record(set(keys), dict(refused)))
+                    full = recorded(body + decorations.tail(self._refusals(refused, pr.number),
+                                                            decorations.Record(set(keys), dict(refused))), version)
                     try:
                         call(lambda: pr.edit(body=fit(full, "pull-body", whole_at=WHOLE_REPORT)),
                              f"note the refused decorations in #{pr.number}")
@@ -691,19 +696,45 @@ class Publisher:
         parts = info.split()
         return len(parts) == 2 and parts[0] == tree and parts[1] == base_sha
 
+    def _token_login(self) -> str:
+        """The login of the account the token acts as (GraphQL ``viewer``: :func:`bot.events.context.viewer_login`),
+        asked once per publisher; "" when GitHub names none."""
+        if getattr(self, "_me", None) is None:
+            from bot.events.context import Api, viewer_login
+            self._me = viewer_login(Api(self.gh, self.full_name))
+        return self._me
+
     def _foreign_comment(self, pr, branch: str, foreign: list[str]) -> None:
         """Create, or update in place, the one comment explaining how to hand the branch back."""
         text = (f"{FOREIGN_MARKER}\nThe branch {inert_code(branch)} has commits not made by executorch-pack-bot "
                 f"({', '.join(inert_code(f) for f in foreign)}), so the bot will not push to it. To hand it back, "
                 "delete the branch (or reset it to the bot's last commit); the next run recreates it and opens a "
                 "new pull request. To keep your changes, merge or close this pull request yourself.")
-        comments = call(lambda: list(pr.get_issue_comments()), f"list comments of #{pr.number}")
-        mine = [c for c in comments if FOREIGN_MARKER in (c.body or "")]
+        comments = pages.every(pr.get_issue_comments(), what=f"list comments of #{pr.number}", call=call)
+        me = self._token_login()
+        # the bot's own comment, known by its author (the token's account), never by the marker alone: anyone
+        # can paste the marker into a comment
+        mine = [c for c in comments if FOREIGN_MARKER in (c.body or "") and c.user is not None and me
+                and c.user.login == me]
         if mine:
             if mine[0].body != text:
                 call(lambda: mine[0].edit(fit(text, "comment")), f"update the comment on #{pr.number}")
         else:
             call(lambda: pr.create_issue_comment(fit(text, "comment")), f"comment on #{pr.number}")
+
+
+def recorded(body: str, version: str) -> str:
+    """``body`` with the version the PR proposes in its hidden state (:mod:`bot.events.state`): the bot's own
+    record of what the PR proposes, read by :func:`bot.events.state.proposed_version` (comment commands, the
+    fleet plan) instead of the title a person or a title convention may rewrite.  Other state keys are kept."""
+    st = load_state(body) or {}
+    st["version"] = version
+    return replace_state(body, st)
+
+
+def _json(pr) -> dict:
+    """The listing's JSON of a PyGithub pull request as GitHub sent it (``raw_data`` would fetch it again)."""
+    return getattr(pr, "_rawData", None) or {"head": {"ref": pr.head.ref}, "body": pr.body}
 
 
 _STAMP = re.compile(r"<!--\s*executorch-pack-bot:body=([0-9a-f]{64})\s*-->")

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Optional
 
 from bot.errors import PlatformError
+from bot.github import pages
 from bot.github.client import RetryPolicy, call
 
-MAX_PAGES = 100   # 10,000 releases at per_page=100; a Link header that never ends is refused
+MAX_PAGES = 100   # 10,000 releases at per_page=100; past it the listing is cut short, and says so
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,9 @@ def _cache_file(cache: Path, base_url: str, full_name: str) -> Path:
 
 def list_releases(gh, full_name: str, *, cache: Optional[Path] = None,
                   policy: Optional[RetryPolicy] = None) -> list[Release]:
-    """Every release of ``full_name`` (``"OWNER/NAME"``), in the API's order.
+    """Every release of ``full_name`` (``"OWNER/NAME"``), in the API's order, as a
+    :class:`bot.github.pages.Listing` (every page, through the one reader; ``complete`` False and a
+    warning when :data:`MAX_PAGES` cut it: the oldest releases, as GitHub lists newest first).
 
     Uses PyGithub's requester (auth, base URL, timeouts) page by page with
     ``per_page=100``: one request for a repository with up to 100 releases.
@@ -143,34 +146,29 @@ def list_releases(gh, full_name: str, *, cache: Optional[Path] = None,
     etag = cached["etag"] if cached else None
     status, hdrs, data = call(lambda: get(path, {"per_page": 100}, etag), what, policy)
     if status == 304 and cached is not None:
-        return [Release.from_json(d) for d in cached["releases"]]
+        return pages.Listing((Release.from_json(d) for d in cached["releases"]), pages=1, what=what)
     if status == 304:   # "not modified" without a cached copy to reuse: ask again, unconditionally
         status, hdrs, data = call(lambda: get(path, {"per_page": 100}, None), what, policy)
         if status == 304:
             raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
-    items = list(data)
     first_etag = {k.lower(): v for k, v in hdrs.items()}.get("etag")
-    nxt = _next_link(hdrs)
-    single_page = nxt is None
-    seen: set[str] = set()
-    while nxt:
-        if nxt in seen or len(seen) + 1 >= MAX_PAGES:
-            why = "repeats" if nxt in seen else "never ends"
-            raise PlatformError(f"cannot {what}: the Link header's next page {why} after {len(seen) + 1} pages")
-        seen.add(nxt)
-        url = nxt
+
+    def page(url: str):
         status, hdrs, data = call(lambda: get(url, None, None), what, policy)
         if status == 304:
             raise PlatformError(f"cannot {what}: GitHub answered 304 Not Modified to an unconditional request")
-        items.extend(data)
-        nxt = _next_link(hdrs)
+        return hdrs, data
+
+    items = pages.follow((hdrs, data), page, what=what, max_pages=MAX_PAGES)   # the one reader: every page
+    single_page = items.pages == 1
     if cfile and single_page and first_etag:
         try:
             cfile.parent.mkdir(parents=True, exist_ok=True)
             cfile.write_text(json.dumps({"etag": first_etag, "releases": items}), encoding="utf-8")
         except OSError:
             pass  # a cache that cannot be written only costs requests
-    return [Release.from_json(d) for d in items]
+    return pages.Listing((Release.from_json(d) for d in items), complete=items.complete, pages=items.pages,
+                         what=what)
 
 
 def _read_cache(cfile: Path) -> Optional[dict]:
@@ -186,12 +184,5 @@ def _read_cache(cfile: Path) -> Optional[dict]:
 
 
 def _next_link(headers: dict) -> Optional[str]:
-    """The ``rel="next"`` URL of a ``Link`` header (RFC 8288), or None."""
-    link = {k.lower(): v for k, v in headers.items()}.get("link")
-    if not link:
-        return None
-    for part in link.split(","):
-        seg = part.split(";")
-        if len(seg) >= 2 and any(s.strip() == 'rel="next"' for s in seg[1:]):
-            return seg[0].strip().strip("<>")
-    return None
+    """The ``rel="next"`` URL of a ``Link`` header (RFC 8288), or None: :func:`bot.github.pages.next_link`."""
+    return pages.next_link(headers)
