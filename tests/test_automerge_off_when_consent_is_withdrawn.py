@@ -53,6 +53,7 @@ def disabled(w) -> bool:
     return w.pr["auto_merge"] is None and [("disablePullRequestAutoMerge" in g["query"]) for g in w.fake.graphql] == [True]
 
 
+@pytest.mark.needs("webhooks")
 def test_changes_requested_by_a_maintainer_after_an_approval_turns_auto_merge_off(w):
     approved(w)
     code, out, err, outputs = review(w, "mia", "changes_requested")
@@ -64,6 +65,7 @@ def test_changes_requested_by_a_maintainer_after_an_approval_turns_auto_merge_of
     assert f"# auto-merge turned off on #{n}: mia asked for changes" in out.splitlines()
 
 
+@pytest.mark.needs("webhooks")
 def test_the_dismissal_of_the_approval_turns_auto_merge_off(w):
     approved(w)
     rid = w.fake.reviews[(TEMPLATE, w.pr["number"])][0]["id"]
@@ -76,6 +78,7 @@ def test_the_dismissal_of_the_approval_turns_auto_merge_off(w):
     assert "pull_request_review.dismissed: no handler" not in out
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("label", ["do-not-merge", "Do Not Merge", "hold", "WIP"])
 def test_a_hold_label_turns_auto_merge_off(w, label):
     approved(w)
@@ -86,6 +89,7 @@ def test_a_hold_label_turns_auto_merge_off(w, label):
     assert f"the label `{label}` holds this pull request" in w.comments(w.pr["number"])[-1]
 
 
+@pytest.mark.needs("webhooks")
 def test_another_label_changes_nothing(w):
     approved(w)
     before = len(w.fake.writes())
@@ -95,6 +99,7 @@ def test_another_label_changes_nothing(w):
     assert w.pr["auto_merge"] is not None
 
 
+@pytest.mark.needs("webhooks")
 def test_converting_to_a_draft_turns_auto_merge_off(w):
     approved(w)
     w.pr["draft"] = True
@@ -104,6 +109,7 @@ def test_converting_to_a_draft_turns_auto_merge_off(w):
     assert w.comments(w.pr["number"])[-1].startswith("Auto-merge is off: alice converted it to a draft.")
 
 
+@pytest.mark.needs("webhooks")
 def test_changes_requested_without_write_permission_leaves_auto_merge_on(w):
     approved(w)
     code, out, err, outputs = review(w, "rita", "changes_requested")
@@ -111,12 +117,14 @@ def test_changes_requested_without_write_permission_leaves_auto_merge_on(w):
     assert "rita, who has no write permission" in out
 
 
+@pytest.mark.needs("webhooks")
 def test_withdrawal_when_auto_merge_is_off_costs_no_write(w):
     code, out, err, outputs = review(w, "mia", "changes_requested")
     assert (code, w.fake.writes()) == (0, [])
     assert "auto-merge was not on" in out
 
 
+@pytest.mark.needs("webhooks")
 def test_an_approval_does_not_override_a_writers_standing_objection(w):
     """Matticusau/pr-helper#16: one reviewer asked for changes, another approved, and the PR merged."""
     review(w, "mia", "changes_requested")
@@ -128,6 +136,7 @@ def test_an_approval_does_not_override_a_writers_standing_objection(w):
     assert w.pr["auto_merge"] is not None
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("hold", ["draft", "label"])
 def test_an_approval_does_not_turn_auto_merge_on_for_a_held_pr(w, hold):
     if hold == "draft":
@@ -139,6 +148,7 @@ def test_an_approval_does_not_turn_auto_merge_on_for_a_held_pr(w, hold):
     assert w.comments(w.pr["number"])[-1].startswith("Auto-merge was not enabled: ")
 
 
+@pytest.mark.needs("webhooks")
 def test_the_reviews_are_read_past_the_first_page(w):
     for i in range(130):
         w.fake.add_review(TEMPLATE, w.pr["number"], "bob", "COMMENTED")

@@ -35,6 +35,7 @@ def say(w, body, number=None):
     return w.command("issue_comment", comment_event(TEMPLATE, number or w.pr["number"], body, login="alice"))
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("title", TITLES)
 def test_recheck_runs_for_the_recorded_version_whatever_the_title(w, title):
     w.pr["title"] = title
@@ -43,6 +44,7 @@ def test_recheck_runs_for_the_recorded_version_whatever_the_title(w, title):
     assert f"# obeyed recheck on #{w.pr['number']} for ExecuTorch 1.5.1" in out.splitlines()
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("title", TITLES)
 def test_ignore_ignores_the_recorded_version_and_closes_the_pr_whatever_the_title(w, title):
     w.pr["title"] = title
@@ -55,6 +57,7 @@ def test_ignore_ignores_the_recorded_version_and_closes_the_pr_whatever_the_titl
     assert w.fake.reactions[5550001] == ["+1"]
 
 
+@pytest.mark.needs("webhooks")
 def test_a_per_version_branch_gives_the_version_whatever_the_title_and_body_say(w):
     w.config("branch: bot/executorch-{version}\n")
     pr = w.fake.add_pull(TEMPLATE, head="bot/executorch-1.6.0", title="chore(deps): bump ExecuTorch to 1.5.1",
@@ -64,6 +67,7 @@ def test_a_per_version_branch_gives_the_version_whatever_the_title_and_body_say(
     assert pr["state"] == "closed"
 
 
+@pytest.mark.needs("webhooks")
 def test_without_a_recorded_version_commands_are_refused_and_the_log_says_so(w):
     """A PR whose record names no version (opened before the record was kept): nothing is done, the reply says
     why, and the job log never says "obeyed"."""
@@ -80,6 +84,7 @@ def test_without_a_recorded_version_commands_are_refused_and_the_log_says_so(w):
     assert outputs["action"] == "ignore" and "# obeyed ignore on #%d: ExecuTorch 1.5.1 ignored" % n in out
 
 
+@pytest.mark.needs("webhooks")
 def test_every_log_line_of_a_refused_command_says_refused_never_obeyed(w):
     w.pr["state"] = "closed"
     code, out, err, outputs = say(w, "/executorch-pack-bot recheck")

@@ -9,11 +9,13 @@ the same pinned bot; the caller example wires the three events.
 
 from __future__ import annotations
 
+import pytest
+
 import re
 
 import yaml
 
-from test_workflows import ACTION, CALLER, REUSABLE, _load
+from test_workflows import ACTION, CALLER, REUSABLE, REVIEWERS_CALLER, _load
 
 EVENT_JOBS = ("command", "approval", "dashboard")
 
@@ -91,15 +93,15 @@ def test_every_bot_checkout_is_the_same_pinned_bot():
                 assert (w["repository"], w["ref"]) == ("${{ job.workflow_repository || inputs.bot-repository }}", "${{ job.workflow_sha || inputs.bot-ref }}"), job_id
 
 
-def test_the_caller_example_wires_the_events():
-    doc = _load(CALLER)
+def test_the_reviewer_layer_caller_wires_the_events():
+    doc = _load(REVIEWERS_CALLER)
     assert doc["on"]["issue_comment"] == {"types": ["created"]}
     assert doc["on"]["pull_request_review"] == {"types": ["submitted", "dismissed"]}
     assert doc["on"]["issues"] == {"types": ["edited"]}
     assert doc["on"]["pull_request_target"] == {"types": ["synchronize", "labeled", "converted_to_draft"]}
     assert doc["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
     for trigger in ("issue_comment:", "pull_request_target:"):
-        line = next(ln for ln in CALLER.read_text().splitlines() if ln.strip().startswith(trigger))
+        line = next(ln for ln in REVIEWERS_CALLER.read_text().splitlines() if ln.strip().startswith(trigger))
         assert "# zizmor: ignore[dangerous-triggers]" in line   # the reasoning is in the comment above it
 
 
@@ -127,10 +129,12 @@ HANDLED_BY_JOB = {
 REVIEW_STATES = {"approved": True, "changes_requested": True, "commented": False}
 
 
+@pytest.mark.needs("expressions")
 def test_every_handled_event_is_subscribed_by_the_callers_and_reaches_its_job():
-    """Quantifies over the router: each (event, action) some behaviour handles is in the caller example's and
-    README's ``on:`` and passes its job's ``if:`` (GitHub's own evaluator); a review asking for changes does too
-    (it turns auto-merge off), a comment-only review does not."""
+    """Quantifies over the router: each (event, action) some behaviour handles is in the reviewer layer's caller
+    (docs/example-caller-reviewers.yml) and in no trigger of the bump-alone caller (docs/example-caller.yml, the
+    README's), and passes its job's ``if:`` (GitHub's own evaluator); a review asking for changes does too (it
+    turns auto-merge off), a comment-only review does not."""
     from actions_expressions import evaluate, strip_braces
     from bot.events.router import load_behaviours
     from test_workflows import ROOT
@@ -139,10 +143,11 @@ def test_every_handled_event_is_subscribed_by_the_callers_and_reaches_its_job():
     assert routes == set(HANDLED_BY_JOB), "a new handler needs its event here, in the callers and in a job's if:"
     readme = ROOT / "README.md"
     block = readme.read_text().split("```yaml", 1)[1].split("```", 1)[0]
+    on = _load(REVIEWERS_CALLER)["on"]
+    for event, action in routes:
+        assert action in on[event]["types"], (event, action)
     for doc in (_load(CALLER), yaml.safe_load(block)):
-        on = doc.get("on", doc.get(True))
-        for event, action in routes:
-            assert action in on[event]["types"], (event, action)
+        assert not {event for event, _ in routes} & set(doc.get("on", doc.get(True))), "the default caller is the bump alone"
     jobs = _jobs()
     cases = [(strip_braces(jobs[job]["if"]), {"github": {"event_name": e, "event": {"action": a, **payload}}})
              for (e, a), (job, payload) in sorted(HANDLED_BY_JOB.items())]

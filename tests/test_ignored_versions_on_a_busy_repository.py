@@ -86,6 +86,7 @@ def people_open(fake, count: int) -> None:
                       body="mine", user="bob")
 
 
+@pytest.mark.needs("webhooks")
 @pytest.mark.parametrize("others", [99, 100, 250])
 def test_ignore_holds_when_the_bots_pull_request_is_past_the_first_page(world, capsys, others):
     assert world.run("--respect-ignored") == 0

@@ -53,6 +53,7 @@ def replies(aw, number):
     return [c["body"] for c in aw.fake.repo(TEMPLATE).comments.get(number, [])]
 
 
+@pytest.mark.needs("webhooks")
 def test_changes_requested_after_an_approval_turns_auto_merge_off_in_the_workflow_run(aw):
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="chore(deps): bump ExecuTorch to 1.5.1", body=PR_BODY)
     aw.fake.add_review(TEMPLATE, pr["number"], "alice", "APPROVED", pr["head"]["sha"])
