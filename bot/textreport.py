@@ -65,6 +65,11 @@ _HINTS = {
     "symlink-outside-repo": "replace the link with a regular file, or leave it out with --exclude",
     "unmanaged-pin": "edit the listed pyproject.toml constraint in the same PR",
     "direct-reference": "pin the direct reference to a release tag (@vX.Y.Z) or with ==",
+    "python-lock": "regenerate the listed Python lock files with the commands given",
+    "compiled-requirements": "regenerate the compiled requirement files with the commands given",
+    "hashed-pin": "regenerate the hash-pinned requirement files (pip-compile --generate-hashes)",
+    "python-pin": "edit the listed Pipfile, setup.cfg or setup.py pins",
+    "url-requirement": "move the listed URL lines to the new version by hand",
 }
 
 

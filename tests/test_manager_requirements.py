@@ -156,7 +156,8 @@ def test_direct_reference_for_a_bumped_package_is_flagged_not_edited():
     raw = b"torch @ https://example.invalid/torch-2.13.0.whl\n"
     result, new = bump_file(raw)
     assert new == raw and result.edits == ()
-    assert [(f.code, f.blocking) for f in result.flags] == [("url-requirement", False)]
+    # the wheel's URL names the old 2.13.0: a pin left behind, so the item is blocking
+    assert [(f.code, f.blocking) for f in result.flags] == [("url-requirement", True)]
 
 
 def test_range_is_flagged_blocking_not_edited():

@@ -80,3 +80,16 @@ def test_a_constraints_file_moves_like_a_requirement_file(capsys, template, upst
     plan = _plan_json(capsys, template, upstream_repo)
     assert [(e["line"], e["old"], e["new"]) for e in plan["edits"] if e["path"] == "constraints.txt"] == [
         (1, "1.4.0", "1.5.1"), (2, "2.13.0", "2.14.0")]
+
+
+@pytest.mark.parametrize("line, blocking", [
+    ("executorch @ https://download.example.invalid/executorch-1.4.0-cp311-cp311-linux_x86_64.whl", True),
+    ("git+https://github.com/pytorch/executorch.git@v1.4.0#egg=executorch", True),
+    ("executorch @ file:///opt/wheels/executorch.whl", False),   # names no version: the bot cannot tell
+])
+def test_a_direct_url_the_bot_cannot_move_is_blocking_when_it_names_the_old_version(capsys, template, upstream_repo,
+                                                                                    line, blocking):
+    req = template / "requirements.txt"
+    req.write_text(req.read_text().replace("executorch==1.4.0\n", line + "\n"))
+    plan = _plan_json(capsys, template, upstream_repo)
+    assert [(f["line"], f["blocking"]) for f in plan["flags"] if f["code"] == "url-requirement"] == [(4, blocking)]

@@ -45,8 +45,8 @@ def test_each_kind_of_direct_reference_gives_a_whole_edit_or_flag():
         Flag("direct-reference", "tosa-tools is installed from the default branch of git+https://example.com/tosa.git; "
              "the bot cannot tell which release that is, so it was not moved to 2026.8.0: pin a release tag "
              "(@v2026.8.0) or ==, by hand", path=P, line=5, blocking=True),
-        Flag("url-requirement", "executorch is installed from a URL or path; it was not changed to 1.5.1",
-             path=P, line=6, blocking=False),
+        Flag("url-requirement", "executorch is installed from a URL or path; it was not changed to 1.5.1 (it names "
+             "the old 1.4.0: move it by hand)", path=P, line=6, blocking=True),
     )
 
 

@@ -99,7 +99,8 @@ def test_an_editable_vcs_url_without_egg_is_flagged_and_later_pins_move():
     assert [e[:3] for e in edits] == [(2, "2.13.0", "2.14.0")]
     assert flags == [Flag("url-requirement", "executorch is installed by the option line "
                           "'-e git+https://github.com/pytorch/executorch.git@v1.4.0'; it was not "
-                          "changed to 1.5.1", path="requirements.txt", line=1, blocking=False)]
+                          "changed to 1.5.1 (it names the old 1.4.0: move it by hand)", path="requirements.txt",
+                          line=1, blocking=True)]
 
 
 def _edit(doc, start, end, new):

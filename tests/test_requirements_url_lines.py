@@ -43,8 +43,8 @@ def test_a_bare_vcs_url_line_for_a_bumped_package_is_flagged_and_later_pins_move
     assert new == raw.replace(b"2.13.0", b"2.14.0")
     assert_flags(result.flags, Flag(
         "url-requirement", "executorch is installed by the URL line "
-        "'git+https://example.invalid/pytorch/executorch.git@v1.4.0#egg=executorch'; it was not changed to 1.5.1",
-        path=PATH, line=1, blocking=False))
+        "'git+https://example.invalid/pytorch/executorch.git@v1.4.0#egg=executorch'; it was not changed to 1.5.1 "
+        "(it names the old 1.4.0: move it by hand)", path=PATH, line=1, blocking=True))
 
 
 def test_a_bare_url_line_of_another_package_or_a_local_path_is_not_flagged():

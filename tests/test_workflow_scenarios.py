@@ -169,11 +169,13 @@ def test_a_release_without_a_pack_asset_is_built(aw):
     assert_built_with_the_release_flatc_and_proved_once(aw, run)
 
 
-def test_nothing_to_do_costs_one_request_and_skips_the_later_jobs(aw):
+def test_nothing_to_do_costs_two_requests_and_skips_the_later_jobs(aw):
     run = aw.run("schedule")            # upstream's newest release is the template's 1.4.0
     assert run.code == 0, run
     assert run.jobs == {"watch": "success", "dashboard": "success"}, run
-    assert [(r.method, r.path) for r in aw.fake.requests] == [("GET", "/repos/pytorch/executorch/releases")]
+    # the releases listing, and the bot's open pull requests (whose release is checked again while one is open)
+    assert [(r.method, r.path) for r in aw.fake.requests] == [("GET", "/repos/pytorch/executorch/releases"),
+                                                             ("GET", f"/repos/{TEMPLATE}/pulls")]
     assert aw.pulls() == [] and aw.branches() == ["main"]
 
 

@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     for k, v in outs.items():
         print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else inert.line(v, cap=1000)}")
     actions.set_outputs(outs)
-    if outs["open-pr-holds"] is False:
+    if outs.get("open-pr-holds") is False:
         actions.warning(inert.line(f"#{outs['open-pr']}: {outs['open-pr-note']}", cap=1000))
         actions.append_summary(f"executorch-pack-bot check: #{outs['open-pr']}: "
                                f"{inert.markdown(outs['open-pr-note'], cap=1000)}\n")

@@ -53,7 +53,7 @@ HISTORY_CODES = frozenset({"history-mention"})
 REVIEW_CODES = frozenset({"mixed-mention", "leftover", "url-requirement", "python-lock", "compiled-requirements",
                           "conda-pin", "restatement-partial", "direct-reference", "range-pin", "unmanaged-pin",
                           "script-pin-drift", "nightly-pin", "pin-was-different", "companion-pin",
-                          "unresolved-pin", "commit-pin"})
+                          "unresolved-pin", "commit-pin", "hashed-pin", "python-pin"})
 #: Flag codes that name another thing's version on their line (the rule is the code): a line inside
 #: content the template does not own.  A submodule's files are never read (bot.template.submodules lists
 #: each submodule once, "inside submodule X (not edited)", a flag without a line), so none of their

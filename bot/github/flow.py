@@ -47,7 +47,7 @@ class CheckState:
         ``pack-version`` (the pack to fetch or build: ``1.5.1``, ``1.5.1-local``), ``index-ready`` (True
         only when the package index was asked and serves the target: see :func:`index_status`),
         ``pack-on-index`` (``yes``/``no``/``unknown``/``not-checked``, or ``""`` when not asked: see
-        :func:`pack_index_status`), and the bot's open pull request once rechecked (:func:`recheck_state`):
+        :func:`pack_index_status`), and the bot's open pull request once rechecked (:func:`recheck_state`; only then):
         ``open-pr`` (its number, or ``""``), ``open-pr-holds`` (``true``/``false``; ``""`` when none was
         rechecked) and ``open-pr-note`` (why its release no longer holds, and what becomes of it).
 
@@ -60,7 +60,7 @@ class CheckState:
                 "pack-version": self.pack_version,
                 "index-ready": bool(self.index is not None and self.index.ready),
                 "pack-on-index": self.pack_index.state if self.pack_index is not None else "",
-                **self.open_pr_outputs()}
+                **(self.open_pr_outputs() if self.open_prs is not None else {})}
 
     def open_pr_outputs(self) -> dict:
         """``open-pr``, ``open-pr-holds``, ``open-pr-note`` (see :meth:`outputs`); the first PR that no longer

@@ -29,7 +29,8 @@ requirement carrying ``--hash`` options that must change is a blocking ``hashed-
 line and the command that regenerates the file: hashes cannot be recomputed offline
 (dependabot/dependabot-core#2689); one that does not change is left untouched.  An ``-e``/``--editable``
 option line or a bare URL line (``git+https://...``) installing one of those packages
-(``#egg=executorch``, or a VCS URL ending in ``/executorch``), like a direct reference
+(``#egg=executorch``, or a VCS URL ending in ``/executorch``; blocking when it names the old version),
+like a direct reference
 (``executorch @ URL``), is a non-blocking ``url-requirement`` flag: the bot
 does not rewrite URLs.
 """
@@ -264,6 +265,14 @@ def new_version_text(old: str, new: str) -> str:
     return new
 
 
+def _names_version(text: str, version: Optional[str]) -> bool:
+    """True when ``text`` (a URL or option line) names ``version`` as a whole version (``@v1.4.0``,
+    ``executorch-1.4.0-cp311-...whl``): a pin the bot leaves behind, so its item is blocking."""
+    if not version:
+        return False
+    return re.search(r"(?<![\d.])v?" + re.escape(version) + r"(?![\d]|\.\d)", text) is not None
+
+
 def is_requirements_folder_file(relpath: str) -> bool:
     """True for ``.../requirements/NAME.txt`` or ``.../requirements/NAME.in`` (a folder of requirement files)."""
     parts = relpath.rsplit("/", 2)
@@ -338,10 +347,12 @@ class RequirementsManager(Manager):
                 named = _option_package(e.text) if e.kind == "option" else _url_package(e.text.split()[0])
                 change = bump.change_for(named) if named else None
                 if change is not None:
+                    behind = _names_version(e.text, change.old)
                     flags.append(Flag("url-requirement", f"{named} is installed by the "
                                       f"{'option' if e.kind == 'option' else 'URL'} line {e.text!r}; "
-                                      f"it was not changed to {change.new}",
-                                      path=doc.path, line=e.line, blocking=False))
+                                      f"it was not changed to {change.new}"
+                                      + (f" (it names the old {change.old}: move it by hand)" if behind else ""),
+                                      path=doc.path, line=e.line, blocking=behind))
                 continue
             change = bump.change_for(e.req.name)
             if change is None:
@@ -397,8 +408,11 @@ class RequirementsManager(Manager):
         url = e.req.url or ""
         ref, version = direct_ref(url)
         if not url.startswith(("git+", "hg+", "svn+", "bzr+")):
+            behind = _names_version(url, change.old)
             return None, Flag("url-requirement", f"{e.req.name} is installed from a URL or path; it was not "
-                              f"changed to {change.new}", path=doc.path, line=e.line, blocking=False)
+                              f"changed to {change.new}"
+                              + (f" (it names the old {change.old}: move it by hand)" if behind else ""),
+                              path=doc.path, line=e.line, blocking=behind)
         if version is None:
             what = f"the commit {ref}" if ref and _SHA.match(ref) else (f"the branch {ref!r}" if ref else
                                                                          "the default branch")
