@@ -122,7 +122,7 @@ def _try_checkout():
         return _note("checkout no-target")
     try:
         with open(target, "a") as fh:
-            fh.write("\n# written by a template requirement's build code\n")
+            fh.write("\\n# written by a template requirement's build code\\n")
         _note("checkout written")
     except OSError as exc:
         _note(f"checkout denied errno={{exc.errno}}")
