@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,8 +95,10 @@ def _build_script() -> str:
     return step["run"]
 
 
-@pytest.mark.needs("wheelhouse")
-def test_the_build_step_makes_the_wheel_and_sdist_offline_from_the_lock(tmp_path):
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The build step of release.yml run on a copy of this checkout's tracked files: ``(src, completed process)``."""
+    tmp_path = tmp_path_factory.mktemp("release-build")
     src = tmp_path / "src"
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
     for rel in filter(None, files.split("\0")):
@@ -106,6 +109,12 @@ def test_the_build_step_makes_the_wheel_and_sdist_offline_from_the_lock(tmp_path
            "PIP_FIND_LINKS": str(ROOT / ".venv/wheelhouse"), "PIP_CONFIG_FILE": os.devnull}
     p = subprocess.run(["bash", "-e", "-c", _build_script()], cwd=src, env=env, capture_output=True, text=True,
                        timeout=600)
+    return src, p
+
+
+@pytest.mark.needs("wheelhouse")
+def test_the_build_step_makes_the_wheel_and_sdist_offline_from_the_lock(built):
+    src, p = built
     assert p.returncode == 0, p.stderr
     version = release.pyproject_version()
     names = sorted(f.name for f in (src / "dist").iterdir())
@@ -258,3 +267,41 @@ def test_a_release_tag_becomes_a_release_with_attested_assets_and_a_moved_major_
         assert got == w.sha
     finally:
         w.aw.fake.stop()
+
+
+# ------------------------------------------------------------------ action.yml installs the release's wheel by hash
+def _install_script() -> str:
+    doc = yaml.safe_load((ROOT / "action.yml").read_text())
+    return next(s for s in doc["runs"]["steps"] if s.get("name") == "Install executorch-pack-bot")["run"]
+
+
+@pytest.mark.needs("wheelhouse")
+@pytest.mark.parametrize("good", [True, False])
+def test_the_action_installs_the_releases_wheel_only_with_its_hash(built, tmp_path, good):
+    src, p = built
+    assert p.returncode == 0, p.stderr
+    wheel = next((src / "dist").glob("*.whl"))
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest() if good else "0" * 64
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ACTION_PATH": str(ROOT), "BOT_PYTHON": sys.executable,
+           "BOT_WHEEL_URL": wheel.as_uri(), "BOT_WHEEL_SHA256": digest, "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(ROOT / ".venv/wheelhouse"), "PIP_CONFIG_FILE": os.devnull}
+    p = subprocess.run(["bash", "-c", _install_script()], env=env, capture_output=True, text=True, timeout=600)
+    venv = tmp_path / "executorch-pack-bot-venv"
+    if good:
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert (venv / ".installed-from").read_text() == f"{wheel.as_uri()}#sha256={digest}"
+        assert subprocess.run([str(venv / "bin/executorch-pack-bot"), "--help"], capture_output=True).returncode == 0
+    else:
+        assert p.returncode == 1
+        assert f"::error::bot-wheel-url: sha256 {hashlib.sha256(wheel.read_bytes()).hexdigest()}, not " \
+               f"bot-wheel-sha256 {digest}; nothing installed" in p.stdout
+        assert not venv.exists()
+
+
+def test_a_wheel_without_its_hash_is_refused(tmp_path):
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ACTION_PATH": str(ROOT), "BOT_PYTHON": sys.executable,
+           "BOT_WHEEL_URL": "https://example.invalid/x.whl", "BOT_WHEEL_SHA256": ""}
+    p = subprocess.run(["bash", "-c", _install_script()], env=env, capture_output=True, text=True)
+    assert (p.returncode, p.stdout) == (2, "::error::bot-wheel-url needs bot-wheel-sha256 (64 hex digits, from the "
+                                           "release's SHA256SUMS)\n")
+    assert not (tmp_path / "executorch-pack-bot-venv").exists()

@@ -61,7 +61,7 @@ def register(p: argparse.ArgumentParser) -> None:
     add_source_arguments(p)
     add_set_argument(p)
     p.add_argument("--dry-run", action="store_true", help="print the diff and the summary; write nothing")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON (keys documented in README.md)")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON (its keys: docs/bumping.md, '--json: the plan as data')")
     add_flagged_arguments(p, default=False,
                           allowed="write even when a blocking item is flagged (the flags stay in the report)",
                           stopped="write nothing when a blocking item is flagged (exit 1)")
