@@ -71,8 +71,8 @@ def _cut(s: str, cap: int) -> str:
     (a cell cut at ``(…`` says nothing); a bracket opened in the first half keeps what follows it."""
     kept = s[:cap]
     space = kept.rfind(" ")
-    if s[cap:cap + 1] not in ("", " ") and space >= cap * 3 // 4:
-        kept = kept[:space]
+    if s[cap:cap + 1] not in ("", " ", "\n", "\r", "\t") and space >= cap * 3 // 4:
+        kept = kept[:space].rstrip(" ,;:")
     opened: list[int] = []
     for i, ch in enumerate(kept):
         if ch in "([{":
@@ -81,8 +81,8 @@ def _cut(s: str, cap: int) -> str:
             opened.pop()
     closer = {"(": ")", "[": "]", "{": "}"}
     if opened and opened[0] >= cap // 2 and closer[kept[opened[0]]] in s[len(kept):]:   # the cut split a group
-        kept = kept[:opened[0]]
-    return kept.rstrip(" ,;:") + ELLIPSIS
+        kept = kept[:opened[0]].rstrip(" ,;:")
+    return kept + ELLIPSIS
 
 
 def _one_line(text: object, cap: int) -> str:
