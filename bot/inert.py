@@ -67,12 +67,12 @@ _URL_START = re.compile(r"(?i)(?<=[a-z0-9]):(?=//)|(?<![a-z0-9])www(?=[.\u3002\u
 
 def _cut(s: str, cap: int) -> str:
     """The first ``cap`` characters of ``s`` and ``…``, backed off to a word end when one is in the last quarter,
-    and never leaving a bracket open: ``see (a, b, c)`` cut inside the brackets ends before ``(`` (a cell cut at
-    ``(…`` says nothing)."""
+    and never leaving a bracket open in its second half: ``see (a, b, c)`` cut inside the brackets ends before ``(``
+    (a cell cut at ``(…`` says nothing); a bracket opened in the first half keeps what follows it."""
     kept = s[:cap]
     space = kept.rfind(" ")
-    if s[cap:cap + 1] not in ("", " ") and space >= cap * 3 // 4:
-        kept = kept[:space]
+    if s[cap:cap + 1] not in ("", " ", "\n", "\r", "\t") and space >= cap * 3 // 4:
+        kept = kept[:space].rstrip(" ,;:")
     opened: list[int] = []
     for i, ch in enumerate(kept):
         if ch in "([{":
@@ -80,9 +80,9 @@ def _cut(s: str, cap: int) -> str:
         elif ch in ")]}" and opened:
             opened.pop()
     closer = {"(": ")", "[": "]", "{": "}"}
-    if opened and opened[0] > 0 and closer[kept[opened[0]]] in s[len(kept):]:   # the cut split a bracketed group
-        kept = kept[:opened[0]]
-    return kept.rstrip(" ,;:") + ELLIPSIS
+    if opened and opened[0] >= cap // 2 and closer[kept[opened[0]]] in s[len(kept):]:   # the cut split a group
+        kept = kept[:opened[0]].rstrip(" ,;:")
+    return kept + ELLIPSIS
 
 
 def _one_line(text: object, cap: int) -> str:

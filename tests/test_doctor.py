@@ -153,7 +153,7 @@ def test_the_rehearsal_carries_the_upstream_evidence_as_the_workflow_pull_reques
     assert ("    - ✅ **`.pte` schema**: only comments or white space changed in `schema/*.fbs` between `v1.4.0` "
             "and `v1.5.1`\n") in out
     assert ("    #### Components the template selects\n\n    2 of the 4 ExecuTorch components the template selects have "
-            "changed upstream sources") in out
+            "upstream source files that changed") in out
     assert "    Why `v1.5.1`: it is the newest stable release tag upstream.\n" in out
     assert "| `executorch` | `1.4.0` | `1.5.1` | `release tag v1.5.1` and `version.txt` @ `v1.5.1` (`1.5.1`) |" in out
     assert "not read" not in out and "Not gathered" not in out

@@ -165,9 +165,8 @@ def test_the_pr_body_lists_a_review_item_for_the_reviewer(tmp_path, tags):
     message = ("names ExecuTorch 1.4.0 and the bot cannot tell whether it is this template's version, history or "
                "another thing's version; left as written: edit it by hand, or list it under ignore-mentions: in "
                ".github/executorch-pack-bot.yml with a reason: Our build label is 1.4.0.")
-    assert lines == [f"- `review-mention` (`README.md:3`): {markdown(message)} — the bot could not tell what this "
-                     "version is; edit the line, or list it under ignore-mentions: with a reason (audit lists it "
-                     "until then)."]
+    # the item's own text says what to do: no second instruction after it
+    assert lines == [f"- `review-mention` (`README.md:3`): {markdown(message)}"]
 
 
 def test_a_doc_without_the_word_executorch_is_still_accounted_for(tmp_path, tags, capsys):

@@ -202,16 +202,16 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
                    f"{_instructions(o, r)} | {cross_check(o, r) if old is not None else 'not run'} |")
     if len(new) > MAX_MODELS:
         out.append(f"\n…and {len(new) - MAX_MODELS} more model(s).")
-    out += output_values(new[:MAX_MODELS])
-    packs = list(dict.fromkeys(p for r in new[:MAX_MODELS] for p in r.packs))
-    if packs:   # packs a selected component required besides the new pack (CMSIS-NN for the Cortex-M operators)
-        out += ["", "Built with, besides the new pack: " + ", ".join(code(p, cap=160) for p in packs[:4]) + "."]
-    out += _cross_check_note(new[:MAX_MODELS], olds) if old is not None else []
     own = [r for r in new[:MAX_MODELS] if r.model.startswith(TEMPLATE_PREFIX)]
     if own:
         out += ["", f"{code(own[0].model, cap=60)} is the program the template ships (`model:` in its settings), "
                 "exported by the template's current ExecuTorch: its row is that older export on the new pack's "
                 "runtime, which says whether the template's model must be re-exported."]
+    out += output_values(new[:MAX_MODELS])
+    packs = list(dict.fromkeys(p for r in new[:MAX_MODELS] for p in r.packs))
+    if packs:   # packs a selected component required besides the new pack (CMSIS-NN for the Cortex-M operators)
+        out += ["", "Built with, besides the new pack: " + ", ".join(code(p, cap=160) for p in packs[:4]) + "."]
+    out += _cross_check_note(new[:MAX_MODELS], olds) if old is not None else []
     failed = [(i, r) for i, r in enumerate(new[:MAX_MODELS], 1) if r.status == "fail" and r.error_lines]
     for i, r in failed:
         # the <summary> line is raw HTML (an HTML block: GFM spec, "HTML blocks", start condition 6), where a code

@@ -20,7 +20,7 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
      "upstream": null | {"name": "pytorch/executorch", "spec": "github:pytorch/executorch" | "a local repository",
                          "pdsc": bool, "changes": {"old_tag", "new_tag", "paths", "ancestor", "commits",
                          "schema": [{"path", "kind"}], "components": [{"ident", "paths", "changed",
-                         "by_convention", "generated"?}], "backends": [{"folder", "files", "passes_added",
+                         "by_convention", "generated"?, "not_compared"?}], "backends": [{"folder", "files", "passes_added",
                          "passes_removed", "operators_added", "operators_removed", "unread", "renamed"?,
                          "operators_renamed"?, "tests"?}], "error", "renames"?: [[old, new]] | null,
                          "rename_method"?},
@@ -79,7 +79,7 @@ def _changes_from(d: Optional[dict]):
         rename_method=d.get("rename_method"),
         schema=[SchemaChange(s["path"], s["kind"]) for s in d.get("schema", [])],
         components=[ComponentChange(c["ident"], t(c["paths"]), t(c["changed"]), bool(c.get("by_convention")),
-                                    c.get("generated") or "")
+                                    c.get("generated") or "", t(c.get("not_compared") or ()))
                     for c in d.get("components", [])],
         backends=[BackendChange(b["folder"], *(t(b.get(k, ())) for k in (
             "files", "passes_added", "passes_removed", "operators_added", "operators_removed", "unread")),

@@ -152,6 +152,10 @@ def upstream_section(changes, upstream: str, server: str, selected: tuple[str, .
             elif c.generated:
                 out.append(f"- {code(c.ident)}: no upstream source file: the pack build generates "
                            f"{code(c.generated)}")
+            elif c.paths and c.not_compared:
+                out.append(f"- {code(c.ident)}{by}: its {plural(len(c.paths), 'source file')} unchanged; "
+                           f"{', '.join(code(n, cap=80) for n in c.not_compared[:3])} (pack files no single upstream "
+                           "path stands for) not compared")
             elif c.paths:
                 out.append(f"- {code(c.ident)}{by}: unchanged")
             else:

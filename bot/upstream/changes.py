@@ -73,7 +73,9 @@ class ComponentChange:
     ``changed``: the changed upstream paths among them, sorted;
     ``by_convention``: True when ``paths`` came from the naming convention, not a PDSC;
     ``generated``: the pack file the pack build generates for this component (``Kernel Registration``:
-    ``src/registration/RegisterAllKernels.cpp``, FORMATS.md), which has no upstream source file; else "".
+    ``src/registration/RegisterAllKernels.cpp``, FORMATS.md), which has no upstream source file; else "";
+    ``not_compared``: the component's PDSC ``<file>`` names no upstream path stands for (``include/``, a folder of
+    headers copied from many upstream folders): their changes are not known.
     """
 
     ident: str
@@ -81,6 +83,7 @@ class ComponentChange:
     changed: tuple[str, ...]
     by_convention: bool = False
     generated: str = ""
+    not_compared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,8 +225,9 @@ def convention_paths(cgroup: str, csub: Optional[str]) -> tuple[str, ...]:
     return _CORE.get(sub, ())
 
 
-def component_paths(selected, pdsc=None) -> list[tuple[str, tuple[str, ...], bool]]:
-    """``[(component id, upstream paths, by_convention)]`` for each selected component.
+def component_paths(selected, pdsc=None) -> list[tuple]:
+    """``[(component id, upstream paths, by_convention[, pack file names not compared])]`` for each selected
+    component (the fourth item only when the PDSC lists a file no upstream path stands for, such as ``include/``).
 
     ``selected``: :class:`bot.pack.baseline.Selected` values (``cclass``,
     ``cgroup``, ``csub``, ``text``); ``pdsc``: a :class:`bot.pack.pdsc.Pdsc`
@@ -239,11 +243,15 @@ def component_paths(selected, pdsc=None) -> list[tuple[str, tuple[str, ...], boo
             continue
         seen.add(ident)
         comp = pdsc.component(s.cclass, s.cgroup, s.csub) if pdsc is not None else None
-        paths = ()
+        paths, unmapped = (), ()
         if comp is not None:
             paths = tuple(dict.fromkeys(p for p in (pack_to_upstream(f.name) for f in comp.files) if p))
+            # a <file> entry no upstream path stands for (the folder entry include/ of the Runtime's headers):
+            # named, so the body does not call the component unchanged on its strength
+            unmapped = tuple(f.name for f in comp.files if pack_to_upstream(f.name) is None
+                             and not any(f.name.startswith(g) for g in GENERATED))
         if paths:
-            out.append((ident, paths, False))
+            out.append((ident, paths, False) + ((unmapped,) if unmapped else ()))
         elif comp is not None and (s.csub or "").strip() in GENERATED_COMPONENTS:
             out.append((ident, (), False))      # the PDSC names only the generated file
         else:   # not in the PDSC, or its <file> list names no upstream source (only include/)
@@ -267,10 +275,11 @@ def _matches(path: str, prefixes: tuple[str, ...]) -> bool:
 def component_changes(components, paths: list[str]) -> list[ComponentChange]:
     """For each ``(id, upstream paths, by_convention)``, the changed paths among ``paths`` that it is built from."""
     out = []
-    for ident, prefixes, conv in components:
+    for ident, prefixes, conv, *rest in components:
         csub = ident.rsplit(":", 1)[-1] if ident.count(":") >= 2 else ""
         out.append(ComponentChange(ident, prefixes, tuple(p for p in paths if _matches(p, prefixes)), conv,
-                                   GENERATED_COMPONENTS.get(csub, "") if not prefixes else ""))
+                                   GENERATED_COMPONENTS.get(csub, "") if not prefixes else "",
+                                   tuple(rest[0]) if rest else ()))
     return out
 
 
