@@ -256,8 +256,8 @@ class Publisher:
         from bot.github.standing import CLOSED_BY
 
         body = with_state(pr.body, closed_by=CLOSED_BY)
-        call(lambda: pr.create_issue_comment(note), f"comment on #{pr.number}")
-        call(lambda: pr.edit(state="closed", body=body), f"close #{pr.number}")
+        call(lambda: pr.create_issue_comment(fit(note, "comment")), f"comment on #{pr.number}")
+        call(lambda: pr.edit(state="closed", body=fit(body, "pull-body")), f"close #{pr.number}")
         self.progress(f"closed #{pr.number}: its release no longer holds")
 
     def close_obsolete(self, version: str, *, keep: Optional[int] = None, link: Optional[str] = None,
@@ -645,7 +645,7 @@ class Publisher:
                 self.progress(f"auto-merge turned off on #{pr.number} (new push)")
         closed = []
         if notes and pr.number in notes:
-            call(lambda: pr.create_issue_comment(notes[pr.number]), f"comment on #{pr.number}")
+            call(lambda: pr.create_issue_comment(fit(notes[pr.number], "comment")), f"comment on #{pr.number}")
         if "{version}" in self.config.branch:
             closed = self.close_obsolete(version, keep=pr.number, link=f"#{pr.number}", notes=notes)
         return PublishResult(action, pr.number, pr.html_url, pushed=pushed, closed=closed, refusals=refusals)
