@@ -180,8 +180,8 @@ def test_step_output_references_resolve():
 
 def test_watch_exposes_the_check_outputs():
     outputs = _load(REUSABLE)["jobs"]["watch"]["outputs"]
-    assert set(outputs) == {"current", "target", "update-needed", "pack-source", "pack-url", "pack-version",
-                            "index-ready", "force-build", "recreate"}
+    assert set(outputs) == {"current", "target", "update-needed", "pack-source", "pack-url", "pack-sha256",
+                            "pack-version", "index-ready", "force-build", "recreate"}
 
 
 def test_jobs_of_the_issue_exist_with_their_commands():
