@@ -154,7 +154,7 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
     head = run.summaries.split("\n| Template", 1)[0]
     assert "2 closed by a person, 1 failed, 1 not visible, 7 proposed, 2 pull request open, 2 refused entry, " \
            "8 up to date." in head
-    assert ("2 pack(s): `1.5.1` (release-asset), `1.5.1-local` (build); "
+    assert ("3 pack(s): `1.5.1` (release-asset), `1.5.1-local` (build), `1.5.1-local` (build); "
             f"{plan['requests']['sent']} API requests for 21 templates (0 answered 304 Not Modified).") in head
 
     # ---- the next scheduled run: the ETag cache (actions/cache) makes the plan's requests conditional; the
