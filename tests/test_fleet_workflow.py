@@ -192,3 +192,14 @@ def test_caller_example_matches_the_reusable_workflow(doc):
     assert {k for k, v in declared["inputs"].items() if v.get("required")} <= set(job["with"])
     assert set(job["secrets"]) == {k for k, v in declared["secrets"].items() if v.get("required")}
     assert caller["permissions"] == {} and set(job["permissions"]) == {"contents", "issues"}
+
+
+def test_the_fleet_clones_only_the_submodules_the_build_reads_as_the_single_workflow(doc):
+    """The fleet cloned every upstream submodule recursively (23 at v1.4.1, some with their own): code and
+    history the build never reads. It now selects the very submodules the single-template build job does."""
+    single = load(ROOT / ".github/workflows/executorch-pack-bot.yml")["jobs"]["build-pack"]
+    clone = next(s["run"] for s in doc["jobs"]["pack"]["steps"] if "git clone" in s.get("run", ""))
+    own = next(s["run"] for s in single["steps"] if "git clone" in s.get("run", ""))
+    assert "--recurse-submodules" not in clone and "--no-recurse-submodules" in clone
+    pick = re.compile(r"wanted=\(.*?\)|git -C executorch submodule update [^\n]*", re.S)
+    assert pick.findall(clone) == pick.findall(own) and len(pick.findall(clone)) == 2
