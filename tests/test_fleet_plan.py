@@ -40,15 +40,23 @@ def world(fake, tmp_path):
 def test_twenty_templates_one_pack_per_target_version_one_job_per_template_behind(fake, world, tmp_path, capsys):
     code, p, _ = plan(capsys, tmp_path, world)
     assert code == 0
-    packs = {x["pack-version"]: (x["version"], x["source"], x["templates"]) for x in p["packs"]}
-    assert packs == {"1.4.2": ("1.4.2", "build", 2), "1.5.1": ("1.5.1", "release-asset", 8),
-                     "1.5.1-local": ("1.5.1", "build", 2)}
+    # the release asset fetched once; every build one per template, from that template's own requirements
+    packs = sorted((x["pack-version"], x["version"], x["source"], x["templates"], x["template"]) for x in p["packs"])
+    assert packs == [("1.4.2", "1.4.2", "build", 1, "acme/track14"), ("1.4.2", "1.4.2", "build", 1, "acme/examples"),
+                     ("1.5.1", "1.5.1", "release-asset", 8, ""),
+                     ("1.5.1-local", "1.5.1", "build", 1, "acme/local-a"),
+                     ("1.5.1-local", "1.5.1", "build", 1, "acme/local-b")] or packs
+    assert p["builds"] == [x for x in p["packs"] if x["source"] == "build"]
     asset = next(x for x in p["packs"] if x["pack-version"] == "1.5.1")
     assert asset["sha256"] == __import__("hashlib").sha256(fw.PACK_151).hexdigest()
     assert asset["pack-url"].endswith("PyTorch.ExecuTorch.1.5.1.pack?id=" + asset["pack-url"].rsplit("=", 1)[1])
     jobs = {j["key"]: j for j in p["pull-requests"]}
     assert set(jobs) == PULL_KEYS
-    assert jobs["acme-local-a"]["artifact"] == "executorch-pack-1.5.1-local"
+    assert jobs["acme-local-a"]["artifact"] == "executorch-pack-1.5.1-local-acme-local-a"
+    assert jobs["acme-local-b"]["artifact"] == "executorch-pack-1.5.1-local-acme-local-b"
+    # the digest GitHub publishes for the asset, recorded by the plan, checked by the pull-request job
+    assert {j["sha256"] for j in jobs.values() if j["source"] == "release-asset"} == {asset["sha256"]}
+    assert {j["sha256"] for j in jobs.values() if j["source"] == "build"} == {""}
     assert (jobs["acme-examples-hackathon"]["branch"], jobs["acme-examples-hackathon"]["version"],
             jobs["acme-examples-hackathon"]["bot-branch"]) == ("hackathon", "1.4.2", "executorch-pack-bot/hackathon")
     assert {j["artifact"] for j in jobs.values()} == {x["artifact"] for x in p["packs"]}
@@ -198,7 +206,8 @@ def test_github_outputs_are_matrices_for_fromjson(fake, world, tmp_path, capsys,
             values[name] = lines[i + 1]
     assert json.loads(values["packs"])["include"][0]["pack-version"] == "1.4.2"
     assert {j["key"] for j in json.loads(values["pull-requests"])["include"]} == PULL_KEYS
-    assert (values["pack-count"], values["pull-request-count"]) == ("3", str(len(PULL_KEYS)))
+    assert (values["pack-count"], values["pull-request-count"]) == ("5", str(len(PULL_KEYS)))
+    assert values["build-count"] == "4" and len(json.loads(values["builds"])["include"]) == 4
 
 
 def test_discovery_by_organization_topic(fake, tmp_path, capsys):

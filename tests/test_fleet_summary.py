@@ -88,7 +88,9 @@ def test_one_row_per_template_with_its_job_result(planned, tmp_path, capsys, mon
     assert rows["acme/hidden"][3] == "not visible"
     assert rows["acme/closed-person"][3:5] == ["closed by a person",
                                                "[#1](https://github.com/acme/closed-person/pull/1) closed"]
-    assert "3 pack(s): `1.4.2` (build), `1.5.1` (release-asset), `1.5.1-local` (build)" in out.out
+    # one build per template: two templates on 1.4.2 (built), two on 1.5.1-local
+    assert ("5 pack(s): `1.4.2` (build), `1.4.2` (build), `1.5.1` (release-asset), `1.5.1-local` (build), "
+            "`1.5.1-local` (build)") in out.out
 
 
 def test_the_fleet_dashboard_issue_is_written_once_and_only_when_it_changes(events_fake, planned, tmp_path, capsys):

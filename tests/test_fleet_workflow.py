@@ -43,12 +43,17 @@ def step(job: dict, command: str) -> dict:
 
 def test_the_job_graph(doc):
     jobs = doc["jobs"]
-    assert list(jobs) == ["plan", "pack", "pull-request", "summary"]
-    assert (jobs["pack"]["needs"], jobs["pull-request"]["needs"], jobs["summary"]["needs"]) == (
-        "plan", ["plan", "pack"], ["plan", "pack", "pull-request"])
+    assert list(jobs) == ["etags", "plan", "etags-save", "template", "pack", "pull-request", "summary"]
+    assert (jobs["plan"]["needs"], jobs["etags-save"]["needs"], jobs["template"]["needs"], jobs["pack"]["needs"],
+            jobs["pull-request"]["needs"], jobs["summary"]["needs"]) == (
+        "etags", "plan", "plan", ["plan", "template"], ["plan", "pack"], ["plan", "pack", "pull-request"])
     assert commands(jobs["plan"]) == ["fleet-plan"]
     assert jobs["pack"]["strategy"] == {"fail-fast": False, "matrix": "${{ fromJSON(needs.plan.outputs.packs) }}"}
-    assert jobs["pack"]["if"] == "needs.plan.outputs.pack-count != '0'"
+    assert jobs["template"]["strategy"] == {"fail-fast": False,
+                                            "matrix": "${{ fromJSON(needs.plan.outputs.builds) }}"}
+    # one template's failed checkout fails only its own build: the pack jobs run whatever the template jobs did
+    assert jobs["pack"]["if"] == ("${{ !cancelled() && needs.plan.result == 'success' "
+                                  "&& needs.plan.outputs.pack-count != '0' }}")
     pr = jobs["pull-request"]["strategy"]
     assert pr == {"fail-fast": False, "max-parallel": "${{ inputs.max-parallel }}",
                   "matrix": "${{ fromJSON(needs.plan.outputs.pull-requests) }}"}
@@ -75,13 +80,14 @@ def test_each_pull_request_job_writes_with_a_token_for_its_one_repository(doc):
     assert step(job, "publish")["with"]["token"] == token
     assert step(job, "update")["with"]["token"] == "" and step(job, "previous-pack")["with"]["token"] == ""
     assert step(job, "fleet-summary")["if"] == "always()" and step(job, "fleet-summary")["with"]["token"] == ""
-    # the shared pack: downloaded, checked against its recorded sha256 before anything uses it, verified by publish
+    # the pack: downloaded, checked before anything uses it (a release asset against the digest the plan recorded,
+    # from its matrix row, not the artifact), verified by publish
     names = [s.get("name", "") for s in job["steps"]]
     download = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@"))
     assert download["with"] == {"name": "${{ matrix.artifact }}", "path": "pack"}
-    check = names.index("Check the pack against the sha256 its job recorded")
+    check = next(i for i, s in enumerate(job["steps"]) if "sha256sum --check" in s.get("run", ""))
     assert names.index(download["name"]) < check < names.index("Find the previous pack")
-    assert "sha256sum --check --strict pack.sha256" in job["steps"][check]["run"]
+    assert job["steps"][check]["env"] == {"SOURCE": "${{ matrix.source }}", "DIGEST": "${{ matrix.sha256 }}"}
     assert "--pack pack" in step(job, "publish")["with"]["args"]
 
 
@@ -96,10 +102,17 @@ def test_the_plan_token_only_reads_and_upstream_code_never_gets_a_token(doc):
     pack = doc["jobs"]["pack"]
     for command in ("update", "build-pack", "verify-pack", "previous-pack"):
         assert step(pack, command)["with"]["token"] == "", command
-    read = next(s for s in pack["steps"] if s.get("id") == "read-token")
+    # the App key is in the template job, which runs nothing of the template; the pack job holds none
+    assert not [s for s in pack["steps"] if "create-github-app-token" in str(s.get("uses", ""))]
+    assert "secrets." not in yaml.safe_dump(pack)
+    read = next(s for s in doc["jobs"]["template"]["steps"] if s.get("id") == "read-token")
     assert {k: v for k, v in read["with"].items() if k.startswith("permission-")} == {"permission-contents": "read"}
     assert read["with"]["repositories"] == "${{ matrix.template-name }}"
+    assert [s.get("run", "") for s in doc["jobs"]["template"]["steps"] if "run" in s] == [
+        "tar -C template -cf template.tar ."]
+    # the pip step contained as the single-template workflow's
     venv = next(s for s in pack["steps"] if "pip install" in s.get("run", ""))
+    assert '"$RUNNER_TEMP/executorch-pack-bot-venv/bin/python" -m bot.contain --stop-commands -- \\\n  env -u' in venv["run"]
     assert "env -u GITHUB_TOKEN" in venv["run"]
 
 
@@ -143,7 +156,7 @@ def planned(fake, tmp_path, capsys, monkeypatch):
 def test_the_workflow_reads_only_what_the_plan_emits(doc, planned):
     plan, outputs = planned
     assert set(doc["jobs"]["plan"]["outputs"]) == outputs - {"requests"}
-    for job, items in (("pack", plan["packs"]), ("pull-request", plan["pull-requests"])):
+    for job, items in (("pack", plan["packs"]), ("template", plan["builds"]), ("pull-request", plan["pull-requests"])):
         used = set(re.findall(r"matrix\.([\w-]+)", yaml.safe_dump(doc["jobs"][job])))
         assert used <= set(items[0]), (job, used - set(items[0]))
 
@@ -179,3 +192,14 @@ def test_caller_example_matches_the_reusable_workflow(doc):
     assert {k for k, v in declared["inputs"].items() if v.get("required")} <= set(job["with"])
     assert set(job["secrets"]) == {k for k, v in declared["secrets"].items() if v.get("required")}
     assert caller["permissions"] == {} and set(job["permissions"]) == {"contents", "issues"}
+
+
+def test_the_fleet_clones_only_the_submodules_the_build_reads_as_the_single_workflow(doc):
+    """The fleet cloned every upstream submodule recursively (23 at v1.4.1, some with their own): code and
+    history the build never reads. It now selects the very submodules the single-template build job does."""
+    single = load(ROOT / ".github/workflows/executorch-pack-bot.yml")["jobs"]["build-pack"]
+    clone = next(s["run"] for s in doc["jobs"]["pack"]["steps"] if "git clone" in s.get("run", ""))
+    own = next(s["run"] for s in single["steps"] if "git clone" in s.get("run", ""))
+    assert "--recurse-submodules" not in clone and "--no-recurse-submodules" in clone
+    pick = re.compile(r"wanted=\(.*?\)|git -C executorch submodule update [^\n]*", re.S)
+    assert pick.findall(clone) == pick.findall(own) and len(pick.findall(clone)) == 2

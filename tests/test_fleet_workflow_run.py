@@ -54,22 +54,28 @@ def summary_rows(run) -> list[tuple]:
 def test_a_scheduled_fleet_run_over_twenty_templates(fw):
     run = fw.run("schedule")
     # the refused push fails its own pull-request job (act's exit 1); nothing else fails
-    assert run.jobs == {"plan": "success", "pack": "success", "pull-request": "failure", "summary": "success"}, run
+    assert run.jobs == {"etags": "success", "plan": "success", "etags-save": "success", "template": "success",
+                        "pack": "success", "pull-request": "failure", "summary": "success"}, run
 
-    # ---- one pack per pack version, fetched or built and verified once; the pull-request jobs only check it
+    # ---- the release asset fetched and verified once; each template on a -local pack gets a build of its own
+    # (its own requirements, its own job); the pull-request jobs only check what they download
     pack, pulls = job_lines(run, "pack"), job_lines(run, "pull-request")
-    assert [ln.split("Run Main ", 1)[1] for ln in pack if re.search(r"Run Main (Fetch the pack|Build the pack|"
-                                                                    r"Verify the pack)", ln)] == [
-        "Fetch the pack asset (verified)", "Build the pack",
+    assert sorted(ln.split("Run Main ", 1)[1] for ln in pack if re.search(r"Run Main (Fetch the pack|Build the pack|"
+                                                                          r"Verify the pack)", ln)) == [
+        "Build the pack", "Build the pack", "Fetch the pack asset (verified)",
+        "Verify the pack (upstream validator, compile check, template components, operators)",
         "Verify the pack (upstream validator, compile check, template components, operators)"]
     verdicts = [ln.split("] ", 1)[1] for ln in pack
                 if re.search(r"\*\*Passed\*\* for version|\.pack (passed|FAILED):", ln)]
-    assert verdicts == ["**Passed** for version `1.5.1`: 13 passed, 1 warning, 0 failed.",
-                        "PyTorch.ExecuTorch.1.5.1-local.pack passed: 16 passed, 1 warning, 0 failed"]
+    assert sorted(verdicts) == ["**Passed** for version `1.5.1`: 13 passed, 1 warning, 0 failed.",
+                                "PyTorch.ExecuTorch.1.5.1-local.pack passed: 16 passed, 1 warning, 0 failed",
+                                "PyTorch.ExecuTorch.1.5.1-local.pack passed: 16 passed, 1 warning, 0 failed"]
     compile_checks = [ln for ln in run.log.splitlines() if re.search(r"\] compile +pass ", ln)]
-    assert len(compile_checks) == 1 and compile_checks[0].startswith("[pack] "), compile_checks
+    assert len(compile_checks) == 2 and all(c.startswith("[pack] ") for c in compile_checks), compile_checks
     assert fw.fake.count("GET", r"^/download/pytorch/executorch/v1\.5\.1/PyTorch\.ExecuTorch\.1\.5\.1\.pack$") == 1
-    assert fw.apt_log.read_text().count("ninja-build") == 1          # one build runner set up
+    assert fw.apt_log.read_text().count("ninja-build") == 2          # one build runner per template build
+    # the template's pip install ran contained in the pack job, the job that holds no key
+    assert not any("create-github-app-token" in ln for ln in pack)
     assert not any("Fetch the pack" in ln or "Build the pack" in ln for ln in pulls)
     # each pull-request job checked the artifact against the sha256 its pack job recorded
     assert sum(bool(re.search(r"\] PyTorch\.ExecuTorch\.1\.5\.1(-local)?\.pack: OK$", ln)) for ln in pulls) == len(JOBS)
@@ -96,9 +102,11 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
 
     # ---- App tokens: the plan's spans the installation read-only; each writer's is for its one repository
     tokens = fw.app_log.read_text().splitlines()
-    assert tokens == (["contents=read pull-requests=read workflows= metadata=read owner=acme repositories="]
-                      + ["contents=read pull-requests= workflows= metadata= owner=acme repositories=local-1"]
-                      + [f"contents=write pull-requests=write workflows= metadata= owner=acme "
+    assert tokens[0] == "contents=read pull-requests=read workflows= metadata=read owner=acme repositories="
+    # the template jobs: a read-only token for the one template each build reads
+    assert sorted(tokens[1:3]) == [f"contents=read pull-requests= workflows= metadata= owner=acme repositories={n}"
+                                   for n in ("local-1", "local-2")]
+    assert tokens[3:] == ([f"contents=write pull-requests=write workflows= metadata= owner=acme "
                          f"repositories={full.split('/')[1]}" for full in JOBS])
 
     # ---- the plan side's requests: one listing of upstream's releases, one tree per template (the hidden one
@@ -146,13 +154,15 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
     head = run.summaries.split("\n| Template", 1)[0]
     assert "2 closed by a person, 1 failed, 1 not visible, 7 proposed, 2 pull request open, 2 refused entry, " \
            "8 up to date." in head
-    assert ("2 pack(s): `1.5.1` (release-asset), `1.5.1-local` (build); "
+    assert ("3 pack(s): `1.5.1` (release-asset), `1.5.1-local` (build), `1.5.1-local` (build); "
             f"{plan['requests']['sent']} API requests for 21 templates (0 answered 304 Not Modified).") in head
 
     # ---- the next scheduled run: the ETag cache (actions/cache) makes the plan's requests conditional; the
     # seven pull requests opened are open now, the refused push is tried again with the one pack it needs
     again = fw.run("schedule")
-    assert again.jobs == {"plan": "success", "pack": "success", "pull-request": "failure", "summary": "success"}, again
+    # no build: the template job is skipped
+    assert again.jobs == {"etags": "success", "plan": "success", "etags-save": "success", "pack": "success",
+                          "pull-request": "failure", "summary": "success"}, again
     plan2 = json.loads(next((fw.tmp / "run2/artifacts/executorch-pack-bot-fleet-plan").glob("*.json")).read_text())
     # the hidden repository's 404 kept no ETag; the pull-request listings of the seven templates changed
     assert plan2["requests"] == {"sent": 1 + 21 + len(behind_target) + len(closed),
@@ -179,7 +189,8 @@ def test_a_scheduled_fleet_run_over_twenty_templates(fw):
     # GitHub (no pull request, no branch, no dashboard edit), and the row says it was a dry run
     writes = len(fw.fake.writes())
     dry = fw.run("workflow_dispatch", dry_run=True)
-    assert dry.jobs == {"plan": "success", "pack": "success", "pull-request": "success", "summary": "success"}, dry
+    assert dry.jobs == {"etags": "success", "plan": "success", "etags-save": "success", "pack": "success",
+                        "pull-request": "success", "summary": "success"}, dry
     assert fw.fake.writes()[writes:] == [] and fw.branches_of("acme/refuses-push") == ["main"]
     assert fw.fake.issues[CALLER_REPOSITORY][1]["body"] == body
     assert summary_rows(dry)[len(STATES) - 1] == (

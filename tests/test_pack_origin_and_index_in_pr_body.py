@@ -156,7 +156,8 @@ def test_publish_says_a_pack_was_built_on_the_runner(world, capsys, monkeypatch)
     i = next(n for n, x in enumerate(lines) if "**1. The pack**" in x)
     assert lines[i:i + 2] == [
         f"- [x] **1. The pack** `PyTorch::ExecuTorch@1.5.1`: built on the Arm runner from tag `v1.5.1` with "
-        f"`build-pack` ([run]({RUN})) (sha256 `{hashlib.sha256(built).hexdigest()}`); verification: "
+        f"`build-pack` by this run's job `build-pack` ([run]({RUN})) (sha256 `{hashlib.sha256(built).hexdigest()}`); "
+        "verification: "
         "passed (`verify-pack`, section below)",
         "  - [x] on the public pack index (`cbuild setup --packs` finds it)"]
 

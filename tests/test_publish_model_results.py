@@ -67,6 +67,10 @@ def test_every_model_matching_is_a_passed_proof_and_no_blocking_item(planned, ca
         "2 of 2 model(s) exported by the new ExecuTorch run on the new pack's runtime in QEMU (`mps3-an547`, "
         "Cortex-M55) with outputs matching the host runtime.",
         "",
+        # labelled as what it is: the report of the job where upstream code ran
+        "Evidence, not a check of this job: reported by the workflow's `run-model` job, where upstream and template "
+        "code ran (the exporter, the host runtime, the template's requirements), with no token.",
+        "",
         "| Model | New pack | Max difference | Instructions per inference (old → new pack) | New `.pte` on the old pack |",
         "| --- | --- | --- | --- | --- |",
         "| `add_mul` | ✅ match | 0 (bit-exact) | 3,000 → 2,900 (-3.3%) | loads and matches |",

@@ -99,7 +99,10 @@ def test_nn_pack_comes_from_the_pack_index_and_is_cached(run, packs, httpserver,
     assert code == 0, out
     assert result["packs"] == [f"ARM::CMSIS-NN@7.0.0 (pack index {index})"]
     assert [r.path for r, _ in httpserver.log] == ["/pack/index.pidx", "/nn/ARM.CMSIS-NN.7.0.0.pack"]
-    assert sorted(p.name for p in cache.iterdir()) == ["ARM.CMSIS-NN.7.0.0.pack"]
+    # the pack and the sha256 of what was downloaded and verified (a reuse checks it)
+    assert sorted(p.name for p in cache.iterdir()) == ["ARM.CMSIS-NN.7.0.0.pack", "ARM.CMSIS-NN.7.0.0.pack.sha256"]
+    assert (cache / "ARM.CMSIS-NN.7.0.0.pack.sha256").read_text() == (
+        __import__("hashlib").sha256((cache / "ARM.CMSIS-NN.7.0.0.pack").read_bytes()).hexdigest() + "\n")
     # pinned by the lock file and already in the cache: nothing is asked
     lock = tmp_path / "s.cbuild-pack.yml"
     lock.write_text("cbuild-pack:\n  resolved-packs:\n    - resolved-pack: ARM::CMSIS-NN@7.0.0\n"

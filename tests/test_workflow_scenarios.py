@@ -90,6 +90,9 @@ def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
                         "dashboard": "success"}   # command, approval, build-pack, ai-layer: skipped
     body = assert_bump_pr(aw, built=False)
     assert_record_body(body)
+    # the pull-request job checked the fetched pack against the digest the watch job read from GitHub
+    assert [ln.split("] ", 1)[1] for ln in run.log.splitlines()
+            if ln.startswith("[pull-request] ") and ln.endswith(".pack: OK")] == ["PyTorch.ExecuTorch.1.5.1.pack: OK"]
     # the .pte schema changed between the tags: a blocking re-export task
     assert "`pte-schema`: re-export the models: the `.pte` schema changed between `v1.4.0` and `v1.5.1`" in body
     assert "re-export the models (a blocking item)" in body

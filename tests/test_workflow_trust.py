@@ -74,11 +74,14 @@ def test_pull_request_job_verifies_the_pack_itself():
     pr = JOBS["pull-request"]
     # it runs nothing but checkouts, artifacts, the bot, and tar putting the ai-layer job's ai_layer/ in place
     # (an artifact keeps no file modes); that script holds no expression and the job's token is not in its env
+    # (an artifact keeps no file modes), and sha256sum checking a fetched pack against the watch job's digest
     runs = [s for s in pr["steps"] if "run" in s]
     assert [s["name"] for s in runs] == [
+        "Check the release asset against the digest GitHub publishes for it (recorded by the watch job)",
         "Put ai_layer/ in place as the ai-layer job left it (file modes kept; files it removed go)"]
-    assert "${{" not in runs[0]["run"] and "env" not in runs[0]
-    assert "tar -C template --no-same-owner -xf ai-layer/ai-layer.tar ai_layer" in runs[0]["run"]
+    assert all("${{" not in s["run"] for s in runs)
+    assert runs[0]["env"] == {"DIGEST": "${{ needs.watch.outputs.pack-sha256 }}"} and "env" not in runs[1]
+    assert "tar -C template --no-same-owner -xf ai-layer/ai-layer.tar ai_layer" in runs[1]["run"]
     publish = _bot_steps("pull-request")[-1]["with"]
     assert publish["command"] == "publish"
     args = publish["args"]

@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     import json
     actions.set_outputs({"packs": json.dumps(plan.matrix(plan.packs), separators=(",", ":")),
+                         "builds": json.dumps(plan.matrix(plan.builds), separators=(",", ":")),
                          "pull-requests": json.dumps(plan.matrix(plan.pulls), separators=(",", ":")),
-                         "pack-count": str(len(plan.packs)), "pull-request-count": str(len(plan.pulls)),
+                         "pack-count": str(len(plan.packs)), "build-count": str(len(plan.builds)), "pull-request-count": str(len(plan.pulls)),
                          "requests": str(plan.requests)})
     return 0

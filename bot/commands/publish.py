@@ -41,6 +41,9 @@ def register(p: argparse.ArgumentParser) -> None:
                         help="the pack was built on a runner by this workflow run's build-pack job: the PR body says "
                              "so, with the tag, the run link ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/"
                              "$GITHUB_RUN_ID) and the sha256 of --pack")
+    p.add_argument("--pack-built-by", metavar="JOB", default="build-pack",
+                   help="with --pack-built: the job of this run that built the pack, for the PR body (default: "
+                        "build-pack, the reusable workflow's build job)")
     origin.add_argument("--pack-url", metavar="URL",
                         help="the release asset URL the pack was downloaded from (fetch-pack), for the PR body")
     p.add_argument("--asset-refusal", type=Path, metavar="FILE",
@@ -127,6 +130,7 @@ def pack_provenance(args, plan, pack, report) -> None:
     sha = pack_sha256(args.pack, plan.bump.new_pack) if args.pack is not None else None
     if args.pack_built:
         pack.how, pack.run_url, pack.tag, pack.sha256 = "built", run, plan.bump.new_tag, sha
+        pack.job = args.pack_built_by
     elif args.pack_url:
         pack.how, pack.url, pack.sha256 = "asset", args.pack_url, sha
     elif report is not None:

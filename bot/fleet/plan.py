@@ -90,6 +90,7 @@ FOREIGN, NOT_VISIBLE, REFUSED, TEMPLATE, RATE, ERROR, DEFERRED = (
     "error", "deferred")
 IGNORED = "ignored by reviewers"
 NOT_INSTALLED = "not installed"
+UNLISTED_BUILD = "build not allowed"
 
 
 class Budget:
@@ -185,6 +186,7 @@ class Plan:
     rows: list[Row] = field(default_factory=list)
     packs: list[dict] = field(default_factory=list)
     pulls: list[dict] = field(default_factory=list)
+    builds: list[dict] = field(default_factory=list)
     requests: int = 0
     conditional: int = 0
     not_modified: int = 0
@@ -197,7 +199,7 @@ class Plan:
     def to_json(self) -> dict:
         """The plan file ``fleet-summary`` reads: rows, matrices, counts."""
         return {"format": 1, "upstream": self.upstream, "rows": [asdict(r) for r in self.rows],
-                "packs": self.packs, "pull-requests": self.pulls,
+                "packs": self.packs, "builds": self.builds, "pull-requests": self.pulls,
                 "requests": {"sent": self.requests, "conditional": self.conditional, "not-modified": self.not_modified,
                              "templates": sum(1 for r in self.rows if r.state != REFUSED)}}
 
@@ -343,7 +345,7 @@ def make_plan(fleet: FleetList, remote: Remote, upstream: str, *, discovered: Op
     plan.rows = [done[k] for k in sorted(done, key=order.get)]
     _shared_bot_branches(plan.rows)
     plan.rows += [_refused_row(r, fleet.path) for r in fleet.refused]
-    _matrices(plan, releases, limit)
+    _matrices(plan, releases, limit, frozenset(e.repository.lower() for e in fleet.entries if e.source == "list"))
     plan.requests, plan.conditional, plan.not_modified = remote.requests, remote.conditional, remote.not_modified
     return plan
 
@@ -619,43 +621,73 @@ def _closed_by_person(remote: Remote, repository: str, number: int) -> bool:
     return not (deleted is not None and (closed is None or deleted <= closed))
 
 
-def _matrices(plan: Plan, releases: list, limit: int) -> None:
-    """One pack job per pack version that a pull-request job needs; one pull-request job per template behind."""
+def _matrices(plan: Plan, releases: list, limit: int, listed: Optional[frozenset] = None) -> None:
+    """The pack jobs and one pull-request job per template behind.
+
+    A release's pack asset is fetched once per pack version, and only when GitHub publishes its digest
+    (``"sha256:<hex>"``, the release asset's ``digest`` field, GitHub REST docs "Get a release asset"): that
+    digest, recorded here before any job ran foreign code, travels in the pull-request job's row (``sha256``)
+    and is what the pull-request job checks the downloaded pack against.  Every other pack is built, once per
+    template (``build-key``: the template's own job key), from that template's own requirements: no template's
+    build code runs for another's pack.  A build runs only for a repository the list names under
+    ``templates:`` (``listed``: case-folded ``OWNER/NAME``; None: every row's): a repository found by
+    ``discover:`` alone is a row "build not allowed" and gets no job.
+    """
     from bot.github.assets import find_pack_asset
     from bot.versions import to_semver, version_to_tag
 
     by_tag = {r.tag: r for r in releases}
     packs: dict[str, dict] = {}
+    builds: list[dict] = []
     used: set = set()
     for row in plan.rows:
         if not row.job:
+            continue
+        tag = version_to_tag(row.target)
+        local = row.pack_version != to_semver(row.target)   # X.Y.Z-LABEL: a locally built pack
+        asset = None if local else find_pack_asset(by_tag.get(tag), row.target)
+        digest = _sha256_digest(asset.digest) if asset else ""
+        if not digest:
+            asset = None   # no digest GitHub published: nothing to check a downloaded pack against; built instead
+        if asset is None and listed is not None and row.repository.lower() not in listed:
+            row.job, row.state = False, UNLISTED_BUILD
+            row.reason = (f"its pack {row.pack_version} must be built from its own requirements, and the fleet "
+                          "builds only for repositories its list names under templates: (found by discover:)")
             continue
         if len(plan.pulls) >= limit:
             row.job, row.state = False, DEFERRED
             row.reason = f"the pull-request matrix holds {limit} jobs at most; planned again by the next run"
             continue
-        tag = version_to_tag(row.target)
         row.key = unique_key(row.repository, row.branch, used)
-        if row.pack_version not in packs:
-            local = row.pack_version != to_semver(row.target)   # X.Y.Z-LABEL: a locally built pack
-            asset = None if local else find_pack_asset(by_tag.get(tag), row.target)
-            packs[row.pack_version] = {
-                "pack-version": row.pack_version, "version": row.target, "tag": tag,
-                "source": "release-asset" if asset else "build", "pack-url": asset.download_url if asset else "",
-                "sha256": (asset.digest or "").removeprefix("sha256:") if asset else "",
-                "artifact": f"executorch-pack-{row.pack_version}",
-                # a build needs a template checkout (its Python requirements): the first template on that pack
-                "template": row.repository, "template-owner": row.repository.split("/", 1)[0],
-                "template-name": row.repository.split("/", 1)[1], "branch": row.branch, "templates": 0}
-        packs[row.pack_version]["templates"] += 1
-        pack = packs[row.pack_version]
-        plan.pulls.append({"repository": row.repository, "owner": row.repository.split("/", 1)[0],
-                           "name": row.repository.split("/", 1)[1], "source": pack["source"],
-                           "pack-url": pack["pack-url"],
+        owner, name = row.repository.split("/", 1)
+        if asset is not None:
+            pack = packs.setdefault(row.pack_version, {
+                "pack-version": row.pack_version, "version": row.target, "tag": tag, "source": "release-asset",
+                "pack-url": asset.download_url, "sha256": digest, "artifact": f"executorch-pack-{row.pack_version}",
+                "build-key": "", "template": "", "template-owner": "", "template-name": "", "branch": "",
+                "templates": 0})
+        else:
+            pack = {"pack-version": row.pack_version, "version": row.target, "tag": tag, "source": "build",
+                    "pack-url": "", "sha256": "", "artifact": f"executorch-pack-{row.pack_version}-{row.key}",
+                    "build-key": row.key, "template": row.repository, "template-owner": owner,
+                    "template-name": name, "branch": row.branch, "templates": 0}
+            builds.append(pack)
+        pack["templates"] += 1
+        plan.pulls.append({"repository": row.repository, "owner": owner, "name": name, "source": pack["source"],
+                           "pack-url": pack["pack-url"], "sha256": pack["sha256"],
                            "branch": row.branch, "version": row.target, "pack-version": row.pack_version,
-                           "artifact": packs[row.pack_version]["artifact"], "key": row.key,
+                           "artifact": pack["artifact"], "key": row.key,
                            "current": row.current, "bot-branch": row.bot_branch})
-    plan.packs = sorted(packs.values(), key=lambda p: Version(p["version"]))
+    plan.packs = sorted([*packs.values(), *builds], key=lambda p: (Version(p["version"]), p["artifact"]))
+    plan.builds = [p for p in plan.packs if p["source"] == "build"]
+
+
+def _sha256_digest(value) -> str:
+    """The hex of a release asset's ``digest`` (``"sha256:<64 hex>"``), "" for anything else (null: an asset
+    uploaded before GitHub computed digests)."""
+    if isinstance(value, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", value):
+        return value.removeprefix("sha256:")
+    return ""
 
 
 def discover(remote: Remote, fleet: FleetList) -> list[Entry]:

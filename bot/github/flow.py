@@ -8,6 +8,8 @@ benchmark drive them directly.  Nothing here prints: messages go to the
 
 from __future__ import annotations
 
+import re
+
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,11 +54,17 @@ class CheckState:
         rechecked) and ``open-pr-note`` (why its release no longer holds, and what becomes of it).
 
         A template on a locally built pack (``@1.4.0-local``) always gets ``pack-source`` ``build``:
-        the release asset is another pack."""
+        the release asset is another pack.  ``pack-sha256``: the hex of the sha256 ``digest`` GitHub publishes
+        for the asset (GitHub REST docs, "Get a release asset": ``"sha256:HEX"``), recorded here, before any job
+        runs upstream code, for the pull-request job to check the downloaded pack against; an asset without
+        one (uploaded before GitHub computed digests) is ``build``: nothing recorded could vouch for it."""
         asset = self.asset if not self.label else None
+        digest = getattr(asset, "digest", None) or ""
+        sha = digest.removeprefix("sha256:") if re.fullmatch(r"sha256:[0-9a-f]{64}", digest) else ""
+        asset = asset if sha else None
         return {"current": self.current, "target": self.target, "update-needed": self.update_needed,
                 "pack-source": "release-asset" if asset else "build",
-                "pack-url": asset.download_url if asset else "",
+                "pack-url": asset.download_url if asset else "", "pack-sha256": sha,
                 "pack-version": self.pack_version,
                 "index-ready": bool(self.index is not None and self.index.ready),
                 "pack-on-index": self.pack_index.state if self.pack_index is not None else "",

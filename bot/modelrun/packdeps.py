@@ -20,7 +20,17 @@ provides.  :func:`resolve` finds the pack providing one (:data:`PROVIDERS`):
    gives the pack's URL, the pack is ``URL + Vendor.Name.V.pack`` (cpackget's
    ``cmd/installer``).  A download is verified (a zip, a PDSC at its root with
    the vendor and name, a release V when a version was asked, the component
-   present) and kept in the cache folder as ``Vendor.Name.V.pack``.
+   present) and kept in the cache folder as ``Vendor.Name.V.pack``, with its
+   sha256 beside it (``Vendor.Name.V.pack.sha256``).
+
+The index and every pack are asked for over https only (:func:`https_only`;
+plain http to a loopback address, a mirror on the runner itself, is the one
+exception), a redirect included.  A kept pack is reused only when its bytes
+still have the sha256 kept when it was downloaded and verified, and it
+verifies again; else it is removed and downloaded again.  The sha256 is kept
+in the same folder: it catches a pack replaced or truncated on its own, not a
+writer of that folder who replaces both (the folder is the run-model job's,
+where upstream code runs: its results are evidence from that job).
 
 Every failure is a :class:`~bot.modelrun.StageError` at stage ``select``
 naming what was asked and where.  :func:`component_sources` and
@@ -278,6 +288,31 @@ def _redacted(text: str) -> str:
     return _USERINFO.sub(r"\1***@", text)
 
 
+def https_only(url: str, what: str) -> None:
+    """Refuse (StageError at ``select``) a URL that is not ``https://``, unless it is ``http://`` to a loopback
+    address (``localhost``, ``127.0.0.0/8``, ``::1``: nothing on the network between; RFC 6890).  ``what`` names the
+    URL in the message (its user information redacted)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        parts, host = None, ""
+    if parts is not None and parts.scheme.lower() == "https" and host:
+        return
+    if parts is not None and parts.scheme.lower() == "http":
+        try:
+            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if loopback:
+            return
+    raise StageError("select", f"{what}: {_redacted(url)!r} is not an https:// URL (dependency packs are fetched "
+                               "over https only)")
+
+
 def _download(req, vendor, name, version, options: DepOptions, dest: Path, *, http, policy) -> ResolvedPack:
     """:func:`_fetch_pack`, every message without the URLs' user information (:func:`_redacted`)."""
     try:
@@ -298,6 +333,7 @@ def _fetch_pack(req, vendor, name, version, options: DepOptions, dest: Path, *, 
     hit = _cached(req, vendor, name, version, options, dest)
     if hit is not None:
         return hit
+    https_only(url, f"{req.ident} ({pack_id}): the pack index")
     http = http or session()
     policy = policy or RetryPolicy.from_env()
     try:
@@ -326,10 +362,11 @@ def _fetch_pack(req, vendor, name, version, options: DepOptions, dest: Path, *, 
     base = entry["url"]
     if not base.lower().startswith(("https://", "http://")):
         raise StageError("select", f"{pack_id}: the pack index gives a URL that is not http(s): {base!r}")
+    https_only(base, f"{pack_id}: the pack index gives a URL")
     pack_url = base.rstrip("/") + f"/{vendor}.{name}.{version}.pack"
     what = f"{pack_id}@{version} from {pack_url}"
     try:
-        data = _get_pack(http, pack_url, policy)
+        data = _get_pack(http, pack_url, policy, what)
     except BotError as exc:
         raise StageError("select", f"{what}: the download failed: {exc.message}") from None
     except OSError as exc:
@@ -339,15 +376,23 @@ def _fetch_pack(req, vendor, name, version, options: DepOptions, dest: Path, *, 
     store = options.cache if options.cache is not None else dest.parent
     file = store / f"{vendor}.{name}.{version}.pack"
     part = _write_part(store, file, data, what)
+    digest = None
     try:
         root, pdsc = _open_pack(part, dest, vendor, name, what)
         resolved = _check(root, pdsc, req, vendor, name, version, what, f"pack index {_redacted(url)}")
+        import hashlib
+        digest = _write_part(store, _digest_file(file), hashlib.sha256(data).hexdigest().encode() + b"\n", what)
         os.replace(part, file)   # a rename: a symbolic link planted at ``file`` is replaced, never followed
+        os.replace(digest, _digest_file(file))
     except OSError as exc:
-        part.unlink(missing_ok=True)
+        for left in (part, digest):
+            if left is not None:
+                left.unlink(missing_ok=True)
         raise StageError("select", f"{what}: cannot keep the pack as {file}: {exc.strerror or exc}") from None
     except StageError:
-        part.unlink(missing_ok=True)
+        for left in (part, digest):
+            if left is not None:
+                left.unlink(missing_ok=True)
         raise
     return resolved
 
@@ -380,6 +425,9 @@ def _cached(req, vendor: str, name: str, version: str | None, options: DepOption
     cached = options.cache / f"{vendor}.{name}.{version}.pack"
     if not cached.is_file():
         return None
+    if not _digest_matches(cached):
+        cached.unlink(missing_ok=True)
+        return None
     try:
         root, pdsc = _open_pack(cached, dest, vendor, name, f"the cached pack {cached}")
         return _check(root, pdsc, req, vendor, name, version, f"the cached pack {cached}", f"cache {cached.name}")
@@ -388,12 +436,37 @@ def _cached(req, vendor: str, name: str, version: str | None, options: DepOption
         return None
 
 
-def _get_pack(http, url: str, policy) -> bytes | None:
-    """The bytes at ``url`` (None for a 404), at most :data:`MAX_PACK` bytes in :data:`MAX_SECONDS` seconds."""
+def _digest_file(pack: Path) -> Path:
+    return pack.with_name(pack.name + ".sha256")
+
+
+def _digest_matches(pack: Path) -> bool:
+    """Whether ``pack``'s bytes have the sha256 kept beside it when it was downloaded (no regular file kept, or
+    another sha256: False)."""
+    import hashlib
+
+    kept = _digest_file(pack)
+    try:
+        if kept.is_symlink() or not kept.is_file() or pack.is_symlink():
+            return False
+        want = kept.read_text(encoding="ascii").strip()
+        return re.fullmatch(r"[0-9a-f]{64}", want) is not None and hashlib.sha256(pack.read_bytes()).hexdigest() == want
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _get_pack(http, url: str, policy, what: str = "") -> bytes | None:
+    """The bytes at ``url`` (None for a 404), at most :data:`MAX_PACK` bytes in :data:`MAX_SECONDS` seconds; a
+    redirect to a URL :func:`https_only` refuses is refused (StageError)."""
     from bot.errors import PlatformError
     from bot.github.client import BodyTooSlow, body_chunks, http_get
 
     r = http_get(http, url, what="download a pack a component requires", policy=policy, stream=True, ok=(200, 404))
+    try:
+        https_only(r.url or url, f"{what or url}: redirected to")
+    except StageError:
+        r.close()
+        raise
     if r.status_code == 404:
         r.close()
         return None

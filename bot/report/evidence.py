@@ -43,6 +43,7 @@ class PackProvenance:
     on_index: Optional[bool] = None
     tag: Optional[str] = None
     index_why: Optional[str] = None
+    job: Optional[str] = None       # the job of this run that built it (``how == "built"``: publish --pack-built-by)
 
     def record_index(self, answer) -> None:
         """Keep a :class:`bot.pack.public_index.PackIndexAnswer` (an answer that was not asked changes nothing)."""

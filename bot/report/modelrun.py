@@ -175,6 +175,11 @@ def output_values(results: list) -> list[str]:
                 "the new pack's runtime in QEMU, host: ExecuTorch's host runtime)</summary>", "", *rows, "", "</details>"]
 
 
+#: What the results are: the report of a job that ran upstream code (docs/security.md, "Trust zones").
+EVIDENCE = ("Evidence, not a check of this job: reported by the workflow's `run-model` job, where upstream and "
+            "template code ran (the exporter, the host runtime, the template's requirements), with no token.")
+
+
 def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[str] = None) -> str:
     """The Markdown section: a table per model, then each failure's own error lines in a code block.
 
@@ -192,7 +197,7 @@ def modelrun_section(new: list, old: Optional[list] = None, *, note: Optional[st
         intro += (f" {len(skipped)} delegated model(s) need an NPU that QEMU does not have: not a failure; run "
                   "them on an Arm Corstone FVP with the template's own build (docs/model-run.md of "
                   "executorch-pack-bot).")
-    out = [TITLE, "", intro, "",
+    out = [TITLE, "", intro, "", EVIDENCE, "",
            "| Model | New pack | Max difference | Instructions per inference (old → new pack) | "
            "New `.pte` on the old pack |",
            "| --- | --- | --- | --- | --- |"]

@@ -55,6 +55,7 @@ def pack_step(plan, evidence, pack_report, pack_note) -> list[str]:
                (f" ([run]({prov.run_url}))" if prov.run_url else "") + ", whose report is below")
     elif how == "built":
         got = (f"built on the Arm runner from tag {code(prov.tag or b.new_tag)} with `build-pack`"
+               + (f" by this run's job {code(prov.job, cap=80)}" if getattr(prov, "job", None) else "")
                + (f" ([run]({prov.run_url}))" if prov.run_url else "")
                + (f" (sha256 {code(prov.sha256, cap=80)})" if prov.sha256 else ""))
     else:

@@ -29,7 +29,7 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
      "template": {"selected": [csub], "boards": [{"type", "board", "device", "path", "line"}],
                   "measurements": [{"path", "line", "text", "old"}], "stated_pythons": [[path, line, text]] | null,
                   "old_vela", "command"},
-     "pack": null | {"how", "url", "sha256", "tag", "run_url", "on_index", "index_why",
+     "pack": null | {"how", "url", "sha256", "tag", "run_url", "on_index", "index_why", "job",
                      "verification": PackReport.to_json() | null, "refusal": refusal record | null},
      "proofs": {"verify-pack": "pass" | "fail" | "not-run", "compile": "pass" | "fail" | "warn" | "not-run",
                 "model-run": "pass" | "fail" | "not-run"},
@@ -148,6 +148,7 @@ def add_pack(record: dict, prov, report=None, refusal: Optional[dict] = None, no
     there is no pack; and the proofs."""
     record["pack"] = {"how": prov.how, "url": prov.url, "sha256": prov.sha256, "tag": prov.tag,
                       "run_url": prov.run_url, "on_index": prov.on_index, "index_why": prov.index_why,
+                      "job": getattr(prov, "job", None),
                       "verification": report.to_json() if hasattr(report, "checks") else None,
                       "report_markdown": None if report is None or hasattr(report, "checks") else report.to_markdown(),
                       "refusal": refusal, "note": note}
@@ -307,7 +308,8 @@ def read_parts(record: dict, ev=None):
     if pk:
         ev.pack = PackProvenance(how=pk.get("how"), url=pk.get("url"), sha256=pk.get("sha256"),
                                  run_url=pk.get("run_url"), on_index=pk.get("on_index"), tag=pk.get("tag"),
-                                 index_why=pk.get("index_why"))
+                                 index_why=pk.get("index_why"),
+                                 job=pk.get("job") if isinstance(pk.get("job"), str) else None)
         ev.refusal = pk.get("refusal")
     ev.proofs = dict(record.get("proofs") or {})
     ev.model_run = model_run_from(record)
