@@ -40,6 +40,7 @@ def test_only_https_or_loopback_http(url, ok):
         assert "is not an https:// URL (dependency packs are fetched over https only)" in exc.value.message
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_plain_http_index_is_refused_before_any_request(run, tmp_path):
     code, out, result = run("--pack-index-url", "http://bot:s3cr3t@packs.example/index.pidx",
                             "--pack-cache", str(tmp_path / "c"))
@@ -49,6 +50,7 @@ def test_a_plain_http_index_is_refused_before_any_request(run, tmp_path):
     assert "s3cr3t" not in out
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 def test_a_plain_http_pack_url_from_the_index_is_refused(run, httpserver, tmp_path):
     httpserver.expect_request("/pack/index.pidx").respond_with_data(pidx("http://mirror.example/nn/", "7.0.0"))
     code, out, result = run("--pack-index-url", httpserver.url_for("/pack/index.pidx"),
@@ -66,6 +68,7 @@ def _pinned(tmp_path):
     return lock
 
 
+@pytest.mark.needs("arm-gcc", "qemu")
 @pytest.mark.parametrize("tamper", ["replaced", "no sha256"])
 def test_a_kept_pack_is_reused_only_with_its_sha256(run, packs, httpserver, tmp_path, tamper):
     serve_pack(httpserver, packs["nn"])

@@ -281,6 +281,10 @@ def test_upstream_processes_get_no_token_and_no_file_variables(monkeypatch):
 def planned(tmp_path, upstream_repo, capsys):
     from bot.commands.demo import copy_template
     tpl = copy_template(tmp_path / "t")
+    # publish works from a git checkout of the template, a dry run too
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "template"]):
+        subprocess.run(["git", *args], cwd=tpl, check=True, capture_output=True)
     plan = tmp_path / "plan.json"
     rc, _, err = run_cli(capsys, "update", "--repo", tpl, "--upstream", upstream_repo, "--plan-file", plan)
     assert rc == 0, err

@@ -479,6 +479,8 @@ def run(args: argparse.Namespace) -> int:
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
+    if (args.compile_result or args.baseline) and not args.pack:   # bad usage first, whatever the folder
+        raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
     from bot.github.publish import require_git_checkout
     require_git_checkout(args.repo)   # not "a detached HEAD": a folder that is no checkout at all
     if not token and not args.dry_run:   # bad usage, before any request (a rerun would only repeat it)
@@ -490,8 +492,6 @@ def run(args: argparse.Namespace) -> int:
     from bot.pack.public_index import pack_index_url
     index_url = pack_index_url(args.pack_index_url)
     included = read_includes(args.repo, includes)
-    if (args.compile_result or args.baseline) and not args.pack:
-        raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
     refusal = None
     if args.asset_refusal is not None:
         if args.pack_url:
