@@ -303,10 +303,13 @@ def check_target(target: str, option: str = "--npu") -> str:
     return target
 
 
-def has_vela(python: str, option: str = "--host-python") -> None:
-    """Raise :class:`UsageError` naming ``option`` when ``python``'s venv cannot import Vela or the Arm backend."""
+def has_vela(python: str, option: str = "--host-python", *, vela_only: bool = False) -> None:
+    """Raise :class:`UsageError` naming ``option`` when ``python``'s venv cannot import Vela or (unless
+    ``vela_only``) the Arm backend's Ethos-U lowering and the TOSA serializer it writes with."""
+    code = "import ethosu.vela" if vela_only else \
+        "import ethosu.vela, ml_dtypes, tosa_serializer, executorch.backends.arm.ethosu"
     try:
-        p = subprocess.run([python, "-c", "import ethosu.vela, tosa_serializer, executorch.backends.arm.ethosu"],
+        p = subprocess.run([python, "-c", code],
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", timeout=300,
                            env=scrubbed_env())
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -429,3 +432,42 @@ def compare(old: NpuEstimate | None, new: NpuEstimate, *, threshold: float = CYC
             items.append(f"{who}: {what} {a:,} -> {b:,} (+{(b - a) / a:.0%}, over {threshold:.0%}; estimates, "
                          f"Vela {old.vela_version} -> {new.vela_version})")
     return items
+
+
+#: The rows of :func:`table`: (heading, attribute, format).
+_ROWS = (("delegates", "delegates", "{:d}"), ("operators on the NPU", "npu_ops", "len"),
+         ("operators on the CPU", "cpu_ops", "len"), ("NPU cycles", "npu_cycles", "{:,}"),
+         ("total cycles", "total_cycles", "{:,}"), ("inference (µs)", "inference_us", "{:.3f}"),
+         ("MACs", "macs", "{:,}"), ("SRAM (KiB)", "sram_kib", "{:.2f}"), ("flash (KiB)", "flash_kib", "{:.2f}"),
+         ("weights encoded (bytes)", "weights_encoded", "{:,}"))
+
+
+def _cell(e: NpuEstimate | None, attr: str, fmt: str) -> str:
+    if e is None:
+        return "—"
+    if e.status != "lowered":
+        return "not lowered"
+    v = getattr(e, attr)
+    return str(len(v)) if fmt == "len" else fmt.format(v)
+
+
+def _side(e: NpuEstimate | None) -> str:
+    if e is None:
+        return "old: not estimated"
+    how = f"Vela {e.vela_version}, {e.system_config}, {e.memory_mode}" if e.status == "lowered" else e.error
+    return f"{e.label}: {how}" + (f" ({e.basis})" if e.basis else "")
+
+
+def table(old: NpuEstimate | None, new: NpuEstimate) -> str:
+    """One model's Markdown table, old against new, then what made each side's numbers and the CPU operators.
+
+    Every string of an estimate is inert already (:func:`from_json`, :func:`lower`); the table says the
+    numbers are estimates."""
+    head = f"`{new.model}` on {new.target} (Vela's estimates; no NPU was run)"
+    lines = [head, "", f"| | {old.label if old else 'old'} | {new.label} |", "| --- | ---: | ---: |"]
+    for title, attr, fmt in _ROWS:
+        lines.append(f"| {title} | {_cell(old, attr, fmt)} | {_cell(new, attr, fmt)} |")
+    lines += ["", "- " + _side(old), "- " + _side(new)]
+    if new.status == "lowered" and new.cpu_ops:
+        lines.append("- on the CPU with " + new.label + ": " + ", ".join(f"`{x}`" for x in new.cpu_ops))
+    return "\n".join(lines)
