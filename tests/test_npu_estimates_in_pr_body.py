@@ -51,3 +51,31 @@ def test_the_option_reads_what_npu_estimate_writes(tmp_path):
     got = npu_estimates(argparse.Namespace(npu_estimates=f))
     assert got["new"][0]["cpu_ops"][-1] == "aten::sigmoid" and len(got["items"]) == 1
     assert npu_estimates(argparse.Namespace(npu_estimates=None)) is None
+
+
+from test_publish_model_results import planned, publish  # noqa: E402,F401  (the fake world after `update`)
+
+SECTION = "### Estimated on the Ethos-U (Vela, no NPU run)"
+
+
+def _npu_section(body: str) -> str:
+    return body.split(SECTION, 1)[1].split("\n### ", 1)[0]
+
+
+def test_publish_and_run_render_the_same_section(planned, capsys, tmp_path, world):  # noqa: F811
+    from fakegithub import UPSTREAM
+    from github_world import checkout, cli
+
+    f = tmp_path / "npu.json"
+    f.write_text(json.dumps(_data(tmp_path)))
+    rc, out = publish(capsys, planned, "--npu-estimates", str(f))
+    assert rc == 0, out.err
+    published = _npu_section(out.out)
+    assert "| NPU cycles | 66,567 | 18,556 |" in published and "aten::sigmoid" in published
+    rc, out = cli(capsys, "run", "--repo", str(checkout(world)), "--upstream", f"github:{UPSTREAM}", "--dry-run",
+                  "--pack-index-url", "off", "--npu-estimates", str(f))
+    assert SECTION in out.out, out.err
+    assert _npu_section(out.out) == published
+    f.write_text("[]")
+    rc, out = publish(capsys, planned, "--npu-estimates", str(f))
+    assert rc == 2 and f"--npu-estimates: {f}: not an npu-estimate --json file" in out.err
