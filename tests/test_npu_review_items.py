@@ -120,13 +120,21 @@ def test_a_recorded_estimate_reads_back_inert(tmp_path):
 FAKE = r'''#!{python}
 import csv, json, os, sys
 sys.path.insert(0, {tests!r})
-if sys.argv[1] == "-c" and not sys.argv[2].lstrip().startswith("import importlib.metadata, json, os, sys"):
-    sys.exit(0)                                   # the "is Vela there" check
 from test_npu_review_items import write_vela
+if sys.argv[2].lstrip().startswith("import importlib.metadata, json, sys"):     # Vela alone on one TOSA file
+    assert json.loads(sys.argv[5]) == ["--accelerator-config=ethos-u55-128"]
+    write_vela(__import__("pathlib").Path(sys.argv[4]), **{vela!r})
+    print("ET_VELA " + json.dumps({{"vela": {version!r}, "rc": 0}}))
+    sys.exit(0)
+if not sys.argv[2].lstrip().startswith("import importlib.metadata, json, os, sys"):
+    sys.exit(0)                                   # the "is Vela there" check
 dest, target, models = sys.argv[3], sys.argv[4], sys.argv[8:]
 extra = {extra!r}
 for m in models:
-    write_vela(__import__("pathlib").Path(dest) / m / "delegate-0" / "output", **{vela!r})
+    folder = __import__("pathlib").Path(dest) / m / "delegate-0"
+    write_vela(folder / "output", **{vela!r})
+    (folder / "vela-args.json").write_text(json.dumps(["--accelerator-config=" + target]))
+    (folder / "out.tosa").write_bytes(b"TOSA")
     cpu = ["quantized_decomposed::quantize_per_tensor", "quantized_decomposed::dequantize_per_tensor"] + extra
     print("ET_NPU " + json.dumps({{"model": m, "delegates": 1, "cpu_ops": cpu, "vela": {version!r}}}))
 '''
@@ -177,3 +185,19 @@ def test_a_venv_without_vela_exits_2_naming_the_option(tmp_path, capsys):
     assert "error: --host-python:" in err and "no Ethos-U lowering" in err and "ethos-u-vela" in err
     assert main(["npu-estimate", "--host-python", str(tmp_path / "nope"), "--target", "ethos-u55-128"]) == 2
     assert "--host-python:" in capsys.readouterr().err
+
+
+def test_the_old_vela_on_the_new_tosa_is_labelled_so(tmp_path, capsys):
+    new = fake_python(tmp_path / "new-python", npu_cycles=1000, total=1000)
+    old_vela = fake_python(tmp_path / "old-vela-python", version="5.0.0", npu_cycles=800, total=800, sram=56.0)
+    out = tmp_path / "est.json"
+    rc = main(["npu-estimate", "--host-python", new, "--old-vela-python", old_vela, "--target", "ethos-u55-128",
+               "--model", "conv_relu_linear", "--old-label", "1.3.1", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 1, text                    # 800 -> 1000 cycles: +25%
+    (old,) = json.loads(out.read_text())["old"]
+    assert old["vela_version"] == "5.0.0" and old["npu_cycles"] == 800
+    assert old["basis"] == "Vela 5.0.0 on the TOSA of the new exporter (the old exporter was not installed)"
+    assert old["cpu_ops"] == json.loads(out.read_text())["new"][0]["cpu_ops"]     # the graph facts are the new side's
+    assert "- 1.3.1: Vela 5.0.0, Ethos_U55_High_End_Embedded, Shared_Sram (Vela 5.0.0 on the TOSA" in text
+    assert "review: `conv_relu_linear` on ethos-u55-128: NPU cycles 800 -> 1,000 (+25%, over 10%" in text
