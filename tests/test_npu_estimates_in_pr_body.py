@@ -30,7 +30,7 @@ def test_the_record_keeps_the_estimates_and_the_body_shows_one_table_per_model(t
     assert text.count("| --- | ---: | ---: |") == 1
     assert "| NPU cycles | 66,567 | 18,556 |" in text
     assert "| SRAM (KiB) | 55.95 | 8.00 |" in text
-    assert "- 1.4.1: Vela 5.1.0, Ethos_U55_High_End_Embedded, Shared_Sram" in text
+    assert "- 1.4.1: Vela 5.1.0, Ethos_U55_High_End_Embedded, Shared_Sram" in text.replace("\\", "")
     assert "To review:" in text and "aten::sigmoid" in text.split("To review:")[1]
     assert npu_from({}) is None and npu_section(None) == ""
 
@@ -79,3 +79,14 @@ def test_publish_and_run_render_the_same_section(planned, capsys, tmp_path, worl
     f.write_text("[]")
     rc, out = publish(capsys, planned, "--npu-estimates", str(f))
     assert rc == 2 and f"--npu-estimates: {f}: not an npu-estimate --json file" in out.err
+
+
+def test_hostile_text_in_an_estimates_file_is_inert_in_the_section(tmp_path):
+    data = _data(tmp_path)
+    data["new"][0]["label"] = "<img src=x> @admin [x](https://evil)"
+    data["new"][0]["cpu_ops"].append("a`b|c")
+    data["items"].append("<!-- hidden --> @admin #1")
+    text = npu_section(npu_from({"npu": data}))
+    assert "<img" not in text and "<!--" not in text and "](https" not in text
+    assert "@admin" not in text                     # a zero-width space breaks the mention
+    assert "``a`b|c``" in text

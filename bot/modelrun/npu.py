@@ -455,19 +455,21 @@ def _side(e: NpuEstimate | None) -> str:
     if e is None:
         return "old: not estimated"
     how = f"Vela {e.vela_version}, {e.system_config}, {e.memory_mode}" if e.status == "lowered" else e.error
-    return f"{e.label}: {how}" + (f" ({e.basis})" if e.basis else "")
+    return inert.markdown(f"{e.label}: {how}" + (f" ({e.basis})" if e.basis else ""), cap=600)
 
 
 def table(old: NpuEstimate | None, new: NpuEstimate) -> str:
     """One model's Markdown table, old against new, then what made each side's numbers and the CPU operators.
 
-    Every string of an estimate is inert already (:func:`from_json`, :func:`lower`); the table says the
-    numbers are estimates."""
-    head = f"`{new.model}` on {new.target} (Vela's estimates; no NPU was run)"
-    lines = [head, "", f"| | {old.label if old else 'old'} | {new.label} |", "| --- | ---: | ---: |"]
+    Every string of an estimate is written as inert Markdown (a code span, or escaped text: the estimates may
+    come from a file a job with upstream code wrote); the table says the numbers are estimates."""
+    head = f"{inert.code(new.model)} on {inert.markdown(new.target)} (Vela's estimates; no NPU was run)"
+    lines = [head, "", f"| | {inert.markdown(old.label if old else 'old')} | {inert.markdown(new.label)} |",
+             "| --- | ---: | ---: |"]
     for title, attr, fmt in _ROWS:
         lines.append(f"| {title} | {_cell(old, attr, fmt)} | {_cell(new, attr, fmt)} |")
     lines += ["", "- " + _side(old), "- " + _side(new)]
     if new.status == "lowered" and new.cpu_ops:
-        lines.append("- on the CPU with " + new.label + ": " + ", ".join(f"`{x}`" for x in new.cpu_ops))
+        lines.append("- on the CPU with " + inert.markdown(new.label) + ": "
+                     + ", ".join(inert.code(x) for x in new.cpu_ops))
     return "\n".join(lines)

@@ -214,5 +214,5 @@ def npu_section(npu) -> str:
     for e in new:
         parts += [table(olds.get((e.model, e.target)), e), ""]
     if items:
-        parts += ["To review:", ""] + [f"- {s.markdown(x)}" for x in items]
+        parts += ["To review:", ""] + [f"- {s.markdown(x.replace('`', ''))}" for x in items]
     return "\n".join(parts).rstrip("\n")
