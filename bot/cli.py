@@ -45,6 +45,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
                                  "build_pack.sh, compile check"),
     ("run-model", "run_model", "run a .pte on a pack's runtime in QEMU's simulated Cortex-M55 (mps3-an547) and "
                                "compare with the host runtime"),
+    ("npu-estimate", "npu_estimate", "lower the model suite for an Ethos-U with a venv's exporter and Vela, and "
+                                     "compare Vela's estimates old against new (no NPU is run)"),
     ("check", "check", "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"),
     ("fetch-pack", "fetch_pack", "download a release's pack asset (sha256 checked) and verify it"),
     ("previous-pack", "previous_pack", "find the template's current pack (its path: pack or the current tag's "
@@ -70,7 +72,7 @@ WORKFLOW_STEPS = frozenset({"check", "fetch-pack", "previous-pack", "publish", "
 #: 3 a request to GitHub, the package index or a download.
 COMMAND_EXIT_CODES: dict[str, tuple[int, ...]] = {
     "demo": (0, 1, 2), "doctor": (0, 1, 2, 3), "audit": (0, 1, 2), "update": (0, 1, 2, 3),
-    "verify-pack": (0, 1, 2), "build-pack": (0, 1, 2), "run-model": (0, 1, 2), "check": (0, 2, 3), "fetch-pack": (0, 1, 2, 3),
+    "verify-pack": (0, 1, 2), "build-pack": (0, 1, 2), "run-model": (0, 1, 2), "npu-estimate": (0, 1, 2), "check": (0, 2, 3), "fetch-pack": (0, 1, 2, 3),
     "previous-pack": (0, 1, 2, 3), "publish": (0, 1, 2, 3), "run": (0, 1, 2, 3), "command": (0, 1, 2, 3),
     "dashboard": (0, 2, 3), "fleet-plan": (0, 2, 3), "fleet-summary": (0, 2, 3),
 }

@@ -87,7 +87,7 @@ PARTS: dict[str, Part] = {
     "host-venv": Part(f"the executorch host venv ({HOST})", _file(HOST),
                       ".ci/run's step 'the host runtime run-model compares with': python3 -m venv "
                       ".venv/executorch-host, then pip install torch==2.13.0 executorch==1.4.1 and "
-                      "--no-deps tosa-tools==2026.5.0 (about 1.5 GB), or set EXECUTORCH_PACK_BOT_HOST_PYTHON"),
+                      "--no-deps tosa-tools==2026.5.0 ethos-u-vela==5.1.0 ml_dtypes==0.5.1 (about 1.5 GB), or set EXECUTORCH_PACK_BOT_HOST_PYTHON"),
     "act": Part("nektos/act", _act, "pip install --require-hashes --no-deps -r .ci/act-requirements.txt "
                 "(.ci/run's workflow-scenarios step)"),
     "wheelhouse": Part(f"the bot's locked wheels in {ROOT / '.venv/wheelhouse'}",

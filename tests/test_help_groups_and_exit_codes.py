@@ -10,7 +10,7 @@ import pytest
 from bot import cli
 from helpers import run_cli
 
-PERSON = ["demo", "doctor", "audit", "update", "verify-pack", "build-pack", "run-model"]
+PERSON = ["demo", "doctor", "audit", "update", "verify-pack", "build-pack", "run-model", "npu-estimate"]
 STEPS = ["check", "fetch-pack", "previous-pack", "publish", "run", "command", "dashboard", "fleet-plan", "fleet-summary"]
 
 

@@ -82,6 +82,27 @@ def add_model_results_arguments(p: argparse.ArgumentParser) -> None:
                    choices=("success", "failure", "cancelled", "skipped"),
                    help="the run-model job's result (needs.run-model.result); without --model-results and not "
                         "success, the PR says the model run failed (a blocking item)")
+    p.add_argument("--npu-estimates", type=Path, metavar="FILE",
+                   help="npu-estimate --json's file: the PR's Ethos-U estimates, old against new (Vela's, no NPU run)")
+
+
+def npu_estimates(args):
+    """The ``--npu-estimates`` file's data, read back as the record keeps it, or None when not given.  Raises
+    :class:`~bot.errors.UsageError` naming the option and file for one of another shape (exit 2)."""
+    import json
+
+    from bot.errors import UsageError
+    from bot.report.record import add_npu
+
+    path = getattr(args, "npu_estimates", None)
+    if path is None:
+        return None
+    try:
+        if path.stat().st_size > 4 * 1024 * 1024:
+            raise ValueError("over 4 MiB")
+        return add_npu({}, json.loads(path.read_text(encoding="utf-8")))["npu"]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise UsageError(f"--npu-estimates: {path}: not an npu-estimate --json file ({exc})") from None
 
 
 def model_results(args):
@@ -476,6 +497,7 @@ def run(args: argparse.Namespace) -> int:
     includes = include_paths(args.include)
     record, plan = load_record(args.repo, args.plan_file, exempt=includes)
     models = model_results(args)
+    npu = npu_estimates(args)
     if plan.bump is None or plan.nothing_to_do:
         print("nothing to publish: the plan changes no file")
         return 0
@@ -522,6 +544,9 @@ def run(args: argparse.Namespace) -> int:
     if models is not None:
         from bot.report.record import add_model_run
         add_model_run(record, models[0], models[1], job=models[2])
+    if npu is not None:
+        from bot.report.record import add_npu
+        add_npu(record, npu)
     try:
         rendered = render_record(record, repo=args.repo, contents=plan.contents, upstream=upstream, base=base_branch,
                                  branch=branch, included=included_changes(args.repo, includes, included))

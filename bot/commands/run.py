@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         parse_user_version(args.to, what="--version")
     from bot.commands.publish import model_results
     models = model_results(args)   # a malformed result file: exit 2 naming it, before any request
+    from bot.commands.publish import npu_estimates
+    npu = npu_estimates(args)
     token = token_from(args.token)
     actions.add_mask(token)
     if not token and not args.dry_run:   # bad usage, before any request (as publish)
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                 out = flow.run(args.repo, source, pub or _NoPublisher(config), to=args.to,
                                allow_prerelease=args.allow_prerelease, dry_run=args.dry_run, progress=say,
                                sets=sets, exclude=tuple(args.exclude), allow_flagged=args.allow_flagged,
-                               ignored=ignored, pack_index_url=index_url, model_results=models)
+                               ignored=ignored, pack_index_url=index_url, model_results=models,
+                               npu_estimates=npu)
     except BotError as exc:
         try:
             actions.append_summary(job_summary(current=None, target=None, outcome=f"failed: {inert.markdown(exc, cap=1000)}"))

@@ -239,7 +239,8 @@ class RunOutcome:
 def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerelease: bool = False,
         dry_run: bool = False, progress: Optional[Progress] = None, sets: Optional[dict[str, str]] = None,
         exclude: tuple[str, ...] = (), allow_flagged: bool = True, ignored: tuple[str, ...] = (),
-        pack_index_url: Optional[str] = None, model_results: Optional[tuple] = None) -> RunOutcome:
+        pack_index_url: Optional[str] = None, model_results: Optional[tuple] = None,
+        npu_estimates: Optional[dict] = None) -> RunOutcome:
     """check -> plan -> package index -> pack asset -> public pack index -> apply -> publish (the ``run`` command).
 
     ``publisher`` is a :class:`~bot.github.publish.Publisher` for the template
@@ -262,7 +263,8 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     to the PR body's step 1 and ``out.pack_index``, and "could not tell"
     never fails the run.
     ``model_results``: ``(new, old, job)`` of :func:`bot.commands.publish.model_results` (None: the model run
-    was not run), added to the bump record as ``publish --model-results`` does.
+    was not run), added to the bump record as ``publish --model-results`` does; ``npu_estimates``: the data of
+    :func:`bot.commands.publish.npu_estimates`, added as ``publish --npu-estimates`` does.
     """
     from bot import engine
     from bot.github.index import check_index
@@ -340,6 +342,9 @@ def run(repo: Path, source, publisher, *, to: Optional[str] = None, allow_prerel
     if model_results is not None:
         from bot.report.record import add_model_run
         add_model_run(out.record, model_results[0], model_results[1], job=model_results[2])
+    if npu_estimates is not None:
+        from bot.report.record import add_npu
+        add_npu(out.record, npu_estimates)
     base, branch = _base_and_branch(plan, publisher)
     from bot.report.record import blocked_by
     out.title = pr_title(plan, blocked_by(out.record))

@@ -144,6 +144,7 @@ def _sections(plan: Plan, *, upstream: str, pack_report, pack_note, index_line, 
             ("included", s.included_section(included)),
             ("pack", pack_section(pack_report, pack_note, selected, full=full)),
             ("modelrun", modelrun),
+            ("npu", npu_section(getattr(evidence, "npu", None))),
             ("ci", ci_section(getattr(evidence, "ci", None))),
             ("testplan", test_plan_section(plan, evidence)),
             ("reproduce", reproduce_section(plan, evidence))]
@@ -197,3 +198,21 @@ def render(plan: Plan, *, upstream: str, pack_report=None, pack_note: Optional[s
         parts.insert(1, note)
     body = "\n\n".join(parts) + "\n\n" + tail
     return Report(body=body, full=full, cut=tuple(cut))
+
+
+def npu_section(npu) -> str:
+    """The "Estimated on the Ethos-U" section: one table per model, old against new, rendered from the record's
+    ``npu`` part (:func:`bot.report.record.npu_from`), then its review items; "" when it is not there.
+    The numbers are Vela's estimates (:mod:`bot.modelrun.npu`): the section says no NPU was run."""
+    if not npu:
+        return ""
+    from bot.modelrun.npu import table
+
+    new, old, items = npu
+    olds = {(e.model, e.target): e for e in old}
+    parts = ["### Estimated on the Ethos-U (Vela, no NPU run)", ""]
+    for e in new:
+        parts += [table(olds.get((e.model, e.target)), e), ""]
+    if items:
+        parts += ["To review:", ""] + [f"- {s.markdown(x.replace('`', ''))}" for x in items]
+    return "\n".join(parts).rstrip("\n")

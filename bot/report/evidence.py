@@ -76,6 +76,7 @@ class Evidence:
     upstream_ran: bool = True               # False: no stage with upstream access ran (the parts are "not gathered")
     proofs: dict = field(default_factory=dict)   # {"verify-pack", "compile", "model-run": pass/fail/warn/not-run}
     model_run: Optional[tuple] = None       # (new, old, job) of the record's model_run (bot.report.record)
+    npu: Optional[tuple] = None             # (new, old, items): the record's Ethos-U estimates (bot.report.record)
 
 
 #: Set by action.yml to ``${{ inputs.token == github.token }}``: "true" when the PR is made with GITHUB_TOKEN.

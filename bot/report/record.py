@@ -33,7 +33,11 @@ JSON shape (``schema`` 2; the keys of ``schema`` 1, :meth:`bot.plan.Plan.to_json
                      "verification": PackReport.to_json() | null, "refusal": refusal record | null},
      "proofs": {"verify-pack": "pass" | "fail" | "not-run", "compile": "pass" | "fail" | "warn" | "not-run",
                 "model-run": "pass" | "fail" | "not-run"},
-     "model_run": null | {"new": [ModelResult JSON], "old": [ModelResult JSON] | null, "job": null | RESULT}}
+     "model_run": null | {"new": [ModelResult JSON], "old": [ModelResult JSON] | null, "job": null | RESULT},
+     "npu"?: null | {"new": [NpuEstimate JSON], "old": [NpuEstimate JSON], "items": [str]}}
+
+``npu`` (``publish --npu-estimates FILE``, :func:`add_npu`): ``npu-estimate --json``'s Ethos-U estimates
+(:mod:`bot.modelrun.npu`), old against new, and their review items; absent or null: not run.
 
 ``model_run`` (``publish --model-results``, :func:`add_model_run`): the
 ``run-model`` results (:mod:`bot.modelrun.result`) of the bot's models on the
@@ -181,6 +185,36 @@ def add_model_run(record: dict, new: list, old: Optional[list] = None, *, job: O
     return record
 
 
+def add_npu(record: dict, data: dict) -> dict:
+    """Extend ``record`` with ``npu-estimate --json``'s ``data`` (read back through :func:`npu_from` first, so a
+    file of another shape raises ValueError/TypeError before anything is kept)."""
+    new, old, items = npu_from({"npu": data})
+    record["npu"] = {"new": [e.to_json() for e in new], "old": [e.to_json() for e in old], "items": items}
+    return record
+
+
+def npu_from(record: dict) -> Optional[tuple[list, list, list]]:
+    """``(new, old, items)`` of the record's ``npu`` part (None: not run): :class:`~bot.modelrun.npu.NpuEstimate`
+    lists rebuilt inert by :func:`bot.modelrun.npu.from_json`, and the review items, each one inert line.
+    Raises TypeError/ValueError for a part of the wrong shape."""
+    from bot import inert
+    from bot.modelrun.npu import from_json
+
+    part = record.get("npu")
+    if part is None:
+        return None
+    if not isinstance(part, dict):
+        raise TypeError("npu: not an object")
+    lists = []
+    for key in ("new", "old", "items"):
+        v = part.get(key) or []
+        if not isinstance(v, list) or len(v) > 64:
+            raise TypeError(f"npu.{key}: not a list of at most 64 items")
+        lists.append(v)
+    new, old = [from_json(d) for d in lists[0]], [from_json(d) for d in lists[1]]
+    return new, old, [inert.line(str(x), cap=600) for x in lists[2]]
+
+
 def model_run_from(record: dict) -> Optional[tuple[list, Optional[list], Optional[str]]]:
     """``(new, old, job)`` of the record's ``model_run`` part (None: not run), each result rebuilt inert by
     :func:`bot.modelrun.result.result_from_data`.  Raises TypeError/ValueError for a part of the wrong shape."""
@@ -313,6 +347,7 @@ def read_parts(record: dict, ev=None):
         ev.refusal = pk.get("refusal")
     ev.proofs = dict(record.get("proofs") or {})
     ev.model_run = model_run_from(record)
+    ev.npu = npu_from(record)
     return ev
 
 
