@@ -386,9 +386,12 @@ def test_publish_in_a_folder_that_is_no_git_repository_says_so(tpl, upstream_rep
     assert main(["update", "--repo", str(tpl), "--upstream", str(upstream_repo), "--plan-file", str(plan)]) == 0
     before = {p: p.read_bytes() for p in tpl.rglob("*") if p.is_file()}
     capsys.readouterr()
-    for extra in ([], ["--dry-run"]):
-        assert main(["publish", "--repo", str(tpl), "--plan-file", str(plan), *extra]) == 2
-        err = capsys.readouterr().err
-        assert err == (f"executorch-pack-bot: error: {tpl}: not a git repository: the bot commits and pushes from a "
-                       "git checkout of the template (git clone it, then run there)\n")
+    assert main(["publish", "--repo", str(tpl), "--plan-file", str(plan)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"executorch-pack-bot: error: {tpl}: not a git repository: the bot commits and pushes from a "
+                   "git checkout of the template (git clone it, then run there)\n")
+    assert {p: p.read_bytes() for p in tpl.rglob("*") if p.is_file()} == before
+    # a dry run only prints the pull request it would open: no checkout needed, nothing written
+    assert main(["publish", "--repo", str(tpl), "--plan-file", str(plan), "--dry-run"]) == 0
+    assert "Bump ExecuTorch to 1.5.1" in capsys.readouterr().out
     assert {p: p.read_bytes() for p in tpl.rglob("*") if p.is_file()} == before

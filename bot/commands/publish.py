@@ -503,8 +503,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if (args.compile_result or args.baseline) and not args.pack:   # bad usage first, whatever the folder
         raise UsageError(f"{'--compile-result' if args.compile_result else '--baseline'} needs --pack")
-    from bot.github.publish import require_git_checkout
-    require_git_checkout(args.repo)   # not "a detached HEAD": a folder that is no checkout at all
+    if not args.dry_run:   # a dry run only prints the pull request; publishing commits and pushes from a checkout
+        from bot.github.publish import require_git_checkout
+        require_git_checkout(args.repo)   # not "a detached HEAD": a folder that is no checkout at all
     if not token and not args.dry_run:   # bad usage, before any request (a rerun would only repeat it)
         raise UsageError("publish pushes a branch and opens a pull request, which needs a token: pass --token TOKEN "
                          "or set GITHUB_TOKEN (in the workflow: the GitHub App's token or the "
