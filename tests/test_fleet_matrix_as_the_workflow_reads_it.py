@@ -209,3 +209,40 @@ def test_a_discovered_repository_follows_its_rule_s_track_on_its_default_branch(
     assert [(r["template"], r["branch"], r["track"], r["line"], r["target"], r["state"]) for r in p["rows"]] == [
         ("org1/a", "", "1.4", 0, "1.4.2", "behind")]        # found twice: the first rule's entry, no refused row
     assert [(j["key"], j["branch"], j["version"]) for j in p["pull-requests"]] == [("org1-a", "", "1.4.2")]
+
+
+def closed_by_a_person(fake, tmp_path):
+    fw.add_upstream(fake)
+    fw.set_state(fake, "acme/a", "closed by a person")
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    return lst
+
+
+def test_the_events_of_a_closed_pull_request_are_read_whole_and_cached_only_in_their_shape(fake, tmp_path, capsys):
+    lst = closed_by_a_person(fake, tmp_path)
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0 and p["rows"][0]["state"] == "closed by a person"
+    asked = [s for s in fake.requests if s.path == "/repos/acme/a/issues/1/events"]
+    assert len(asked) == 1 and asked[0].query.get("per_page") in ("100", ["100"])
+    cache = tmp_path / "cache" / "fleet.json"
+    data = json.loads(cache.read_text())
+    key = "/repos/acme/a/issues/1/events?per_page=100#pages"
+    assert data["etags"][key]["value"] == [{"event": "closed", "at": "2026-11-01T00:00:00Z"}]
+    # a cached answer of another shape (the branch deletion that would hand the versions back) is asked again
+    data["etags"][key]["value"] = [{"event": "head_ref_deleted", "at": 5}, {"event": "closed"}]
+    cache.write_text(json.dumps(data))
+    fake.requests.clear()
+    code, p, _ = plan(capsys, tmp_path, lst, name="again.json")
+    assert code == 0 and p["rows"][0]["state"] == "closed by a person"
+    asked = [s for s in fake.requests if s.path == "/repos/acme/a/issues/1/events"]
+    assert len(asked) == 1 and not any(k.lower() == "if-none-match" for k in asked[0].headers)
+
+
+def test_events_that_cannot_be_listed_name_the_pull_request(fake, tmp_path, capsys):
+    lst = closed_by_a_person(fake, tmp_path)
+    fake.faults.append(Fault("GET", r"/repos/acme/a/issues/1/events$", 200, {"message": "not a list"}))
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"]) == (
+        "error", "cannot list the events of #1 in acme/a: GitHub answered with JSON that is not a list")
