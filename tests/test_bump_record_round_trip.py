@@ -362,6 +362,11 @@ def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
     with_files = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
                                branch="bot/b", included=("zz/b.txt", "aa/a.txt"), env=env)
     assert with_files.full.index("aa/a.txt") < with_files.full.index("zz/b.txt")
+    assert "https://github.com/acme/t/actions/runs/42" in with_files.full     # this run rebuilt them
+    by_token = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
+                             branch="bot/b", default_token=True, env=env)
+    assert "2 of 2 workflows will run on this pull request" in plain.full
+    assert "0 of 2 workflows will run on this pull request (opened with `GITHUB_TOKEN`: none runs)." in by_token.full
     assert "aa/a.txt" not in plain.full
     rec["pack"]["verification"] = None
     rec["pack"]["note"] = "NOTE: no pack in this run"
