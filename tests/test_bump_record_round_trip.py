@@ -373,3 +373,21 @@ def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
     noted = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
                           branch="bot/b", env=env)
     assert "NOTE: no pack in this run" in noted.full
+
+
+def test_a_record_without_the_template_part_reads_the_template_from_the_checkout(tmp_path):
+    from bot.report.record import render_record
+
+    (tmp_path / "project.csolution.yml").write_text("solution:\n  target-types:\n    - type: CheckoutBoard\n"
+                                                    "      board: B1\n      device: D1\n")
+    rec = through_json(full_record(tmp_path))
+    rec["pack"]["refusal"] = None
+    kw = dict(repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main", branch="b", env={})
+    recorded = render_record(rec, **kw).full
+    assert "target type `AVH` (`Corstone-300` / `SSE-300-MPS3`) from `project.csolution.yml:12`" in recorded
+    assert "CheckoutBoard" not in recorded          # the record's own part wins over the checkout
+    rec["template"] = None                          # an older update: what the template holds is read here
+    here = render_record(rec, **kw).full
+    assert "target type `CheckoutBoard` (`B1` / `D1`) from `project.csolution.yml:3`" in here
+    assert "AVH" not in here
+    assert "executorch-pack-bot update --repo . --upstream github:acme/executorch --version 1.5.1" in here
