@@ -391,3 +391,9 @@ def test_a_record_without_the_template_part_reads_the_template_from_the_checkout
     assert "target type `CheckoutBoard` (`B1` / `D1`) from `project.csolution.yml:3`" in here
     assert "AVH" not in here
     assert "executorch-pack-bot update --repo . --upstream github:acme/executorch --version 1.5.1" in here
+
+
+def test_a_bump_change_written_without_its_source_reads_with_none_stated(tmp_path):
+    rec = through_json(record_of(plan(tmp_path)))
+    rec["bump"]["changes"] = [{"name": "torch", "new": "2.8.0"}]
+    assert plan_from_record(rec, tmp_path, CONTENTS).bump.changes == (PinChange("torch", None, "2.8.0", ""),)

@@ -246,3 +246,14 @@ def test_events_that_cannot_be_listed_name_the_pull_request(fake, tmp_path, caps
     assert code == 0
     assert (p["rows"][0]["state"], p["rows"][0]["reason"]) == (
         "error", "cannot list the events of #1 in acme/a: GitHub answered with JSON that is not a list")
+
+
+def test_a_refused_entry_s_row_keeps_its_line(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: not a repository\n  - reponame: acme/x\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"], r["line"], r["reason"].split(": ", 1)[0]) for r in p["rows"]] == [
+        ("repository: not a repository", "refused entry", 2, f"{lst}:2"),
+        ("reponame: acme/x", "refused entry", 3, f"{lst}:3")]
