@@ -397,3 +397,10 @@ def test_a_bump_change_written_without_its_source_reads_with_none_stated(tmp_pat
     rec = through_json(record_of(plan(tmp_path)))
     rec["bump"]["changes"] = [{"name": "torch", "new": "2.8.0"}]
     assert plan_from_record(rec, tmp_path, CONTENTS).bump.changes == (PinChange("torch", None, "2.8.0", ""),)
+
+
+def test_a_record_without_flags_or_edits_reads_with_none(tmp_path):
+    rec = through_json(record_of(plan(tmp_path)))
+    del rec["flags"], rec["edits"]
+    back = plan_from_record(rec, tmp_path, CONTENTS)
+    assert (back.flags, back.edits, back.rows) == ([], [], ROWS)

@@ -257,3 +257,30 @@ def test_a_refused_entry_s_row_keeps_its_line(fake, tmp_path, capsys):
     assert [(r["template"], r["state"], r["line"], r["reason"].split(": ", 1)[0]) for r in p["rows"]] == [
         ("repository: not a repository", "refused entry", 2, f"{lst}:2"),
         ("reponame: acme/x", "refused entry", 3, f"{lst}:3")]
+
+
+def test_an_up_to_date_template_s_row_names_its_pack_version(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/plain", fw.pin_files("1.5.1"))
+    fw.add_template(fake, "acme/local", fw.pin_files("1.5.1", pack="1.5.1-local"))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/plain\n  - repository: acme/local\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"], r["pack_version"]) for r in p["rows"]] == [
+        ("acme/plain", "up to date", "1.5.1"), ("acme/local", "up to date", "1.5.1-local")]
+
+
+@pytest.mark.parametrize("head", ["x", {"repo": "acme/a", "ref": fw.BOT_BRANCH}, {"repo": None}])
+def test_a_fingerprinted_pull_request_whose_head_is_not_described_is_not_the_bot_s(fake, tmp_path, capsys, head):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": 3, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": "x\n" + fw.FP, "head": head,
+         "html_url": "https://github.com/acme/a/pull/3"}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["pr_url"]) == ("branch used by another pull request",
+                                                                "https://github.com/acme/a/pull/3")
