@@ -73,7 +73,7 @@ def report(*checks: CheckResult) -> PackReport:
                       operators_added=["Portable div"], operators_removed=["Portable sub"], baseline="old.pack",
                       operators_changed=["Portable add"],
                       template_missing=["project.cproject.yml:7: Machine Learning:ExecuTorch Operators:Portable sub"],
-                      baseline_note=None, baseline_source="the template's path:")
+                      baseline_note="the previous release has no pack asset", baseline_source="the template's path:")
 
 
 def plan(tmp_path: Path, bump=BUMP) -> Plan:
@@ -404,3 +404,16 @@ def test_a_record_without_flags_or_edits_reads_with_none(tmp_path):
     del rec["flags"], rec["edits"]
     back = plan_from_record(rec, tmp_path, CONTENTS)
     assert (back.flags, back.edits, back.rows) == ([], [], ROWS)
+
+
+def test_a_verification_with_only_its_required_keys_reads_with_empty_parts():
+    rec = {"pack": {"verification": {"pack": "P.pack", "version": "1.5.1"}}}
+    back = pack_report_from(rec)
+    assert (back.pack, back.version, back.checks, back.operators_added, back.operators_removed,
+            back.operators_changed, back.template_missing, back.baseline, back.baseline_note,
+            back.baseline_source) == ("P.pack", "1.5.1", [], [], [], [], [], None, None, None)
+    rec["pack"]["verification"]["checks"] = [{"name": "pdsc", "status": "pass"}]
+    rec["pack"]["verification"]["operators"] = {}
+    back = pack_report_from(rec)
+    assert [(c.name, c.status, c.detail, c.data) for c in back.checks] == [("pdsc", "pass", "", {})]
+    assert (back.operators_added, back.operators_changed, back.template_missing) == ([], [], [])

@@ -284,3 +284,31 @@ def test_a_fingerprinted_pull_request_whose_head_is_not_described_is_not_the_bot
     assert code == 0
     assert (p["rows"][0]["state"], p["rows"][0]["pr_url"]) == ("branch used by another pull request",
                                                                 "https://github.com/acme/a/pull/3")
+
+
+@pytest.mark.parametrize("number", ["7", True, 7.0, None])
+def test_a_pull_request_without_a_whole_number_is_left_out(fake, tmp_path, capsys, number):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": number, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+         "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}, "html_url": "https://github.com/acme/a/pull/7"}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"]) == ("behind", "open a pull request for 1.5.1")
+
+
+def test_a_bot_pull_request_without_an_address_has_none(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": 4, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+         "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"], p["rows"][0]["pr_url"]) == (
+        "pull request open", "#4 proposes 1.5.1", "")
