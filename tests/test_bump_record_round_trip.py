@@ -73,7 +73,7 @@ def report(*checks: CheckResult) -> PackReport:
                       operators_added=["Portable div"], operators_removed=["Portable sub"], baseline="old.pack",
                       operators_changed=["Portable add"],
                       template_missing=["project.cproject.yml:7: Machine Learning:ExecuTorch Operators:Portable sub"],
-                      baseline_note=None, baseline_source="the template's path:")
+                      baseline_note="the previous release has no pack asset", baseline_source="the template's path:")
 
 
 def plan(tmp_path: Path, bump=BUMP) -> Plan:
@@ -362,9 +362,58 @@ def test_the_body_rendered_from_the_record_shows_its_parts(tmp_path):
     with_files = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
                                branch="bot/b", included=("zz/b.txt", "aa/a.txt"), env=env)
     assert with_files.full.index("aa/a.txt") < with_files.full.index("zz/b.txt")
+    assert "https://github.com/acme/t/actions/runs/42" in with_files.full     # this run rebuilt them
+    by_token = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
+                             branch="bot/b", default_token=True, env=env)
+    assert "2 of 2 workflows will run on this pull request" in plain.full
+    assert "0 of 2 workflows will run on this pull request (opened with `GITHUB_TOKEN`: none runs)." in by_token.full
     assert "aa/a.txt" not in plain.full
     rec["pack"]["verification"] = None
     rec["pack"]["note"] = "NOTE: no pack in this run"
     noted = render_record(rec, repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main",
                           branch="bot/b", env=env)
     assert "NOTE: no pack in this run" in noted.full
+
+
+def test_a_record_without_the_template_part_reads_the_template_from_the_checkout(tmp_path):
+    from bot.report.record import render_record
+
+    (tmp_path / "project.csolution.yml").write_text("solution:\n  target-types:\n    - type: CheckoutBoard\n"
+                                                    "      board: B1\n      device: D1\n")
+    rec = through_json(full_record(tmp_path))
+    rec["pack"]["refusal"] = None
+    kw = dict(repo=tmp_path, contents=CONTENTS, upstream="acme/executorch", base="main", branch="b", env={})
+    recorded = render_record(rec, **kw).full
+    assert "target type `AVH` (`Corstone-300` / `SSE-300-MPS3`) from `project.csolution.yml:12`" in recorded
+    assert "CheckoutBoard" not in recorded          # the record's own part wins over the checkout
+    rec["template"] = None                          # an older update: what the template holds is read here
+    here = render_record(rec, **kw).full
+    assert "target type `CheckoutBoard` (`B1` / `D1`) from `project.csolution.yml:3`" in here
+    assert "AVH" not in here
+    assert "executorch-pack-bot update --repo . --upstream github:acme/executorch --version 1.5.1" in here
+
+
+def test_a_bump_change_written_without_its_source_reads_with_none_stated(tmp_path):
+    rec = through_json(record_of(plan(tmp_path)))
+    rec["bump"]["changes"] = [{"name": "torch", "new": "2.8.0"}]
+    assert plan_from_record(rec, tmp_path, CONTENTS).bump.changes == (PinChange("torch", None, "2.8.0", ""),)
+
+
+def test_a_record_without_flags_or_edits_reads_with_none(tmp_path):
+    rec = through_json(record_of(plan(tmp_path)))
+    del rec["flags"], rec["edits"]
+    back = plan_from_record(rec, tmp_path, CONTENTS)
+    assert (back.flags, back.edits, back.rows) == ([], [], ROWS)
+
+
+def test_a_verification_with_only_its_required_keys_reads_with_empty_parts():
+    rec = {"pack": {"verification": {"pack": "P.pack", "version": "1.5.1"}}}
+    back = pack_report_from(rec)
+    assert (back.pack, back.version, back.checks, back.operators_added, back.operators_removed,
+            back.operators_changed, back.template_missing, back.baseline, back.baseline_note,
+            back.baseline_source) == ("P.pack", "1.5.1", [], [], [], [], [], None, None, None)
+    rec["pack"]["verification"]["checks"] = [{"name": "pdsc", "status": "pass"}]
+    rec["pack"]["verification"]["operators"] = {}
+    back = pack_report_from(rec)
+    assert [(c.name, c.status, c.detail, c.data) for c in back.checks] == [("pdsc", "pass", "", {})]
+    assert (back.operators_added, back.operators_changed, back.template_missing) == ([], [], [])

@@ -209,3 +209,106 @@ def test_a_discovered_repository_follows_its_rule_s_track_on_its_default_branch(
     assert [(r["template"], r["branch"], r["track"], r["line"], r["target"], r["state"]) for r in p["rows"]] == [
         ("org1/a", "", "1.4", 0, "1.4.2", "behind")]        # found twice: the first rule's entry, no refused row
     assert [(j["key"], j["branch"], j["version"]) for j in p["pull-requests"]] == [("org1-a", "", "1.4.2")]
+
+
+def closed_by_a_person(fake, tmp_path):
+    fw.add_upstream(fake)
+    fw.set_state(fake, "acme/a", "closed by a person")
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    return lst
+
+
+def test_the_events_of_a_closed_pull_request_are_read_whole_and_cached_only_in_their_shape(fake, tmp_path, capsys):
+    lst = closed_by_a_person(fake, tmp_path)
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0 and p["rows"][0]["state"] == "closed by a person"
+    asked = [s for s in fake.requests if s.path == "/repos/acme/a/issues/1/events"]
+    assert len(asked) == 1 and asked[0].query.get("per_page") in ("100", ["100"])
+    cache = tmp_path / "cache" / "fleet.json"
+    data = json.loads(cache.read_text())
+    key = "/repos/acme/a/issues/1/events?per_page=100#pages"
+    assert data["etags"][key]["value"] == [{"event": "closed", "at": "2026-11-01T00:00:00Z"}]
+    # a cached answer of another shape (the branch deletion that would hand the versions back) is asked again
+    data["etags"][key]["value"] = [{"event": "head_ref_deleted", "at": 5}, {"event": "closed"}]
+    cache.write_text(json.dumps(data))
+    fake.requests.clear()
+    code, p, _ = plan(capsys, tmp_path, lst, name="again.json")
+    assert code == 0 and p["rows"][0]["state"] == "closed by a person"
+    asked = [s for s in fake.requests if s.path == "/repos/acme/a/issues/1/events"]
+    assert len(asked) == 1 and not any(k.lower() == "if-none-match" for k in asked[0].headers)
+
+
+def test_events_that_cannot_be_listed_name_the_pull_request(fake, tmp_path, capsys):
+    lst = closed_by_a_person(fake, tmp_path)
+    fake.faults.append(Fault("GET", r"/repos/acme/a/issues/1/events$", 200, {"message": "not a list"}))
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"]) == (
+        "error", "cannot list the events of #1 in acme/a: GitHub answered with JSON that is not a list")
+
+
+def test_a_refused_entry_s_row_keeps_its_line(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: not a repository\n  - reponame: acme/x\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"], r["line"], r["reason"].split(": ", 1)[0]) for r in p["rows"]] == [
+        ("repository: not a repository", "refused entry", 2, f"{lst}:2"),
+        ("reponame: acme/x", "refused entry", 3, f"{lst}:3")]
+
+
+def test_an_up_to_date_template_s_row_names_its_pack_version(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/plain", fw.pin_files("1.5.1"))
+    fw.add_template(fake, "acme/local", fw.pin_files("1.5.1", pack="1.5.1-local"))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/plain\n  - repository: acme/local\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert [(r["template"], r["state"], r["pack_version"]) for r in p["rows"]] == [
+        ("acme/plain", "up to date", "1.5.1"), ("acme/local", "up to date", "1.5.1-local")]
+
+
+@pytest.mark.parametrize("head", ["x", {"repo": "acme/a", "ref": fw.BOT_BRANCH}, {"repo": None}])
+def test_a_fingerprinted_pull_request_whose_head_is_not_described_is_not_the_bot_s(fake, tmp_path, capsys, head):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": 3, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": "x\n" + fw.FP, "head": head,
+         "html_url": "https://github.com/acme/a/pull/3"}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["pr_url"]) == ("branch used by another pull request",
+                                                                "https://github.com/acme/a/pull/3")
+
+
+@pytest.mark.parametrize("number", ["7", True, 7.0, None])
+def test_a_pull_request_without_a_whole_number_is_left_out(fake, tmp_path, capsys, number):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": number, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+         "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}, "html_url": "https://github.com/acme/a/pull/7"}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"]) == ("behind", "open a pull request for 1.5.1")
+
+
+def test_a_bot_pull_request_without_an_address_has_none(fake, tmp_path, capsys):
+    fw.add_upstream(fake)
+    fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
+    fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
+        {"number": 4, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+         "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}}]))
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    code, p, _ = plan(capsys, tmp_path, lst)
+    assert code == 0
+    assert (p["rows"][0]["state"], p["rows"][0]["reason"], p["rows"][0]["pr_url"]) == (
+        "pull request open", "#4 proposes 1.5.1", "")
