@@ -18,6 +18,10 @@ import yaml
 import fleetworld as fw
 from fakegithub import UPSTREAM, Fault
 from test_fleet_plan import plan
+from bot.events.state import dump
+
+#: A bot PR's body: its fingerprint and the version the bot recorded it proposes (bot.events.state)
+RECORDED = fw.FP + "\n" + dump({"version": "1.5.1"}) + "\n"
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github/workflows/executorch-pack-bot-fleet.yml"
@@ -61,17 +65,24 @@ def test_every_key_the_workflow_reads_is_in_every_matrix_item(fake, small, tmp_p
 def test_the_pack_matrix_names_each_pack_s_tag_source_and_the_checkout_that_builds_it(fake, small, tmp_path, capsys):
     code, p, _ = plan(capsys, tmp_path, small)
     assert code == 0
+    # one build per template that needs one (its own requirements), named by its key; a release asset is fetched
+    # once for all and checks out no template
     assert p["packs"] == [
         {"pack-version": "1.4.2", "version": "1.4.2", "tag": "v1.4.2", "source": "build", "pack-url": "", "sha256": "",
-         "artifact": "executorch-pack-1.4.2", "template": "acme/track14", "template-owner": "acme",
-         "template-name": "track14", "branch": "", "templates": 2},
+         "artifact": "executorch-pack-1.4.2-acme-examples-hackathon", "build-key": "acme-examples-hackathon",
+         "template": "acme/examples", "template-owner": "acme", "template-name": "examples", "branch": "hackathon",
+         "templates": 1},
+        {"pack-version": "1.4.2", "version": "1.4.2", "tag": "v1.4.2", "source": "build", "pack-url": "", "sha256": "",
+         "artifact": "executorch-pack-1.4.2-acme-track14", "build-key": "acme-track14", "template": "acme/track14",
+         "template-owner": "acme", "template-name": "track14", "branch": "", "templates": 1},
         {"pack-version": "1.5.1", "version": "1.5.1", "tag": "v1.5.1", "source": "release-asset",
          "pack-url": asset_url(fake), "sha256": hashlib.sha256(fw.PACK_151).hexdigest(),
-         "artifact": "executorch-pack-1.5.1", "template": "acme/behind-a", "template-owner": "acme",
-         "template-name": "behind-a", "branch": "", "templates": 1},
+         "artifact": "executorch-pack-1.5.1", "build-key": "", "template": "", "template-owner": "",
+         "template-name": "", "branch": "", "templates": 1},
         {"pack-version": "1.5.1-local", "version": "1.5.1", "tag": "v1.5.1", "source": "build", "pack-url": "",
-         "sha256": "", "artifact": "executorch-pack-1.5.1-local", "template": "org2/local-a", "template-owner": "org2",
-         "template-name": "local-a", "branch": "", "templates": 1}]
+         "sha256": "", "artifact": "executorch-pack-1.5.1-local-org2-local-a", "build-key": "org2-local-a",
+         "template": "org2/local-a", "template-owner": "org2", "template-name": "local-a", "branch": "",
+         "templates": 1}]
 
 
 def test_the_pull_request_matrix_holds_each_template_s_job(fake, small, tmp_path, capsys):
@@ -79,17 +90,21 @@ def test_the_pull_request_matrix_holds_each_template_s_job(fake, small, tmp_path
     assert code == 0
     assert p["pull-requests"] == [
         {"repository": "acme/behind-a", "owner": "acme", "name": "behind-a", "source": "release-asset",
-         "pack-url": asset_url(fake), "branch": "", "version": "1.5.1", "pack-version": "1.5.1",
-         "artifact": "executorch-pack-1.5.1", "key": "acme-behind-a", "current": "1.4.0", "bot-branch": fw.BOT_BRANCH},
+         "pack-url": asset_url(fake), "sha256": hashlib.sha256(fw.PACK_151).hexdigest(), "branch": "",
+         "version": "1.5.1", "pack-version": "1.5.1", "artifact": "executorch-pack-1.5.1", "key": "acme-behind-a",
+         "current": "1.4.0", "bot-branch": fw.BOT_BRANCH},
         {"repository": "acme/track14", "owner": "acme", "name": "track14", "source": "build", "pack-url": "",
-         "branch": "", "version": "1.4.2", "pack-version": "1.4.2", "artifact": "executorch-pack-1.4.2",
-         "key": "acme-track14", "current": "1.4.0", "bot-branch": fw.BOT_BRANCH},
+         "sha256": "", "branch": "", "version": "1.4.2", "pack-version": "1.4.2",
+         "artifact": "executorch-pack-1.4.2-acme-track14", "key": "acme-track14", "current": "1.4.0",
+         "bot-branch": fw.BOT_BRANCH},
         {"repository": "org2/local-a", "owner": "org2", "name": "local-a", "source": "build", "pack-url": "",
-         "branch": "", "version": "1.5.1", "pack-version": "1.5.1-local", "artifact": "executorch-pack-1.5.1-local",
-         "key": "org2-local-a", "current": "1.4.0", "bot-branch": fw.BOT_BRANCH},
+         "sha256": "", "branch": "", "version": "1.5.1", "pack-version": "1.5.1-local",
+         "artifact": "executorch-pack-1.5.1-local-org2-local-a", "key": "org2-local-a", "current": "1.4.0",
+         "bot-branch": fw.BOT_BRANCH},
         {"repository": "acme/examples", "owner": "acme", "name": "examples", "source": "build", "pack-url": "",
-         "branch": "hackathon", "version": "1.4.2", "pack-version": "1.4.2", "artifact": "executorch-pack-1.4.2",
-         "key": "acme-examples-hackathon", "current": "1.4.0", "bot-branch": "executorch-pack-bot/hackathon"}]
+         "sha256": "", "branch": "hackathon", "version": "1.4.2", "pack-version": "1.4.2",
+         "artifact": "executorch-pack-1.4.2-acme-examples-hackathon", "key": "acme-examples-hackathon",
+         "current": "1.4.0", "bot-branch": "executorch-pack-bot/hackathon"}]
     assert [(r["template"], r["key"], r["job"]) for r in p["rows"]] == [
         ("acme/behind-a", "acme-behind-a", True), ("acme/track14", "acme-track14", True),
         ("org2/local-a", "org2-local-a", True), ("acme/examples@hackathon", "acme-examples-hackathon", True)]
@@ -207,7 +222,8 @@ def test_a_discovered_repository_follows_its_rule_s_track_on_its_default_branch(
     code, p, _ = plan(capsys, tmp_path, lst)
     assert code == 0
     assert [(r["template"], r["branch"], r["track"], r["line"], r["target"], r["state"]) for r in p["rows"]] == [
-        ("org1/a", "", "1.4", 0, "1.4.2", "behind")]        # found twice: the first rule's entry, no refused row
+        ("org1/a", "", "1.4", 0, "1.4.2", "build not allowed")]   # found twice: the first rule's entry, no
+    # refused row; 1.4.2 has no pack asset, and a repository found by discover: alone gets no build
     assert [(j["key"], j["branch"], j["version"]) for j in p["pull-requests"]] == [("org1-a", "", "1.4.2")]
 
 
@@ -276,7 +292,7 @@ def test_a_fingerprinted_pull_request_whose_head_is_not_described_is_not_the_bot
     fw.add_upstream(fake)
     fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
     fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
-        {"number": 3, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": "x\n" + fw.FP, "head": head,
+        {"number": 3, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": "x\n" + RECORDED, "head": head,
          "html_url": "https://github.com/acme/a/pull/3"}]))
     lst = tmp_path / "fleet.yml"
     lst.write_text("templates:\n  - repository: acme/a\n")
@@ -291,7 +307,7 @@ def test_a_pull_request_without_a_whole_number_is_left_out(fake, tmp_path, capsy
     fw.add_upstream(fake)
     fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
     fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
-        {"number": number, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+        {"number": number, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": RECORDED,
          "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}, "html_url": "https://github.com/acme/a/pull/7"}]))
     lst = tmp_path / "fleet.yml"
     lst.write_text("templates:\n  - repository: acme/a\n")
@@ -304,7 +320,7 @@ def test_a_bot_pull_request_without_an_address_has_none(fake, tmp_path, capsys):
     fw.add_upstream(fake)
     fw.add_template(fake, "acme/a", fw.pin_files("1.4.0"))
     fake.faults.append(Fault("GET", r"/repos/acme/a/pulls$", 200, [
-        {"number": 4, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": fw.FP,
+        {"number": 4, "state": "open", "title": "Bump ExecuTorch to 1.5.1", "body": RECORDED,
          "head": {"ref": fw.BOT_BRANCH, "repo": {"full_name": "acme/a"}}}]))
     lst = tmp_path / "fleet.yml"
     lst.write_text("templates:\n  - repository: acme/a\n")
