@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-# the shared options, defined in bot/commands/options.py; still importable from here
-from bot.commands.options import (add_github_arguments, add_ignored_argument,  # noqa: F401
+# the shared options, defined in bot/commands/_options.py; still importable from here
+from bot.commands._options import (add_github_arguments, add_ignored_argument,  # noqa: F401
                                   add_pack_index_argument, github_repo)
 
 NAME = "check"
@@ -76,7 +76,7 @@ def ignored_versions(args, config, token) -> tuple[str, ...]:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.options import add_source_arguments
+    from bot.commands._options import add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_github_arguments(p)

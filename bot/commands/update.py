@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-# the shared options, defined in bot/commands/options.py; still importable from here
-from bot.commands.options import (add_exclude_argument, add_flagged_arguments,  # noqa: F401
+# the shared options, defined in bot/commands/_options.py; still importable from here
+from bot.commands._options import (add_exclude_argument, add_flagged_arguments,  # noqa: F401
                                   add_set_argument, add_source_arguments)
 
 NAME = "update"
