@@ -162,7 +162,11 @@ def github_contract(request):
 
 def pytest_sessionfinish(session, exitstatus):
     """With $EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE, write the REST operations the whole session used (JSON
-    list of [method, path template]) for ``python tests/openapi_contract.py --suite FILE``."""
+    list of [method, path template]) for ``python tests/openapi_contract.py --suite FILE``.
+
+    Under pytest-xdist (``-n``) each worker saw only its own tests' requests: a worker writes ``FILE.gwN`` and
+    the controlling process, which finishes last, writes FILE as the union of those parts and removes them."""
+    import glob
     import json
     import os
 
@@ -174,5 +178,15 @@ def pytest_sessionfinish(session, exitstatus):
     if openapi_contract.missing_reason():
         return
     ops = openapi_contract.operations_used(fakegithub.EXCHANGES, openapi_contract.contract())
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        out = f"{out}.{worker}"
+    else:
+        parts = sorted(glob.glob(glob.escape(out) + ".gw*"))
+        for part in parts:
+            with open(part, encoding="utf-8") as fh:
+                ops = openapi_contract.merged(ops, openapi_contract.operations_of(json.load(fh),
+                                                                                  openapi_contract.contract()))
+            os.unlink(part)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump([[o.method, o.path] for o in ops], fh)

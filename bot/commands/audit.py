@@ -14,7 +14,7 @@ HELP = "check that every ExecuTorch pin of a template agrees (exit 1 when they d
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--json", action="store_true", help="print the audit as JSON")
-    from bot.commands.update import add_exclude_argument
+    from bot.commands._options import add_exclude_argument
     add_exclude_argument(p)
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+# the shared options, defined in bot/commands/_options.py; still importable from here
+from bot.commands._options import (add_github_arguments, add_ignored_argument,  # noqa: F401
+                                  add_pack_index_argument, github_repo)
+
 NAME = "check"
 ORDER = 30
 HELP = "compare the template's ExecuTorch pin with upstream's releases (GitHub Actions outputs)"
@@ -20,50 +24,6 @@ DESCRIPTION = ("Print current, target, update-needed, pack-source, pack-url, pac
                ".github/executorch-pack-bot.yml is validated first (a bad setting: exit 2, FILE:LINE).")
 
 
-def github_repo(value: str) -> str:
-    """``--github-repo``: ``OWNER/NAME`` as GitHub spells a repository (owner: letters, digits and single hyphens;
-    name: letters, digits, ``.``, ``_``, ``-``), checked before any request.  Raises
-    :class:`argparse.ArgumentTypeError` (argparse exits 2 with the command's usage) for anything else, such as an
-    owner alone or a URL."""
-    import re
-
-    if not re.fullmatch(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}/[A-Za-z0-9._-]{1,100}", value) or \
-            value.split("/")[1] in (".", ".."):
-        hint = ""
-        m = re.fullmatch(r"(?:https?://)?github\.com/([^/]+/[^/]+?)(?:\.git)?/?", value.strip())
-        if m:
-            hint = f" (for this URL: {m.group(1)})"
-        raise argparse.ArgumentTypeError(f"{value!r} is not a repository: expected OWNER/NAME, such as "
-                                         f"octocat/cmsis-template{hint}")
-    return value
-
-
-def add_github_arguments(p: argparse.ArgumentParser, *, write: bool = False) -> None:
-    """``--token`` (default $GITHUB_TOKEN; API base URL from $GITHUB_API_URL).
-
-    ``write``: the command pushes and opens pull requests (``publish``,
-    ``run``), so the help names the permissions the token needs (README.md,
-    "GitHub Action": Contents and Pull requests read and write, plus
-    Workflows when the bump edits ``.github/workflows/``) instead of
-    offering anonymous reads.
-    """
-    if write:
-        p.add_argument("--token", help="GitHub token that pushes the bot branch and opens the pull request "
-                                       "(default: $GITHUB_TOKEN): Contents and Pull requests read and write on "
-                                       "the template repository, plus Workflows read and write when the bump "
-                                       "edits .github/workflows/ files; it also reads upstream's releases")
-    else:
-        p.add_argument("--token", help="GitHub token (default: $GITHUB_TOKEN; anonymous public reads without one)")
-
-
-def add_pack_index_argument(p: argparse.ArgumentParser) -> None:
-    """``--pack-index-url``: the public CMSIS pack index asked about ``PyTorch::ExecuTorch@V`` (bot/pack/public_index.py)."""
-    p.add_argument("--pack-index-url", metavar="URL|off",
-                   help="the CMSIS pack index (index.pidx) asked whether PyTorch::ExecuTorch@V is on it; 'off' asks "
-                        "nothing (default: $EXECUTORCH_PACK_BOT_PACK_INDEX_URL, else cpackget's public index "
-                        "https://www.keil.com/pack/index.pidx)")
-
-
 def report_pack_index(answer) -> None:
     """Print the pack-index answer to stderr; a "could not tell" is also an Actions warning (the run goes on)."""
     import sys
@@ -77,13 +37,6 @@ def report_pack_index(answer) -> None:
         actions.warning(line(answer.summary()))
     else:
         print(f"# {line(answer.summary())}", file=sys.stderr)
-
-
-def add_ignored_argument(p: argparse.ArgumentParser) -> None:
-    """``--respect-ignored`` (and ``--github-repo`` for ``check``): skip versions reviewers ignored."""
-    p.add_argument("--respect-ignored", action="store_true",
-                   help="skip the versions reviewers ignored (/executorch-pack-bot ignore), read from the dashboard "
-                        "issue or the bot's pull requests of --github-repo; the next newer release is chosen")
 
 
 def template_repository(args) -> str:
@@ -113,7 +66,7 @@ def ignored_versions(args, config, token) -> tuple[str, ...]:
     if not getattr(args, "respect_ignored", False):
         return ()
     full = template_repository(args)
-    from bot.events.ignored import read_ignored
+    from bot.events.store import read_ignored
     from bot.github.client import make_github
 
     found = tuple(read_ignored(make_github(token), full, config))
@@ -123,7 +76,7 @@ def ignored_versions(args, config, token) -> tuple[str, ...]:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.update import add_source_arguments
+    from bot.commands._options import add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_github_arguments(p)

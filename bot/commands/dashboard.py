@@ -14,8 +14,8 @@ DESCRIPTION = ("Read the template's pinned ExecuTorch version, upstream's newest
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import github_repo
-    from bot.commands.check import add_github_arguments
+    from bot.commands._options import github_repo
+    from bot.commands._options import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--upstream", default="github:pytorch/executorch", help="upstream ExecuTorch source")
     p.add_argument("--outcome", default=None,

@@ -71,9 +71,9 @@ class Problem:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import github_repo
-    from bot.commands.check import add_github_arguments
-    from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
+    from bot.commands._options import github_repo
+    from bot.commands._options import add_github_arguments
+    from bot.commands._options import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_set_argument(p)

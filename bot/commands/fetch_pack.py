@@ -11,7 +11,7 @@ HELP = "download a release's pack asset (sha256 checked) and verify it"
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import add_github_arguments
+    from bot.commands._options import add_github_arguments
     p.add_argument("--version", dest="pack_version", required=True, metavar="V", help="ExecuTorch version (X.Y.Z)")
     from bot.cli import add_output_dir
     add_output_dir(p, "folder to write the pack into")

@@ -23,7 +23,7 @@ DESCRIPTION = ("Find the pack the template pins now: the unpacked pack or .pack 
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import add_github_arguments
+    from bot.commands._options import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     from bot.cli import add_output_dir
     add_output_dir(p, "folder for the previous pack and previous-pack.json")

@@ -19,8 +19,8 @@ HELP = "push the applied bump to the bot branch and open or update its pull requ
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import github_repo
-    from bot.commands.check import add_github_arguments
+    from bot.commands._options import github_repo
+    from bot.commands._options import add_github_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     p.add_argument("--plan-file", required=True, type=Path, help="the JSON plan written by `update --plan-file`")
     src = p.add_mutually_exclusive_group()
@@ -67,7 +67,7 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="replace the bot branch even when it holds commits by others (a writer's "
                         "'/executorch-pack-bot recreate' comment)")
     add_github_arguments(p, write=True)
-    from bot.commands.check import add_pack_index_argument
+    from bot.commands._options import add_pack_index_argument
     add_pack_index_argument(p)
 
 

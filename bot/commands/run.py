@@ -14,19 +14,19 @@ DESCRIPTION = ("Check upstream releases; when the template is behind, plan and a
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    from bot.commands.check import github_repo
-    from bot.commands.check import add_github_arguments
-    from bot.commands.update import add_exclude_argument, add_set_argument, add_source_arguments
+    from bot.commands._options import github_repo
+    from bot.commands._options import add_github_arguments
+    from bot.commands._options import add_exclude_argument, add_set_argument, add_source_arguments
     p.add_argument("--repo", default=".", type=Path, help="the template checkout (default: .)")
     add_source_arguments(p)
     add_set_argument(p)
-    from bot.commands.update import add_flagged_arguments
+    from bot.commands._options import add_flagged_arguments
     add_flagged_arguments(p, default=True,
                           allowed="propose the bump as a draft pull request that lists the blocking items",
                           stopped="propose nothing when a blocking item is flagged (exit 1)")
     add_exclude_argument(p)
     add_github_arguments(p, write=True)
-    from bot.commands.check import add_ignored_argument
+    from bot.commands._options import add_ignored_argument
     add_ignored_argument(p)
     p.add_argument("--github-repo", metavar="OWNER/NAME", type=github_repo, help="the template repository (default: $GITHUB_REPOSITORY)")
     p.add_argument("--remote", default="origin", help="git remote to push to (default: origin)")
@@ -34,7 +34,7 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="how the commit is made: git (pushed from here) or api (GitHub creates and signs it, for "
                         "branch rules that require verified signatures); default: the config's commit: (git)")
     p.add_argument("--dry-run", action="store_true", help="print the pull request it would open; change nothing")
-    from bot.commands.check import add_pack_index_argument
+    from bot.commands._options import add_pack_index_argument
     add_pack_index_argument(p)
     from bot.commands.publish import add_model_results_arguments
     add_model_results_arguments(p)

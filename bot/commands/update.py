@@ -6,6 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+# the shared options, defined in bot/commands/_options.py; still importable from here
+from bot.commands._options import (add_exclude_argument, add_flagged_arguments,  # noqa: F401
+                                  add_set_argument, add_source_arguments)
+
 NAME = "update"
 ORDER = 10
 HELP = "bump a template checkout to an ExecuTorch release (every pin, the lock file, prose)"
@@ -14,46 +18,6 @@ DESCRIPTION = (
     "all-or-nothing. Exit 0 when done or nothing to do, 1 when a blocking item is flagged (nothing "
     "is written unless --allow-flagged; non-blocking items never change the exit code), 2 for bad "
     "usage or bad input.")
-
-
-def add_source_arguments(p: argparse.ArgumentParser) -> None:
-    """``--upstream``, ``--version`` (old spelling ``--to``), ``--allow-prerelease``: shared by the commands that
-    pick a target.  ``--version`` names an ExecuTorch release in every command (``fetch-pack``, ``build-pack``,
-    ``verify-pack`` too) and is the action's and the workflow's ``version`` input."""
-    from bot.cli import deprecated_alias
-    p.add_argument("--upstream", default="github:pytorch/executorch", metavar="SOURCE",
-                   help="a local ExecuTorch git repository (clone or bare), a folder with one "
-                        "sub-folder per tag, or github:OWNER/NAME (default: %(default)s)")
-    p.add_argument("--version", dest="to", metavar="X.Y.Z",
-                   help="the target release (X.Y.Z or vX.Y.Z; default: the newest stable vX.Y.Z tag)")
-    deprecated_alias(p, "--to", "--version", dest="to")
-    p.add_argument("--allow-prerelease", action="store_true",
-                   help="accept a release candidate (X.Y.Z-rcN) as --version")
-
-
-def add_flagged_arguments(p: argparse.ArgumentParser, *, default: bool, allowed: str, stopped: str) -> None:
-    """``--allow-flagged`` / ``--stop-on-flagged``, the same two words in ``update`` and ``run`` (``dest``
-    ``allow_flagged``): what a command does when a blocking item is flagged.  ``default``: this command's
-    choice when neither is given; ``allowed`` and ``stopped`` say what each does here."""
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--allow-flagged", dest="allow_flagged", action="store_true", default=default,
-                   help=allowed + (" (the default)" if default else ""))
-    g.add_argument("--stop-on-flagged", dest="allow_flagged", action="store_false",
-                   help=stopped + ("" if default else " (the default)"))
-
-
-def add_exclude_argument(p: argparse.ArgumentParser) -> None:
-    """``--exclude GLOB`` (repeatable): shared by ``update`` and ``audit``."""
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                   help="a path glob of the template never read (repeatable; * also matches /; a folder "
-                        "excludes what it holds); used together with the exclude: list read from "
-                        ".github/executorch-pack-bot.yml, which is not changed")
-
-
-def add_set_argument(p: argparse.ArgumentParser) -> None:
-    """``--set NAME=VERSION`` (repeatable): shared by ``update`` and ``run``."""
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VERSION",
-                   help="supply a pin upstream does not resolve (repeatable), e.g. --set torchao=0.19.0")
 
 
 def register(p: argparse.ArgumentParser) -> None:

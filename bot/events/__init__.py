@@ -13,10 +13,12 @@ Modules:
 
 - :mod:`bot.events.event`: the webhook payload from ``$GITHUB_EVENT_PATH``.
 - :mod:`bot.events.router`: (event, action) -> handlers.
+- :mod:`bot.events.registry`: the router the handlers register on (imported by them, never importing them).
 - :mod:`bot.events.context`: what a handler may ask and do (permission, the bot's PR, reply, react).
 - :mod:`bot.events.verbs`: ``/executorch-pack-bot VERB [ARGS]`` parsing and the help text.
 - :mod:`bot.events.comment_commands`: comment commands on the bot's PR.
 - :mod:`bot.events.ignored`: where ignored versions are kept.
+- :mod:`bot.events.store`: which store a repository keeps them in (the dashboard's or the PRs').
 - :mod:`bot.events.automerge`: an approval enables auto-merge (opt-in).
 - :mod:`bot.events.dashboard`: the dashboard issue and its "Check now" box (opt-in).
 """

@@ -65,7 +65,7 @@ from urllib.parse import quote
 from bot import inert
 from bot.errors import PlatformError
 from bot.events.event import is_bot
-from bot.events.router import router
+from bot.events.registry import router
 
 ENABLE = ("mutation($id: ID!, $method: PullRequestMergeMethod!, $head: GitObjectID!) { enablePullRequestAutoMerge("
           "input: {pullRequestId: $id, mergeMethod: $method, expectedHeadOid: $head}) { pullRequest { number } } }")

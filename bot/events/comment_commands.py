@@ -13,9 +13,10 @@ from __future__ import annotations
 from bot import inert
 from bot.errors import UsageError
 from bot.events import ignored as ign
+from bot.events.store import open_store
 from bot.events import verbs
 from bot.events.event import is_bot
-from bot.events.router import router
+from bot.events.registry import router
 
 RUNS = {
     "recheck": "verifying the pack and auditing the template again; this pull request is refreshed when the run ends.",
@@ -133,7 +134,7 @@ def _ignore(ctx, cmd, pr, comment_id: int, is_open: bool) -> str:
             why = f"`{verb}`: {NO_RECORD}"
         ctx.reply(number, f"{why}; nothing was done.\n\nUsage: `{verbs.PREFIX} {verb} X.Y.Z`")
         return f"refused {verb} on #{number}: no version X.Y.Z"
-    store = ign.open_store(ctx.api, ctx.config)
+    store = open_store(ctx.api, ctx.config)
     entries = store.read()
     present = version in ign.versions(entries)
     undo = f"To undo, comment `{verbs.PREFIX} unignore {version}`."

@@ -74,7 +74,7 @@ from bot.errors import PlatformError, UsageError
 from bot.events import ignored as ign
 from bot.events import state as hidden
 from bot.events.event import is_bot
-from bot.events.router import router
+from bot.events.registry import router
 from bot.events.verbs import PREFIX
 
 LABEL = "executorch-pack-bot"

@@ -104,18 +104,3 @@ def close_ignored(api, pr: dict) -> None:
     patch = {"state": "closed", "body": with_state(pr.get("body"), closed_by="ignore")}
     api.patch(f"pulls/{pr['number']}", patch, f"close #{pr['number']}")
     pr.update(patch)
-
-
-def open_store(api, config):
-    """The store for this repository: the dashboard's when ``dashboard: true``, else the PRs'."""
-    if config.dashboard:
-        from bot.events.dashboard import DashboardStore
-        return DashboardStore(api, config)
-    return PullStore(api, config)
-
-
-def read_ignored(gh, full_name: str, config) -> list[str]:
-    """The ignored versions of ``full_name`` (for ``check``/``run --respect-ignored``): one or two API requests."""
-    from bot.events.context import Api
-
-    return versions(open_store(Api(gh, full_name), config).read())

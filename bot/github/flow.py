@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 from packaging.version import Version
 
+from bot.report.markdown import MarkdownReport  # noqa: F401 - defined with the reports, used by publish
 from bot.versions import tag_version
 
 Progress = Callable[[str], None]
@@ -160,28 +161,6 @@ def pack_index_status(state: CheckState, *, url: Optional[str] = None, policy=No
 def index_pins(plan) -> dict[str, str]:
     """``{name: new version}`` of the plan's Python pins (for the package-index check)."""
     return {r.name: r.new for r in plan.rows if r.new and "::" not in r.name}
-
-
-class MarkdownReport:
-    """A pack report given to ``publish --pack-report FILE`` as the Markdown of ``verify-pack --markdown FILE``.
-
-    ``publish`` runs in another job than the verification, so it only has
-    that Markdown; this wraps it in the shape :func:`bot.report.pack_section`
-    reads from a ``PackReport``.  ``failed`` is read from the verdict line
-    ``PackReport.to_markdown()`` writes (``**Failed** for version ...``,
-    bot/pack/report.py); the operator components are inside the text already.
-    """
-
-    operators_added: tuple = ()
-    operators_removed: tuple = ()
-
-    def __init__(self, text: str):
-        self.text = text
-        self.failed = any(line.startswith("**Failed**") for line in text.splitlines())
-
-    def to_markdown(self) -> str:
-        """The report's Markdown, as given."""
-        return self.text
 
 
 def verify_asset(asset, version: str, tag: str, dest: Optional[Path] = None, *, progress=None,

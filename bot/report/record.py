@@ -383,7 +383,7 @@ def pack_report_from(record: dict):
                           template_missing=list(ops.get("template_missing", [])),
                           baseline_note=v.get("baseline_note"), baseline_source=v.get("baseline_source"))
     if pk.get("report_markdown") is not None:
-        from bot.github.flow import MarkdownReport
+        from bot.report.markdown import MarkdownReport
         return MarkdownReport(pk["report_markdown"])
     return None
 

@@ -28,6 +28,7 @@ from bot.errors import TemplateError
 from bot.model import Flag
 from bot.template.interface import Manager
 from bot.template.locks import is_python_lock
+from bot.template.rawtext import _WIDE_BOMS, mentions_executorch  # noqa: F401 - defined there, read here too
 
 #: Directory names never descended into (anywhere in the tree).
 SKIP_DIRS = frozenset({
@@ -45,9 +46,6 @@ SKIP_SUBTREES = ("ai_layer/engine",)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Names of the managers whose files hold pins (csolution/cproject/clayer, lock file, requirements, pyproject).
 PIN_MANAGERS = frozenset({"cmsis", "lockfile", "requirements", "pyproject", "conda"})
-#: Byte order marks of UTF-16 and UTF-32 text (longest first: UTF-32 LE starts like UTF-16 LE).
-_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
-              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 
 def managers() -> list[Manager]:
@@ -335,14 +333,3 @@ def may_name_version(raw: bytes) -> bool:
     the torch/torchao/vela/TOSA pins, Python versions); True for any other bytes (a non-ASCII file may
     write digits a ``\\d`` pattern matches in other scripts)."""
     return not raw.isascii() or _DIGIT_DOT_DIGIT.search(raw) is not None
-
-
-def mentions_executorch(raw: bytes) -> bool:
-    """True when ``raw`` names ExecuTorch (any case) as UTF-8/ASCII bytes or as UTF-16/32 text."""
-    low = raw.lower()
-    if b"executorch" in low:
-        return True
-    for bom, codec in _WIDE_BOMS:
-        if raw.startswith(bom):
-            return "executorch" in raw.decode(codec, "replace").lower()
-    return b"e\0x\0e\0c\0u\0t\0o\0r\0c\0h" in low

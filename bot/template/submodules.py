@@ -50,7 +50,7 @@ def is_submodule(dir_path: str, rel: str, declared: frozenset[str]) -> bool:
 
 def mentioning_files(root: Path, rel: str) -> int:
     """How many regular files under submodule ``rel`` name ExecuTorch (any case; its ``.git`` never read)."""
-    from bot.template.scan import mentions_executorch
+    from bot.template.rawtext import mentions_executorch
 
     count = 0
     for d, dirs, names in os.walk(Path(root) / rel):
