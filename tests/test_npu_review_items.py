@@ -15,6 +15,7 @@ import pytest
 
 from bot.cli import main
 from bot.modelrun import npu
+from bot.report.npu import table
 
 SUMMARY = ["experiment", "network", "accelerator_configuration", "system_config", "memory_mode", "inference_time",
            "sram_memory_used", "on_chip_flash_memory_used", "off_chip_flash_memory_used", "total_original_weights",
@@ -64,7 +65,7 @@ def test_an_export_that_no_longer_lowers(tmp_path):
                           status="not-lowered", error="RuntimeError: Vela failed")
     assert npu.compare(old, new) == ["`conv_relu_linear` on ethos-u55-128: no longer lowers with 1.5.0 "
                                      "(RuntimeError: Vela failed)"]
-    assert "not lowered" in npu.table(old, new)
+    assert "not lowered" in table(old, new)
 
 
 @pytest.mark.parametrize("new_cycles, items", [(1100, 0), (1101, 1), (900, 0)])

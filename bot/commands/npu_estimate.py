@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from bot import inert
     from bot.errors import UsageError
     from bot.modelrun import npu
+    from bot.report.npu import table
 
     npu.check_target(args.target, "--target")
     for m in args.model:
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     for o, n in zip(old, new):
         items += npu.compare(o, n, threshold=args.threshold, sram_budget_kib=args.sram_budget,
                              flash_budget_kib=args.flash_budget)
-        print(npu.table(o, n))
+        print(table(o, n))
         print()
     for it in items:
         print(inert.line("review: " + it, cap=600))

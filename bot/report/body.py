@@ -206,7 +206,7 @@ def npu_section(npu) -> str:
     The numbers are Vela's estimates (:mod:`bot.modelrun.npu`): the section says no NPU was run."""
     if not npu:
         return ""
-    from bot.modelrun.npu import table
+    from bot.report.npu import table
 
     new, old, items = npu
     olds = {(e.model, e.target): e for e in old}
