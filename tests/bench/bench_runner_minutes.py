@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 #: Real-runner seconds added to each job's act time (assumed): ``"*"`` for every job, plus a job's own entry.
 OVERHEAD = {
