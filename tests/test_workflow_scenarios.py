@@ -210,7 +210,8 @@ def test_the_default_caller_runs_no_job_on_a_comment(aw):
     # the bump alone: a writer's command on the bot's PR starts nothing until the reviewer layer is added
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="alice", comment_id=7003))
+                                                login="alice", comment_id=7003,
+                                                issue_body=pr["body"]))
     assert run.jobs == {}, run
     assert 7003 not in aw.fake.reactions and aw.branches() == ["main"]
 
@@ -223,7 +224,8 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
     pr = only(aw.pulls())
     head = aw.show(BOT_BRANCH, "requirements.txt")
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="alice", comment_id=7001))
+                                                login="alice", comment_id=7001,
+                                                issue_body=pr["body"]))
     assert run.code == 0, run
     assert run.jobs == {"command": "success", "watch": "success", "fetch-pack": "success",
                         "run-model": "success", "pull-request": "success"}, run
@@ -239,7 +241,8 @@ def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
     aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="rita", comment_id=7002))
+                                                login="rita", comment_id=7002,
+                                                issue_body=pr["body"]))
     assert run.code == 0, run
     assert run.jobs == {"command": "success"}        # watch, the pack jobs, pull-request and dashboard skipped
     assert aw.fake.reactions[7002] == ["-1"]

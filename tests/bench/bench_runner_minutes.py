@@ -87,7 +87,7 @@ def main() -> int:
         bot_pr = a.pulls()[0]
         rows.append(row("a writer's recheck comment on the bot's PR",
                         a.run("issue_comment", comment_event(TEMPLATE, bot_pr["number"], "/executorch-pack-bot recheck",
-                                                             login="alice"))))
+                                                             login="alice", issue_body=bot_pr["body"]))))
         bot_pr = a.pulls()[0]
         rows.append(row("an approval of the bot's PR", a.run("pull_request_review", review_event(TEMPLATE, bot_pr,
                                                                                                    login="alice"))))
