@@ -160,6 +160,8 @@ class ActRun:
     summaries: str
     seconds: float
     errors: list = field(default_factory=list)
+    #: job id -> seconds from its first to its last log record (act's JSON ``time`` stamps, whole seconds)
+    job_seconds: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         """The job results, the errors and the last lines of each failed job (for assertion messages)."""
@@ -408,7 +410,7 @@ class ActWorld:
 
     @staticmethod
     def _parse(code: int, out: str, seconds: float) -> ActRun:
-        jobs, lines, errors, summaries = {}, [], [], []
+        jobs, lines, errors, summaries, spans = {}, [], [], [], {}
         for raw in out.splitlines():
             try:
                 rec = json.loads(raw)
@@ -417,6 +419,10 @@ class ActWorld:
                 continue
             msg = str(rec.get("msg", ""))
             job = str(rec.get("jobID", "") or rec.get("job", ""))
+            stamp = _stamp(rec.get("time"))
+            if job and stamp is not None:
+                first, _ = spans.get(job.split("/")[-1], (stamp, stamp))
+                spans[job.split("/")[-1]] = (first, stamp)
             lines.append(f"[{job}] {msg}")
             if "jobResult" in rec:
                 jobs[job.split("/")[-1]] = rec["jobResult"]
@@ -426,7 +432,17 @@ class ActWorld:
             # line read while commands are stopped (::stop-commands::) after a "⚙", and it is no annotation
             if "\u2757  ::error" in msg:
                 errors.append(msg[msg.index("::error"):].strip())
-        return ActRun(code, jobs, "\n".join(lines), "\n".join(summaries), seconds, errors)
+        return ActRun(code, jobs, "\n".join(lines), "\n".join(summaries), seconds, errors,
+                      {j: (b - a).total_seconds() for j, (a, b) in spans.items() if j in jobs})
+
+
+def _stamp(value):
+    """A log record's ``time`` (RFC 3339, as act's JSON logger writes it) as a datetime, or None."""
+    from datetime import datetime
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
 
 
 BUILD_PACK_SH = """\

@@ -21,6 +21,7 @@ import yaml
 
 from actions_expressions import evaluate, strip_braces, template_to_expression
 from bot.events.verbs import PREFIX, parse
+from eventworld import PR_BODY
 
 pytestmark = pytest.mark.needs("expressions")
 
@@ -59,7 +60,8 @@ def sample(n: int = 1500, seed: int = 20261201) -> list[str]:
 
 
 def comment_github(body: str, *, on_pr: bool = True) -> dict:
-    issue = {"number": 7, "user": {"login": "bob", "type": "User"}}
+    """A comment ``body`` on the bot's PR (its body carries the bot's fingerprint), or on an issue."""
+    issue = {"number": 7, "user": {"login": "bob", "type": "User"}, "body": PR_BODY}
     if on_pr:
         issue["pull_request"] = {"url": f"https://api.github.com/repos/{REPO}/pulls/7"}
     return {"event_name": "issue_comment", "repository": REPO, "run_id": RUN_ID,

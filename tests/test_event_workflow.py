@@ -28,7 +28,12 @@ def test_event_jobs_check_out_only_the_default_branch_and_the_pinned_bot():
     text = REUSABLE.read_text()
     for job_id in EVENT_JOBS:
         job = _jobs()[job_id]
-        dumped = yaml.safe_dump(job)
+        # the job-level if: may read the name of the PR's head repository (only the bot's PR starts a runner),
+        # never its ref or commit; the steps read nothing of the PR's head
+        gate = str(job.get("if", ""))
+        assert not re.search(r"head\.(ref|sha)|refs/pull|github\.head_ref", gate), job_id
+        assert set(re.findall(r"pull_request\.head[\w.]*", gate)) <= {"pull_request.head.repo.full_name"}, job_id
+        dumped = yaml.safe_dump({k: v for k, v in job.items() if k != "if"})
         assert not re.search(r"head\.(ref|sha)|refs/pull|github\.head_ref|pull_request\.head", dumped), job_id
         checkouts = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
         assert len(checkouts) == 2, job_id
@@ -113,18 +118,22 @@ def test_the_action_runs_command_and_dashboard():
     assert {"action", "command-version", "command-pr"} <= set(doc["outputs"])
 
 
-# Every (event, action) a behaviour handles, with a payload that must reach it, and the job that runs it.
+# Every (event, action) a behaviour handles, with a payload that must reach it (an event on the bot's PR, whose head
+# is in the repository and whose body carries the fingerprint, or on the dashboard), and the job that runs it.
+_REPO = "acme/fw-template"
+_BOT_PR = {"head": {"repo": {"full_name": _REPO}}, "body": "<!-- executorch-pack-bot:fingerprint=" + "ab" * 32 + " -->"}
 HANDLED_BY_JOB = {
     ("issue_comment", "created"): ("command", {"comment": {"body": "/executorch-pack-bot recheck",
                                                             "user": {"type": "User"}},
-                                               "issue": {"pull_request": {"url": "x"}}}),
-    ("issues", "edited"): ("command", {"issue": {"body": "- [x] Check now", "user": {"type": "Bot"}},
-                                       "sender": {"type": "User"}}),
-    ("pull_request_review", "submitted"): ("approval", {"review": {"state": "approved"}}),
-    ("pull_request_review", "dismissed"): ("approval", {"review": {"state": "dismissed"}}),
-    ("pull_request_target", "synchronize"): ("approval", {}),
-    ("pull_request_target", "labeled"): ("approval", {"label": {"name": "do-not-merge"}}),
-    ("pull_request_target", "converted_to_draft"): ("approval", {}),
+                                               "issue": {"pull_request": {"url": "x"}, "body": _BOT_PR["body"]}}),
+    ("issues", "edited"): ("command", {"issue": {"body": "<!-- executorch-pack-bot:dashboard -->\n- [x] Check now",
+                                                 "user": {"type": "Bot"}},
+                                       "sender": {"type": "User", "login": "alice"}}),
+    ("pull_request_review", "submitted"): ("approval", {"review": {"state": "approved"}, "pull_request": _BOT_PR}),
+    ("pull_request_review", "dismissed"): ("approval", {"review": {"state": "dismissed"}, "pull_request": _BOT_PR}),
+    ("pull_request_target", "synchronize"): ("approval", {"pull_request": _BOT_PR}),
+    ("pull_request_target", "labeled"): ("approval", {"label": {"name": "do-not-merge"}, "pull_request": _BOT_PR}),
+    ("pull_request_target", "converted_to_draft"): ("approval", {"pull_request": _BOT_PR}),
 }
 REVIEW_STATES = {"approved": True, "changes_requested": True, "commented": False}
 
@@ -149,11 +158,13 @@ def test_every_handled_event_is_subscribed_by_the_callers_and_reaches_its_job():
     for doc in (_load(CALLER), yaml.safe_load(block)):
         assert not {event for event, _ in routes} & set(doc.get("on", doc.get(True))), "the default caller is the bump alone"
     jobs = _jobs()
-    cases = [(strip_braces(jobs[job]["if"]), {"github": {"event_name": e, "event": {"action": a, **payload}}})
+    cases = [(strip_braces(jobs[job]["if"]), {"github": {"event_name": e, "repository": _REPO,
+                                                           "event": {"action": a, **payload}}})
              for (e, a), (job, payload) in sorted(HANDLED_BY_JOB.items())]
     for state in REVIEW_STATES:
-        cases.append((strip_braces(jobs["approval"]["if"]), {"github": {"event_name": "pull_request_review", "event": {
-            "action": "submitted", "review": {"state": state}}}}))
+        cases.append((strip_braces(jobs["approval"]["if"]), {"github": {
+            "event_name": "pull_request_review", "repository": _REPO,
+            "event": {"action": "submitted", "review": {"state": state}, "pull_request": _BOT_PR}}}))
     got = evaluate(cases)
     assert got[:len(HANDLED_BY_JOB)] == [True] * len(HANDLED_BY_JOB)
     assert got[len(HANDLED_BY_JOB):] == list(REVIEW_STATES.values())

@@ -1,4 +1,4 @@
-"""Under act, with docs/example-caller.yml as the caller: consent withdrawn in the workflow run turns auto-merge off.
+"""Under act, with docs/example-caller-reviewers.yml as the caller: consent withdrawn in the workflow run turns auto-merge off.
 
 A writer approves the bot's PR (auto-merge on), then a maintainer submits a
 "changes requested" review: the event reaches the bot (the caller subscribes
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from actworld import TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
+from actworld import REVIEWERS_CALLER, TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
 from eventworld import PR_BODY
-from webhook_payloads import pull_request_target_event, review_event
+from webhook_payloads import pull_request_target_event, review_event, synchronize_event
 
 pytestmark = pytest.mark.workflow
 
@@ -42,6 +42,7 @@ def site(tmp_path_factory):
 @pytest.fixture
 def aw(tmp_path, bot_repo, wheels, site):
     w = ActWorld(tmp_path, bot_repo, wheels, site)
+    w.CALLER = REVIEWERS_CALLER      # the caller that subscribes to reviews and pushes (the reviewer layer)
     w.template_commit({".github/executorch-pack-bot.yml": ("automerge: on-approval\n", 0o644)})
     w.fake.protection["main"] = ["template-ci"]     # a required check, no required approval
     w.fake.roles["mia"] = "maintain"
@@ -80,3 +81,18 @@ def test_a_hold_label_turns_auto_merge_off_in_the_workflow_run(aw):
     assert (run.code, run.jobs) == (0, {"approval": "success"}), run
     assert pr["auto_merge"] is None
     assert "the label `do-not-merge` holds this pull request" in replies(aw, pr["number"])[-1]
+
+
+@pytest.mark.needs("webhooks")
+def test_a_push_to_and_an_approval_of_a_pr_not_the_bots_start_no_job(aw):
+    """The approval job's ``if:`` turns away a PR that is not the bot's (its body has no fingerprint): under act,
+    as on GitHub, no job of the workflow starts, so no runner is billed; nothing is asked of the fake GitHub."""
+    pr = aw.fake.add_pull(TEMPLATE, head="feature/readme", title="Fix the README", body="Typo fixes.", user="alice")
+    before = len(aw.fake.requests)
+    push = aw.run("pull_request_target", synchronize_event(TEMPLATE, pr, before="0" * 40, login="alice"))
+    approve = aw.run("pull_request_review", review_event(TEMPLATE, pr, login="mia"))
+    for run in (push, approve):
+        assert run.code == 0, run
+        assert [j for j in run.jobs if run.ran(j)] == [], run
+    assert replies(aw, pr["number"]) == [] and aw.fake.graphql == []
+    assert len(aw.fake.requests) == before

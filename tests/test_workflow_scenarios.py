@@ -86,8 +86,8 @@ def test_a_scheduled_run_with_a_good_release_asset_opens_the_pr(aw):
     aw.release("good", schema_change=True)
     run = aw.run("schedule")
     assert run.code == 0, run
-    assert run.jobs == {"watch": "success", "fetch-pack": "success", "run-model": "success", "pull-request": "success",
-                        "dashboard": "success"}   # command, approval, build-pack, ai-layer: skipped
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "run-model": "success",
+                        "pull-request": "success"}   # command, approval, build-pack, ai-layer, dashboard (off): skipped
     body = assert_bump_pr(aw, built=False)
     assert_record_body(body)
     # the pull-request job checked the fetched pack against the digest the watch job read from GitHub
@@ -152,8 +152,8 @@ def assert_only_the_model_run_failed(aw, run):
 def assert_built_with_the_release_flatc_and_proved_once(aw, run):
     """The run built the pack on the Arm runner and opened the bump PR with it."""
     assert run.code == 0, run
-    assert run.jobs == {"watch": "success", "build-pack": "success", "run-model": "success", "pull-request": "success",
-                        "dashboard": "success"}, run
+    assert run.jobs == {"watch": "success", "build-pack": "success", "run-model": "success",
+                        "pull-request": "success"}, run
     assert_bump_pr(aw, built=True)
     build = [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
     # flatc of the template venv's executorch wheel, of the tree's flatbuffers version: nothing compiled for the host
@@ -175,7 +175,7 @@ def test_a_release_without_a_pack_asset_is_built(aw):
 def test_nothing_to_do_costs_two_requests_and_skips_the_later_jobs(aw):
     run = aw.run("schedule")            # upstream's newest release is the template's 1.4.0
     assert run.code == 0, run
-    assert run.jobs == {"watch": "success", "dashboard": "success"}, run
+    assert run.jobs == {"watch": "success"}, run     # one job, one runner: the dashboard is off, so no dashboard job
     # the releases listing, and the bot's open pull requests (whose release is checked again while one is open)
     assert [(r.method, r.path) for r in aw.fake.requests] == [("GET", "/repos/pytorch/executorch/releases"),
                                                              ("GET", f"/repos/{TEMPLATE}/pulls")]
@@ -186,8 +186,8 @@ def test_a_dry_run_dispatch_pushes_nothing(aw):
     aw.release("good")
     run = aw.run("workflow_dispatch", dry_run=True)
     assert run.code == 0, run
-    assert run.jobs == {"watch": "success", "fetch-pack": "success", "run-model": "success", "pull-request": "success",
-                        "dashboard": "success"}, run
+    assert run.jobs == {"watch": "success", "fetch-pack": "success", "run-model": "success",
+                        "pull-request": "success"}, run
     assert aw.pulls() == [] and aw.branches() == ["main"]
     assert [r for r in aw.fake.requests if r.method != "GET"] == []
     assert "Bump ExecuTorch to 1.5.1" in run.log       # the PR it would open is printed
@@ -213,7 +213,8 @@ def test_the_default_caller_runs_no_job_on_a_comment(aw):
     # the bump alone: a writer's command on the bot's PR starts nothing until the reviewer layer is added
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="alice", comment_id=7003))
+                                                login="alice", comment_id=7003,
+                                                issue_body=pr["body"]))
     assert run.jobs == {}, run
     assert 7003 not in aw.fake.reactions and aw.branches() == ["main"]
 
@@ -226,10 +227,11 @@ def test_a_writers_recheck_runs_the_bump_and_updates_the_one_pr(aw):
     pr = only(aw.pulls())
     head = aw.show(BOT_BRANCH, "requirements.txt")
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="alice", comment_id=7001))
+                                                login="alice", comment_id=7001,
+                                                issue_body=pr["body"]))
     assert run.code == 0, run
     assert run.jobs == {"command": "success", "watch": "success", "fetch-pack": "success",
-                        "run-model": "success", "pull-request": "success", "dashboard": "success"}, run
+                        "run-model": "success", "pull-request": "success"}, run
     assert aw.fake.reactions[7001] == ["+1"]
     assert only(aw.pulls())["number"] == pr["number"] and aw.branches() == [BOT_BRANCH, "main"]
     assert aw.show(BOT_BRANCH, "requirements.txt") == head
@@ -242,7 +244,8 @@ def test_a_non_writers_recheck_is_refused_and_runs_nothing(aw):
     aw.CALLER = REVIEWERS_CALLER   # the opt-in reviewer layer
     pr = aw.fake.add_pull(TEMPLATE, head=BOT_BRANCH, title="Bump ExecuTorch to 1.5.1", body=PR_BODY)
     run = aw.run("issue_comment", comment_event(TEMPLATE, pr["number"], "/executorch-pack-bot recheck",
-                                                login="rita", comment_id=7002))
+                                                login="rita", comment_id=7002,
+                                                issue_body=pr["body"]))
     assert run.code == 0, run
     assert run.jobs == {"command": "success"}        # watch, the pack jobs, pull-request and dashboard skipped
     assert aw.fake.reactions[7002] == ["-1"]
@@ -370,7 +373,7 @@ def test_the_ai_layer_jobs_output_is_committed_with_its_file_modes(aw):
                                           "active-target": "SSE-300"})
     assert run.code == 0, run
     assert run.jobs == {"watch": "success", "fetch-pack": "success", "ai-layer": "success",
-                        "run-model": "success", "pull-request": "success", "dashboard": "success"}, run
+                        "run-model": "success", "pull-request": "success"}, run
     assert_bump_pr(aw, built=False)
     assert "regenerated from cmsis-executorch.cbuild-mlops.yml" in aw.show(BOT_BRANCH, "ai_layer/ai_layer.clayer.yml")
     tree = aw.ls_tree(BOT_BRANCH, "ai_layer/run_model.sh")

@@ -189,7 +189,7 @@ def test_watch_exposes_the_check_outputs():
     outputs = _load(REUSABLE)["jobs"]["watch"]["outputs"]
     assert set(outputs) == {"current", "target", "update-needed", "pack-source", "pack-url", "pack-sha256",
                             "pack-version", "index-ready", "force-build", "recreate", "open-pr", "open-pr-holds",
-                            "open-pr-note"}
+                            "open-pr-note", "dashboard"}
 
 
 def test_jobs_of_the_issue_exist_with_their_commands():

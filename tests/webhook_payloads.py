@@ -55,11 +55,16 @@ def _repository(p: dict, full_name: str) -> None:
 
 
 def comment_event(full_name: str, number: int, body: str, *, login: str = "alice", kind: str = "User",
-                  action: str = "created", on_pr: bool = True, comment_id: int = 5550001) -> dict:
-    """An ``issue_comment`` payload: ``login`` comments ``body`` on PR (or issue) ``number``."""
+                  action: str = "created", on_pr: bool = True, comment_id: int = 5550001,
+                  issue_body: str | None = None) -> dict:
+    """An ``issue_comment`` payload: ``login`` comments ``body`` on PR (or issue) ``number``.  ``issue_body``: the
+    PR's (or issue's) own body, which the payload's ``issue.body`` carries (a PR's comment event describes the
+    PR as an issue); the workflow's command job reads the bot's fingerprint there."""
     p = example("issue_comment", action)
     _repository(p, full_name)
     p["issue"]["number"] = number
+    if issue_body is not None:
+        p["issue"]["body"] = issue_body
     if on_pr:
         p["issue"]["pull_request"] = {"url": f"https://api.github.com/repos/{full_name}/pulls/{number}"}
     else:

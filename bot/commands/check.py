@@ -146,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
                     pub.close_withdrawn(pr, withdrawn_note(st, state.current, target))
                     print(f"closed #{pr.number}: {inert.line(st.reason, cap=500)}")
     outs = state.outputs()
+    # the template's dashboard: setting, so the workflow starts its dashboard job only when it is on
+    outs["dashboard"] = bool(config.dashboard)
     for k, v in outs.items():
         print(f"{k}={('true' if v else 'false') if isinstance(v, bool) else inert.line(v, cap=1000)}")
     actions.set_outputs(outs)
