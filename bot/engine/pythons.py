@@ -75,7 +75,7 @@ def workflow_pythons(doc: TextDocument) -> list[tuple[int, str]]:
 
     try:
         root = yaml.compose(doc.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):   # RecursionError: nested too deeply
         root = None
     if root is None:
         out = []

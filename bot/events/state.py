@@ -32,7 +32,7 @@ def load(body: Optional[str]) -> Optional[dict]:
     for raw in reversed(_BLOCK.findall(body or "")):
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):   # RecursionError: nested too deeply (anyone can edit a body)
             continue
         if isinstance(data, dict):
             return data

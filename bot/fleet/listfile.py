@@ -159,7 +159,7 @@ def load_fleet_list(path: Path) -> FleetList:
                          line=raw.count(b"\n", 0, exc.start) + 1) from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
         mark = getattr(exc, "problem_mark", None)
         raise UsageError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}", path=name,
                          line=mark.line + 1 if mark else None) from None

@@ -125,7 +125,7 @@ class Record:
             data = json.loads(base64.urlsafe_b64decode(found[-1].encode()).decode())
             return cls(set(map(str, data.get("asked", []))),
                        {str(k): str(v) for k, v in dict(data.get("refused", {})).items()})
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, RecursionError):   # RecursionError: nested too deeply
             return cls()
 
 

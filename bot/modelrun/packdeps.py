@@ -160,7 +160,7 @@ def lock_pins(text: str) -> dict:
 
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
         raise ValueError(str(exc)) from None
     out = {}
     if data is not None and not isinstance(data, dict):

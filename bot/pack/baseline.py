@@ -95,7 +95,7 @@ def selected_components(template: Path) -> list[Selected]:
         rel = f.relative_to(base).as_posix()
         try:
             node = yaml.compose(f.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
             mark = getattr(exc, "problem_mark", None)
             raise TemplateError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=rel,
                                 line=mark.line + 1 if mark else None) from exc

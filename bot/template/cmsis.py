@@ -98,7 +98,7 @@ def load(doc: TextDocument) -> tuple[Optional[yaml.Node], Any]:
         what = exc.problem or exc.context or "syntax error"
         raise ManagerError(f"invalid YAML: {what}", path=doc.path,
                            line=doc.line_of(mark.index) if mark else None) from None
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
         pos = getattr(exc, "position", None)
         raise ManagerError(f"invalid YAML: {exc}", path=doc.path,
                            line=doc.line_of(pos) if isinstance(pos, int) else None) from None

@@ -56,7 +56,7 @@ class CondaManager(Manager):
             return []
         try:
             root = yaml.compose(doc.text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
             mark = getattr(exc, "problem_mark", None)
             raise ManagerError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", path=doc.path,
                                line=mark.line + 1 if mark else None) from None
@@ -153,7 +153,7 @@ class CondaManager(Manager):
         import yaml
         try:
             new = yaml.safe_load(after.text)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
             raise ManagerError(f"the edited file no longer parses: {exc}", path=after.path) from None
         old = yaml.safe_load(before.text)
         if _shape(old) != _shape(new):

@@ -106,7 +106,7 @@ def _yaml_comments(text: str, workflow: bool) -> list[Span]:
 
     try:
         tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):   # RecursionError: nested too deeply
         # Invalid YAML (the cmsis manager reports it for pin files): a ``#`` at a
         # word start outside quotes, the shell rule, which YAML comments follow too.
         return _shell_comments(text, 0, len(text))
