@@ -188,11 +188,13 @@ def test_the_sample_template_is_ok(template, capsys, monkeypatch, upstream_repo)
     assert "would be left for review" not in out and "none at the top" not in out
 
 
-def _caller(template, name: str, *extra: str):
+def _caller(template, name: str, *extra: str, fill: bool = True):
     """The template with docs/example-caller.yml (plus the reviewer triggers ``extra``) as its caller."""
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent
     text = (root / "docs" / name).read_text()
+    if fill:   # as README step 1 says: the bot's owner and the commit pinned
+        text = text.replace("OWNER/", "acme/").replace("@COMMIT_SHA", "@" + "0123456789abcdef" * 2 + "01234567")
     wf = template / ".github" / "workflows"
     wf.mkdir(parents=True, exist_ok=True)
     (wf / "executorch-pack-bot.yml").write_text(text)
@@ -208,8 +210,9 @@ def _caller_section(out: str) -> list[str]:
 @pytest.mark.parametrize("name, want", [
     ("example-caller.yml", ".github/workflows/executorch-pack-bot.yml: bump; not added: reviewer commands, auto-merge, "
                            "dashboard (docs/reviewers.md#adding-the-reviewer-layer)"),
-    ("example-caller-reviewers.yml", ".github/workflows/executorch-pack-bot.yml: bump, reviewer commands, auto-merge, "
-                                     "dashboard"),
+    ("example-caller-reviewers.yml", ".github/workflows/executorch-pack-bot.yml: bump, reviewer commands, auto-merge "
+                                     "(off until automerge: on-approval in .github/executorch-pack-bot.yml), dashboard "
+                                     "(off until dashboard: true in .github/executorch-pack-bot.yml)"),
 ])
 def test_doctor_says_which_layers_the_caller_has(template, capsys, monkeypatch, upstream_repo, name, want):
     from bot.cli import main
@@ -231,6 +234,18 @@ def test_a_setting_whose_layer_the_caller_lacks_needs_a_look(template, capsys, m
     assert ("  - .github/workflows/executorch-pack-bot.yml has no `pull_request_review` trigger, so the auto-merge set "
             "in .github/executorch-pack-bot.yml (automerge: on-approval) never turns on") in out.splitlines()
     assert out.rstrip().endswith("1 item above needs a look first.")
+
+
+def test_a_caller_still_holding_the_placeholders_blocks(template, capsys, monkeypatch, upstream_repo):
+    from bot.cli import main
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    _caller(template, "example-caller.yml", fill=False)
+    assert main(["doctor", "--repo", str(template), "--upstream", str(upstream_repo)]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.endswith(".github/workflows/executorch-pack-bot.yml still names the placeholders of the example "
+                           "caller: uses: OWNER/executorch-pack-bot/.github/workflows/executorch-pack-bot.yml@COMMIT_SHA")
+               for ln in out.splitlines()), out
+    assert "OK: nothing blocks the bot." not in out
 
 
 def test_no_caller_yet_is_said(template, capsys, monkeypatch, upstream_repo):

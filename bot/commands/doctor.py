@@ -518,16 +518,29 @@ def caller_layers(repo: Path, config) -> tuple[list[str], list[Problem]]:
         rel = path.relative_to(repo).as_posix()
         try:
             doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
             continue
         if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), dict):
             continue
         uses = [j.get("uses") for j in doc["jobs"].values() if isinstance(j, dict)]
         if not any(isinstance(u, str) and "/.github/workflows/executorch-pack-bot.yml@" in u for u in uses):
             continue
+        for u in uses:
+            if isinstance(u, str) and "/.github/workflows/executorch-pack-bot.yml@" in u and (
+                    u.startswith("OWNER/") or u.endswith("@COMMIT_SHA")):
+                problems.append(Problem(
+                    f"{rel} still names the placeholders of the example caller: uses: {u}",
+                    "replace OWNER with the account that holds the bot's repository and COMMIT_SHA with the full "
+                    "commit SHA of the release you pin (README, step 1)"))
         on = doc.get("on", doc.get(True))   # YAML 1.1 reads a bare `on` key as True
         triggers = {on} if isinstance(on, str) else set(on or ())
-        have = [name for name, events, _ in LAYERS if triggers & set(events)]
+
+        def off(setting) -> bool:   # the layer's triggers are there, but its setting is not on
+            return setting == "automerge" and config.automerge != "on-approval" or \
+                setting == "dashboard" and not config.dashboard
+        have = [name + (f" (off until {'automerge: on-approval' if setting == 'automerge' else 'dashboard: true'} "
+                        "in .github/executorch-pack-bot.yml)" if off(setting) else "")
+                for name, events, setting in LAYERS if triggers & set(events)]
         lacking = [name for name, events, _ in LAYERS if not triggers & set(events)]
         lines.append(f"{rel}: {', '.join(have) or 'no layer'}"
                      + (f"; not added: {', '.join(lacking)} (docs/reviewers.md#adding-the-reviewer-layer)"
