@@ -304,13 +304,14 @@ def test_check_prints_and_writes_outputs(checkout, fake, tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "current=1.4.0\ntarget=1.5.1\nupdate-needed=true\npack-source=release-asset\npack-url=http" in out
     assert "update-needed<<" in (tmp_path / "o").read_text()
-    assert "index-ready=false\npack-on-index=not-checked\nwaiting for executorch 1.5.1 on the package index" in out
+    assert ("index-ready=false\npack-on-index=not-checked\ndashboard=false\nwaiting for executorch 1.5.1 on the package "
+            "index") in out
     # one listing; the index gate adds the target's pin files (contents API) and one index request
     assert fake.count("GET", r"/releases$") == 1 and fake.count("GET", r"^/pypi/") == 1
     assert fake.count() == 2 + fake.count("GET", r"/contents/")
 
 
-@pytest.mark.parametrize("to,msg", [("1.9.9", "no tag v1.9.9"), ("1.5.1-rc1", "prerelease"),
+@pytest.mark.parametrize("to,msg", [("1.9.9", "no tag v1.9.9"), ("1.5.1-rc1", "no tag v1.5.1-rc1"),
                                     ("latest", "not a release")])
 def test_check_refuses_bad_to(checkout, capsys, to, msg):
     assert main(["check", "--repo", str(checkout), "--upstream", f"github:{UPSTREAM}", "--version", to]) == 2

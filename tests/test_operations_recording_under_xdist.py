@@ -27,7 +27,8 @@ def test_every_worker_s_operations_reach_the_recording(tmp_path):
             f"fakegithub.EXCHANGES.append(fakegithub.Exchange('GET', {path!r}, '', {{}}, b'', 200, {{}}, b'[]', "
             "False))\n\n\ndef test_here():\n    pass\n")
     out = tmp_path / "ops.json"
-    env = {**os.environ, "PYTHONPATH": str(TESTS), "EXECUTORCH_PACK_BOT_RECORD_OPERATIONS": str(out)}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH"))},   # not a worker
+           "PYTHONPATH": str(TESTS), "EXECUTORCH_PACK_BOT_RECORD_OPERATIONS": str(out)}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider",
                           "-n", "2", "--dist", "loadfile", *(f"test_part{i}.py" for i in range(len(PATHS)))],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
