@@ -3,7 +3,7 @@
 Every body, title, comment, commit message, job summary, annotation and step
 output the bot sends passes through :func:`fit` (or :func:`fit_payload` for a
 REST request's JSON, :func:`fit_output` for a step output) right at the call
-that sends it; ``tests/test_every_text_sent_goes_through_the_writer.py`` finds
+that sends it; ``tests/core/test_every_text_sent_goes_through_the_writer.py`` finds
 every such call in ``bot/`` and fails on one that does not.
 
 The limits (:data:`FIELDS`), each from what GitHub documents or answers:

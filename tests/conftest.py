@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import ctypes
 import shutil
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+# The tests live in folders that mirror bot/ (tests/README.md), the shared worlds in tests/worlds/; tests import the
+# worlds and each other by module name, so every such folder is on sys.path before any test module is imported.
+_TESTS = Path(__file__).resolve().parent
+for _folder in sorted(p for p in _TESTS.iterdir() if p.is_dir() and p.name not in ("fixtures", "bench", "mutation")
+                      and not p.name.startswith((".", "_"))):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
 
 def pytest_configure(config):
-    """The ``needs`` mark: the optional parts a test needs (tests/optional_parts.py)."""
-    config.addinivalue_line("markers", "needs(*parts): optional parts the test needs (tests/optional_parts.py): "
+    """The ``needs`` mark: the optional parts a test needs (tests/worlds/optional_parts.py)."""
+    config.addinivalue_line("markers", "needs(*parts): optional parts the test needs (tests/worlds/optional_parts.py): "
                             "missing, it is skipped with how to get them, or fails when CI=true")
 
 
@@ -92,7 +101,7 @@ def _process_flags_restored():
 
 @pytest.fixture
 def fake(monkeypatch):
-    """The fake GitHub REST server (tests/fakegithub.py) on 127.0.0.1, and an environment pointing at it.
+    """The fake GitHub REST server (tests/worlds/fakegithub.py) on 127.0.0.1, and an environment pointing at it.
 
     $GITHUB_TOKEN is :data:`github_world.TOKEN`; waits and write pauses are zero; the
     Actions files and the cache are unset; the public pack index is the fake's ``/pack/index.pidx``.
@@ -138,7 +147,7 @@ def world(fake, tmp_path, monkeypatch):
 @pytest.fixture(autouse=True)
 def github_contract(request):
     """Every request any test sends to the fake GitHub, and every answer it gets, must match GitHub's REST
-    description (tests/openapi_contract.py); skipped when the description is not installed."""
+    description (tests/worlds/openapi_contract.py); skipped when the description is not installed."""
     import os
 
     import fakegithub
@@ -162,7 +171,7 @@ def github_contract(request):
 
 def pytest_sessionfinish(session, exitstatus):
     """With $EXECUTORCH_PACK_BOT_RECORD_OPERATIONS=FILE, write the REST operations the whole session used (JSON
-    list of [method, path template]) for ``python tests/openapi_contract.py --suite FILE``.
+    list of [method, path template]) for ``python tests/worlds/openapi_contract.py --suite FILE``.
 
     Under pytest-xdist (``-n``) each worker saw only its own tests' requests: a worker writes ``FILE.gwN`` and
     the controlling process, which finishes last, writes FILE as the union of those parts and removes them."""

@@ -12,9 +12,9 @@ matches is renamed to its final name.  Failed requests are retried by the
 session's adapter (``GithubRetry``: bot.github.client.make_retry); a transfer
 that breaks while its body is read (connection reset, fewer bytes than
 announced) is tried again here, within the same total wait, because no
-library does that (tests/test_retries_from_the_library.py
+library does that (tests/github/test_retries_from_the_library.py
 ``test_the_library_retry_does_not_retry_a_body_that_breaks_while_read``;
-tests/test_github_units.py ``test_truncated_download_is_retried``); a
+tests/github/test_github_units.py ``test_truncated_download_is_retried``); a
 digest mismatch deletes the file and fails.
 
 With a token, the asset comes through the API endpoint (GitHub REST docs,

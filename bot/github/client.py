@@ -233,7 +233,7 @@ def _bot_retry_class():
 
         * the bound: :meth:`increment` stops (urllib3 then returns the last answer, ``raise_on_status``
           being off) once the operation's :class:`RetryPolicy` has nothing left, and :meth:`sleep` waits
-          through :meth:`RetryPolicy.spend` (tests/test_retries_from_the_library.py:
+          through :meth:`RetryPolicy.spend` (tests/github/test_retries_from_the_library.py:
           ``test_the_library_retry_alone_has_no_total_bound`` shows GithubRetry waiting 19 times,
           ``test_one_operation_waits_at_most_three_times_the_cap_in_total`` shows the bound);
         * the waits go through the policy's ``sleep`` so tests can record them instead of sleeping.
@@ -408,7 +408,7 @@ def call(fn: Callable[[], T], what: str, policy: Optional[RetryPolicy] = None) -
 
     The retries are PyGithub's (:func:`make_retry` on :func:`make_github`'s session), spending ``policy``'s
     total wait; here only a body that broke while it was read is tried again: urllib3 returns the response
-    before its body is read, so no library does that (tests/test_retries_from_the_library.py
+    before its body is read, so no library does that (tests/github/test_retries_from_the_library.py
     ``test_the_library_retry_does_not_retry_a_body_that_breaks_while_read``; the bot's retry:
     tests/test_break_github.py ``test_a_damaged_chunked_body_is_retried_not_an_internal_error``).
     ``what`` names the operation for messages ("create the pull request for bot/executorch-1.5.1").

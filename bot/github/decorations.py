@@ -175,7 +175,7 @@ def apply(pr, gh_repo, keys: Iterable[str], call: Callable, requester) -> dict[s
 
     # PyGithub's add_to_labels sends a bare JSON array, which GitHub accepts but its REST description does not
     # document (api.github.com.json, issues/add-labels: {"labels": [...]}); the documented form goes through
-    # PyGithub's requester (tests/test_github_contract.py holds every request to the description).
+    # PyGithub's requester (tests/github/test_github_contract.py holds every request to the description).
     group("label", lambda names: requester.requestJsonAndCheck("POST", f"{pr.issue_url}/labels",
                                                                 input={"labels": names}), "add labels")
     group("reviewer", lambda names: pr.create_review_request(reviewers=names), "request reviewers")

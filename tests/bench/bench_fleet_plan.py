@@ -1,7 +1,7 @@
 """Benchmark: the fleet plan against 20, 50 and 200 templates on the fake GitHub server.
 
 For each size, a fresh fake serves upstream and the templates (the usual mix of
-a scheduled run: tests/fleetworld.py ``CYCLE``: up to date, behind, a pull request
+a scheduled run: tests/worlds/fleetworld.py ``CYCLE``: up to date, behind, a pull request
 open, a locally built pack, a pinned track).  The plan runs twice in-process:
 a cold run (empty cache: every pin file read) and a warm run (the cache of the
 cold run: conditional requests; the file with its HMAC, as in the fleet
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "worlds"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "worlds"))
 
 from fakegithub import (TEMPLATE, UPSTREAM, FakeGitHub, add_sample_release, fresh_checkout,  # noqa: E402
                         make_template_remote)

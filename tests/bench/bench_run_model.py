@@ -2,7 +2,7 @@
 
 Run: ``python tests/bench/bench_run_model.py [--pack PACK --pte A.pte ...] [--host-python PY] [--repeat R]``
 (prints figures, asserts nothing).  Without ``--pack``: the sample pack (:mod:`bot.sample.packgen`)
-and the suite's add/mul program (tests/ptekit.py), compared with outputs computed here.  With a real
+and the suite's add/mul program (tests/worlds/ptekit.py), compared with outputs computed here.  With a real
 pack (for example the v1.4.1 pack built by ``build-pack``) and programs exported by the executorch
 wheel, give ``--host-python`` (a venv with the wheel).  Cold: a new ccache folder; warm: the same
 folder again.  The host runtime's time (importing torch) is not part of the figures.
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
+sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent / "worlds")]
 
 from bot.modelrun.run import run_model  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Benchmark: the runner minutes each event costs a template repository, from the act workflow scenarios.
 
-Runs the reusable workflow under act (tests/actworld.py, as ``python -m pytest -m workflow`` does) for each
+Runs the reusable workflow under act (tests/worlds/actworld.py, as ``python -m pytest -m workflow`` does) for each
 event a template sees, and prints per event the jobs that ran, each job's seconds under act, and the billed
 minutes GitHub would charge on hosted runners.  GitHub bills each job of a private repository by the minute,
 rounded up to the next whole minute (GitHub docs, "Viewing job execution time"; "About billing for GitHub

@@ -22,7 +22,7 @@ Whole processes, interleaved, medians (:mod:`benchkit`):
   the CPU time of this one against the other's.
 
 Also prints how many modules each loads (the test suite asserts which ones:
-tests/test_startup_imports.py).
+tests/project/test_startup_imports.py).
 
 Run: ``python tests/bench/bench_startup.py [--repeat R] [--bot-root DIR] [--template DIR --upstream DIR]
 [--against DIR]``

@@ -119,8 +119,9 @@ def _dynamic_contexts(python: str, data: Path, module: Path) -> list[str]:
     for ctx in out.split():
         # dynamic context "test_function" names the test as module.function ("test_pack_verify.test_x")
         mod = ctx.split(".")[0] if "." in ctx else ctx
-        if mod.startswith("test_") and (ROOT / "tests" / f"{mod}.py").is_file():
-            found.add(f"tests/{mod}.py")
+        path = next((ROOT / "tests").rglob(f"{mod}.py"), None) if mod.startswith("test_") else None
+        if path is not None and path.is_file():
+            found.add(path.relative_to(ROOT).as_posix())
     return sorted(found)
 
 
