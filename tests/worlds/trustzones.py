@@ -5,7 +5,7 @@ Each step of a job is classified by the tables below:
 * **foreign**: it runs code the template or upstream controls: a pip install of a template's requirements,
   CMake, ``build_pack.sh``, ``create_ai_layer.py``, cbuild, anything run through ``bot.contain``, the bot
   commands in :data:`FOREIGN_COMMANDS` (build-pack runs ``build_pack.sh`` and CMake, verify-pack upstream's
-  ``validate_pack.py``, run-model the exporter and the models), an action that installs tools a template's
+  ``validate_pack.py``, run-model the exporter and the models, npu-estimate the exporter and Vela), an action that installs tools a template's
   file names (:data:`FOREIGN_ACTIONS`);
 * **token**: it hands a token to the code it runs: ``actions/checkout`` and the bot's action without an empty
   ``token:`` (both default to ``github.token``), any ``github.token``, ``secrets.*`` or ``steps.*.outputs.token``
@@ -35,7 +35,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Commands of the bot's action that run upstream code (bot/commands/build_pack.py, verify_pack.py, run_model.py).
-FOREIGN_COMMANDS = frozenset({"build-pack", "verify-pack", "run-model"})
+FOREIGN_COMMANDS = frozenset({"build-pack", "verify-pack", "run-model", "npu-estimate"})   # npu-estimate: the exporter and Vela
 #: ``run:`` text that runs template or upstream code.
 FOREIGN_RUN = tuple(re.compile(p) for p in (
     # a pip install from an index (a template's requirements: package build code), not a hash-locked one
