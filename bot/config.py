@@ -221,7 +221,7 @@ def compose_config(repo: Path):
         raise UsageError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=rel, line=line) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError) as exc:   # RecursionError: nested too deeply
+    except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         if line is None and isinstance(getattr(exc, "position", None), int):   # a ReaderError (bad character)
