@@ -223,8 +223,17 @@ def read_includes(repo: Path, includes: tuple[str, ...]) -> dict[str, bytes]:
                     if p.is_symlink():
                         raise UsageError(f"--include {rel}: {p.relative_to(root).as_posix()} is a symbolic link; "
                                          "publish commits regular files only")
+                    if n == ".git":   # another repository's working tree or git data: never the template's files
+                        raise UsageError(f"--include {rel}: {p.relative_to(root).as_posix()}: a git repository inside "
+                                         "the folder; publish commits the template's own files only")
                     if p.is_file():
                         found.append(p)
+                    elif not p.is_dir():
+                        raise UsageError(f"--include {rel}: {p.relative_to(root).as_posix()} is not a regular file "
+                                         "(a FIFO, socket or device); publish commits regular files only")
+        elif not top.is_file():
+            raise UsageError(f"--include {rel}: not a regular file or folder; publish commits regular files only")
+        found = [p for p in found if p not in _ignored_by_git(root, found)]
         for p in found:
             try:
                 files[p.relative_to(root).as_posix()] = p.read_bytes()
@@ -232,6 +241,22 @@ def read_includes(repo: Path, includes: tuple[str, ...]) -> dict[str, bytes]:
                 raise UsageError(f"--include {rel}: cannot read {p.relative_to(root).as_posix()}: "
                                  f"{exc.strerror or exc}") from None
     return files
+
+
+def _ignored_by_git(root: Path, paths: list) -> set:
+    """The paths among ``paths`` that the checkout's ignore rules exclude (``git check-ignore``, gitignore(5)): a
+    regenerated folder's ignored files (build output, a secret the template keeps out of git) are not committed,
+    as ``git add`` leaves them out.  Outside a git checkout (a dry run) nothing is ignored."""
+    import subprocess
+
+    if not paths:
+        return set()
+    rels = "\0".join(p.relative_to(root).as_posix() for p in paths) + "\0"
+    proc = subprocess.run(["git", "check-ignore", "-z", "--stdin"], cwd=root, input=rels.encode(),
+                          capture_output=True)
+    if proc.returncode not in (0, 1):   # 1: none ignored; 128: not a git checkout
+        return set()
+    return {root / r for r in proc.stdout.decode(errors="replace").split("\0") if r}
 
 
 def included_changes(repo: Path, includes: tuple[str, ...], files: dict[str, bytes]) -> dict[str, str]:

@@ -69,6 +69,34 @@ def test_publish_include_refuses_paths_outside_or_links(world, capsys, bad, word
     assert remote_head(world) is None and world.open_pulls(TEMPLATE) == []
 
 
+def test_publish_include_leaves_out_what_git_ignores(world, capsys):
+    co, plan = planned_checkout(world, capsys)
+    _regenerate_ai_layer(co)
+    (co / ".gitignore").write_text("ai_layer/*.secret\n")
+    (co / "ai_layer/token.secret").write_text("not for the pull request\n")
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--include", "ai_layer")
+    assert code == 0, out.err
+    body = pr_body_of(world)["body"]
+    assert "ai_layer/src/model.c" in body and "token.secret" not in body
+    assert "token.secret" not in git(world.tmp, "--git-dir", str(world.remote), "ls-tree", "-r", "--name-only",
+                                     remote_head(world))
+
+
+@pytest.mark.parametrize("odd,words", [("repo", "a git repository inside the folder"),
+                                       ("fifo", "not a regular file")])
+def test_publish_include_refuses_a_nested_repository_or_a_fifo(world, capsys, odd, words):
+    import os
+    import subprocess
+    co, plan = planned_checkout(world, capsys)
+    if odd == "repo":
+        subprocess.run(["git", "init", "-q", str(co / "ai_layer/sub")], check=True)
+    else:
+        os.mkfifo(co / "ai_layer/pipe")
+    code, out = cli(capsys, "publish", "--repo", str(co), "--plan-file", str(plan), "--include", "ai_layer")
+    assert code == 2 and "--include ai_layer" in out.err and words in out.err
+    assert remote_head(world) is None and world.open_pulls(TEMPLATE) == []
+
+
 @pytest.mark.needs("expressions")
 @pytest.mark.parametrize("result,include", [("success", True), ("skipped", False), ("failure", False)])
 def test_the_workflow_passes_include_only_when_the_ai_layer_job_succeeded(result, include):
