@@ -372,6 +372,19 @@ SEPARATE_VAR = "EXECUTORCH_PACK_BOT_SEPARATE_USER"
 _handed: list[str] = []
 
 
+def writable_problem(raw: str) -> Optional[str]:
+    """Why ``raw`` (a ``--writable`` folder) cannot be handed to the guest, or None: a symbolic link anywhere on
+    its path (the folder handed would be another than the one named: ``chown -R`` follows the link's target), or
+    a part of it that exists and is not a folder."""
+    path = Path(os.path.normpath(os.path.abspath(raw)))
+    for part in [*reversed(path.parents), path]:
+        if part.is_symlink():
+            return f"{part} is a symbolic link: not handed to the guest"
+        if part.exists() and not part.is_dir():
+            return f"{part} is not a folder"
+    return None
+
+
 def hand_to_guests(*paths) -> None:
     """Folders the bot's own guests of this run may write (build folder, output folder, ccache's folder...),
     handed to each separate user :func:`guest_user` makes; None entries are skipped."""
@@ -452,9 +465,19 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = args[1:]
     if args[:1] == ["--"]:
         args = args[1:]
+    usage = ("usage: python -m bot.contain [--stop-commands [--bot]] [--separate-user [--writable FOLDER ...]] "
+             "-- COMMAND [ARGS]")
+    if args[:1] in (["--help"], ["-h"]):
+        print(usage)
+        return 0
     if not args or (bot and not stop):
-        print("usage: python -m bot.contain [--stop-commands [--bot]] -- COMMAND [ARGS]", file=sys.stderr)
+        print(usage, file=sys.stderr)
         return 2
+    for raw in writable:   # bad usage before any user is made: a folder reached through a link, or under a file
+        bad = writable_problem(raw)
+        if bad:
+            print(f"error: --writable {raw}: {bad}", file=sys.stderr)
+            return 2
     env = scrubbed_env()
     sep = separate() if separated else None
     kwargs: dict = {}

@@ -18,7 +18,7 @@ import pytest
 from bot.contain import main
 from bot.logstream import STOP_VAR
 
-USAGE = "usage: python -m bot.contain [--stop-commands [--bot]] -- COMMAND [ARGS]\n"
+USAGE = "usage: python -m bot.contain [--stop-commands [--bot]] [--separate-user [--writable FOLDER ...]] -- COMMAND [ARGS]\n"
 ENV_DUMP = "import json, os, sys; sys.stdout.write(json.dumps(dict(os.environ)) + '\\n')"
 
 
@@ -129,3 +129,29 @@ def test_without_arguments_given_main_reads_the_command_line(capfd, monkeypatch)
     assert (code, err, framed(out)[1]) == (0, "", "['one']\n")
     monkeypatch.setattr(sys, "argv", ["bot/contain.py"])
     assert (main(), *capfd.readouterr()) == (2, "", USAGE)
+
+
+@pytest.mark.parametrize("shape", ["link-on-the-way", "link-itself", "file-on-the-way"])
+def test_a_writable_folder_reached_through_a_link_or_under_a_file_is_bad_usage(tmp_path, capsys, shape):
+    """``--writable`` names the folder the guest gets; a link anywhere on its path would hand another folder
+    (chown -R follows it), so the command refuses before any user is made, naming the part."""
+    from bot.contain import main as contain_main
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(real)
+    (tmp_path / "afile").write_text("x")
+    raw, part = {"link-on-the-way": (tmp_path / "link" / "sub", tmp_path / "link"),
+                 "link-itself": (tmp_path / "link", tmp_path / "link"),
+                 "file-on-the-way": (tmp_path / "afile" / "sub", tmp_path / "afile")}[shape]
+    before = (real / "sub").stat().st_uid
+    assert contain_main(["--separate-user", "--writable", str(raw), "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --writable {raw}: {part} is ") and err.count("\n") == 1
+    assert (real / "sub").stat().st_uid == before
+
+
+def test_help_prints_the_usage_and_exits_0(capsys):
+    from bot.contain import main as contain_main
+    assert contain_main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m bot.contain [--stop-commands [--bot]] "
+                                              "[--separate-user [--writable FOLDER ...]] -- COMMAND [ARGS]")

@@ -124,7 +124,7 @@ def test_a_file_command_written_during_the_step_is_undone_and_reported(tmp_path,
 
 def test_bot_contain_without_a_command_is_bad_usage():
     p = subprocess.run([sys.executable, "-m", "bot.contain", "--"], capture_output=True, text=True, timeout=60)
-    assert (p.returncode, p.stderr) == (2, "usage: python -m bot.contain [--stop-commands [--bot]] -- COMMAND [ARGS]\n")
+    assert (p.returncode, p.stderr) == (2, "usage: python -m bot.contain [--stop-commands [--bot]] [--separate-user [--writable FOLDER ...]] -- COMMAND [ARGS]\n")
 
 
 def test_a_child_the_bot_had_before_the_step_is_spared(daemon):

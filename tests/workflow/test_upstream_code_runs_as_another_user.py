@@ -472,7 +472,7 @@ def test_the_sudo_path_runs_the_command_as_the_guest_with_its_environment_kept_o
 def test_the_usage_line_is_unchanged_and_writable_needs_a_path():
     p = subprocess.run([sys.executable, "-m", "bot.contain", "--writable"], capture_output=True, text=True,
                        timeout=60)
-    assert (p.returncode, p.stderr) == (2, "usage: python -m bot.contain [--stop-commands [--bot]] -- COMMAND [ARGS]\n")
+    assert (p.returncode, p.stderr) == (2, "usage: python -m bot.contain [--stop-commands [--bot]] [--separate-user [--writable FOLDER ...]] -- COMMAND [ARGS]\n")
 
 
 def test_every_contained_command_in_the_shipped_workflows_asks_for_the_separate_user():
