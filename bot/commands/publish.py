@@ -97,11 +97,25 @@ def npu_estimates(args):
     path = getattr(args, "npu_estimates", None)
     if path is None:
         return None
+    import math
+
+    def finite(text: str) -> float:   # 1e400 and Infinity are no estimate (json reads them as inf)
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"{text} is not a finite number")
+        return value
+
+    def no_constant(name: str):
+        raise ValueError(f"{name} is not a number")
+
     try:
+        if not path.is_file():   # a FIFO would block the read for ever; a folder is no file
+            raise ValueError("not a regular file")
         if path.stat().st_size > 4 * 1024 * 1024:
             raise ValueError("over 4 MiB")
-        return add_npu({}, json.loads(path.read_text(encoding="utf-8")))["npu"]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_float=finite, parse_constant=no_constant)
+        return add_npu({}, data)["npu"]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
         raise UsageError(f"--npu-estimates: {path}: not an npu-estimate --json file ({exc})") from None
 
 

@@ -90,3 +90,25 @@ def test_hostile_text_in_an_estimates_file_is_inert_in_the_section(tmp_path):
     assert "<img" not in text and "<!--" not in text and "](https" not in text
     assert "@admin" not in text                     # a zero-width space breaks the mention
     assert "``a`b|c``" in text
+
+
+@pytest.mark.parametrize("shape", ["fifo", "folder", "infinite", "Infinity", "nested"])
+def test_an_npu_estimates_file_that_is_no_regular_json_of_numbers_is_bad_input(tmp_path, shape):
+    """A FIFO would block the read for ever; 1e400 and Infinity are read by json as inf (no estimate); nesting past
+    the parser's recursion: each is the option's bad input naming the file, never an internal error."""
+    import os
+
+    from bot.commands.publish import npu_estimates
+    path = tmp_path / "npu.json"
+    if shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "folder":
+        path.mkdir()
+    elif shape == "infinite":
+        path.write_text('{"new": [{"model": "m", "npu_cycles": 1e400}], "old": [], "items": []}')
+    elif shape == "Infinity":
+        path.write_text('{"new": [{"model": "m", "sram_kib": Infinity}], "old": [], "items": []}')
+    else:
+        path.write_text("[" * 200000 + "]" * 200000)
+    with pytest.raises(UsageError, match=f"--npu-estimates: {path}: not an npu-estimate --json file"):
+        npu_estimates(argparse.Namespace(npu_estimates=path))
