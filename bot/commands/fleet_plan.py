@@ -91,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     for opt, value in (("--pause", args.pause), ("--max-pause", args.max_pause), ("--time-budget", args.time_budget)):
         if not value >= 0 or value == float("inf"):
             raise UsageError(f"{opt} {value:g}: expected a number of seconds, 0 or more")
+    if args.time_budget > 3600:   # an App installation token lives one hour (bot.fleet.plan.TOKEN_LIFE)
+        raise UsageError(f"--time-budget {args.time_budget:g}: at most 3600 seconds, the App token's life")
     if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
         raise UsageError("cannot write the plan: " + ("is a directory" if args.out.is_dir()
                                                       else f"the folder {args.out.parent} does not exist"),

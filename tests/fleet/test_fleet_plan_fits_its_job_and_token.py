@@ -140,3 +140,12 @@ def test_a_token_that_is_not_an_installation_s_plans_what_it_sees_and_says_it_co
     assert code == 0
     assert sorted(j["repository"] for j in p["pull-requests"]) == ["acme/fw-community", "acme/fw-main"]
     assert "cannot tell which repositories the App installation covers" in captured.err
+
+
+@pytest.mark.parametrize("seconds", ["3601", "99999"])
+def test_a_time_budget_past_the_token_s_hour_is_bad_usage(tmp_path, capsys, seconds):
+    from bot.cli import main
+    lst = tmp_path / "fleet.yml"
+    lst.write_text("templates:\n  - repository: acme/a\n")
+    assert main(["fleet-plan", "--list", str(lst), "--time-budget", seconds]) == 2
+    assert f"--time-budget {seconds}: at most 3600 seconds" in capsys.readouterr().err
