@@ -39,16 +39,33 @@ def version_of(tag: str) -> str:
     return tag[1:]
 
 
+def _read(path: Path) -> str:
+    """A file's UTF-8 text; :class:`BadInput` naming it when it is missing, a folder or not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path.name}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+
+
 def pyproject_version(root: Path = ROOT) -> str:
-    """The ``version = "..."`` of pyproject.toml's ``[project]`` table."""
+    """The ``version = "..."`` of pyproject.toml's ``[project]`` table; :class:`BadInput` when there is none (a
+    ``dynamic`` version included: the release checks the tag against a written one)."""
     import tomllib
-    return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    try:
+        doc = tomllib.loads(_read(root / "pyproject.toml"))
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"pyproject.toml: not valid TOML ({exc})") from None
+    project = doc.get("project")
+    version = project.get("version") if isinstance(project, dict) else None
+    if not isinstance(version, str):
+        raise BadInput("pyproject.toml: no [project] version string to check the tag against")
+    return version
 
 
 def notes(version: str, root: Path = ROOT) -> str:
     """CHANGELOG.md's section for ``version`` without its heading, stripped; :class:`BadInput` when there is none
     or it is empty."""
-    lines = (root / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+    lines = _read(root / "CHANGELOG.md").splitlines()
     head = re.compile(rf"^## \[{re.escape(version)}\](\s|$)")
     start = next((i for i, ln in enumerate(lines) if head.match(ln)), None)
     if start is None:
@@ -78,14 +95,22 @@ def _request(method: str, url: str, token: str, data: bytes, content_type: str) 
 
 
 def publish(tag: str, notes_file: Path, assets: list[Path], *, repo: str, api: str, token: str) -> str:
-    """Create the release of ``tag`` with ``notes_file`` as its body and upload each asset; returns its html_url."""
-    body = notes_file.read_text(encoding="utf-8")
+    """Create the release of ``tag`` with ``notes_file`` as its body and upload each asset; returns its html_url.
+    Every file is read before the first request (:class:`BadInput` naming one that cannot be), so a missing asset
+    never leaves a release without its assets."""
+    body = _read(notes_file)
+    contents = []
+    for path in assets:
+        try:
+            contents.append((path, path.read_bytes()))
+        except OSError as exc:
+            raise BadInput(f"{path}: cannot read the asset ({exc.strerror or exc})") from None
     rel = _request("POST", f"{api}/repos/{repo}/releases", token,
                    json.dumps({"tag_name": tag, "name": f"executorch-pack-bot {version_of(tag)}", "body": body,
                                "draft": False, "prerelease": False}).encode(), "application/json")
     upload = rel["upload_url"].split("{", 1)[0]
-    for path in assets:
-        _request("POST", f"{upload}?{urllib.parse.urlencode({'name': path.name})}", token, path.read_bytes(),
+    for path, data in contents:
+        _request("POST", f"{upload}?{urllib.parse.urlencode({'name': path.name})}", token, data,
                  "application/octet-stream")
     return rel["html_url"]
 
@@ -105,21 +130,32 @@ def move_major(tag: str, sha: str, *, repo: str, api: str, token: str) -> str:
     return major
 
 
+def _github() -> dict:
+    """The repository, API URL and token of the workflow's environment; :class:`BadInput` naming what is missing."""
+    missing = [k for k in ("GITHUB_REPOSITORY", "GITHUB_TOKEN") if not os.environ.get(k)]
+    if missing:
+        raise BadInput(f"{' and '.join(missing)} not set (the release workflow's environment sets them)")
+    api = os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    if urllib.parse.urlsplit(api).scheme not in ("http", "https"):
+        raise BadInput(f"GITHUB_API_URL {api!r} is not an http(s) URL")
+    return {"repo": os.environ["GITHUB_REPOSITORY"], "api": api, "token": os.environ["GITHUB_TOKEN"]}
+
+
 def main(argv: list[str]) -> int:
     try:
         if len(argv) == 2 and argv[0] == "check":
             check(argv[1])
         elif len(argv) == 3 and argv[0] == "notes":
-            Path(argv[2]).write_text(notes(version_of(argv[1])), encoding="utf-8")
+            text = notes(version_of(argv[1]))
+            try:
+                Path(argv[2]).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise BadInput(f"{argv[2]}: cannot write the notes ({exc.strerror or exc})") from None
         elif len(argv) >= 4 and argv[0] == "publish":
-            url = publish(argv[1], Path(argv[2]), [Path(a) for a in argv[3:]], repo=os.environ["GITHUB_REPOSITORY"],
-                          api=os.environ.get("GITHUB_API_URL", "https://api.github.com"),
-                          token=os.environ["GITHUB_TOKEN"])
+            url = publish(argv[1], Path(argv[2]), [Path(a) for a in argv[3:]], **_github())
             print(f"released: {url}")
         elif len(argv) == 3 and argv[0] == "move-major":
-            major = move_major(argv[1], argv[2], repo=os.environ["GITHUB_REPOSITORY"],
-                               api=os.environ.get("GITHUB_API_URL", "https://api.github.com"),
-                               token=os.environ["GITHUB_TOKEN"])
+            major = move_major(argv[1], argv[2], **_github())
             print(f"{major} -> {argv[2]}")
         else:
             print(__doc__.split("\n\n")[1], file=sys.stderr)

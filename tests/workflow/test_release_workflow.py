@@ -9,6 +9,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -174,6 +175,51 @@ def test_bad_input_is_exit_2_naming_it(tmp_path, capsys):
     assert release.main(["check", "0.2.0"]) == 2
     assert capsys.readouterr().err == "release: error: tag '0.2.0': a release tag is vMAJOR.MINOR.PATCH (docs/releasing.md)\n"
     assert release.main(["nonsense"]) == 2
+
+
+@pytest.mark.parametrize("pyproject,words", [
+    ("[project", "pyproject.toml: not valid TOML"),
+    ('[tool.x]\nname = "x"\n', "pyproject.toml: no [project] version string"),
+    ('[project]\nname = "x"\ndynamic = ["version"]\n', "pyproject.toml: no [project] version string"),
+    ("project = 5\n", "pyproject.toml: no [project] version string"),
+    (None, "pyproject.toml: cannot read it"),
+])
+def test_a_pyproject_without_a_version_to_check_is_bad_input(tmp_path, pyproject, words):
+    root = _root(tmp_path)
+    if pyproject is None:
+        (root / "pyproject.toml").unlink()
+    else:
+        (root / "pyproject.toml").write_text(pyproject)
+    with pytest.raises(release.BadInput, match=re.escape(words)):
+        release.check("v0.2.0", root)
+
+
+def test_a_changelog_that_is_not_utf8_is_bad_input(tmp_path):
+    root = _root(tmp_path)
+    (root / "CHANGELOG.md").write_bytes(b"\xff\xfe## [0.2.0]\n")
+    with pytest.raises(release.BadInput, match="CHANGELOG.md: cannot read it"):
+        release.check("v0.2.0", root)
+
+
+def test_publish_reads_every_asset_before_any_request(tmp_path, monkeypatch, capsys):
+    """A missing asset is bad input before the release is created (no release left without its assets)."""
+    sent = []
+    monkeypatch.setattr(release, "_request", lambda *a, **k: sent.append(a) or {})
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/n")
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    (tmp_path / "notes.md").write_text("notes\n")
+    assert release.main(["publish", "v0.2.0", str(tmp_path / "notes.md"), str(tmp_path / "missing.whl")]) == 2
+    assert "missing.whl: cannot read the asset" in capsys.readouterr().err and sent == []
+
+
+@pytest.mark.parametrize("env,words", [({"GITHUB_REPOSITORY": "", "GITHUB_TOKEN": "t"}, "GITHUB_REPOSITORY not set"),
+                                       ({"GITHUB_REPOSITORY": "o/n", "GITHUB_TOKEN": "t", "GITHUB_API_URL": "notaurl"},
+                                        "is not an http(s) URL")])
+def test_a_workflow_environment_without_github_is_bad_input(monkeypatch, capsys, env, words):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert release.main(["move-major", "v0.2.0", "0" * 40]) == 2
+    assert words in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ the workflow under act, against the fake GitHub
