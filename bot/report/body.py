@@ -23,7 +23,6 @@ allows 1 MiB of summary per step: "Adding a job summary").
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -46,7 +45,6 @@ CUT_MARK = "✂"
 NOT_GATHERED = ("### Upstream changes that matter\n\nNot gathered: upstream ExecuTorch was not read when this "
                 "bump was planned, so the `.pte` schema, the components the template selects and the Arm backends "
                 "were not compared; a new run of the workflow reads it.")
-_FENCE = re.compile(r"^ {0,3}(`{3,})(.*)$")
 
 
 @dataclass
@@ -59,32 +57,15 @@ class Report:
     cut: tuple[str, ...] = ()
 
 
-def _close_open(text: str) -> str:
-    """Close a code fence or ``<details>`` left open by a cut."""
-    closers = []
-    fence = ""       # the open fence (GFM: closed by a line of at least as many backticks and nothing else)
-    for line in text.splitlines():
-        m = _FENCE.match(line)
-        if not m:
-            continue
-        if not fence:
-            fence = m.group(1)
-        elif len(m.group(1)) >= len(fence) and not m.group(2).strip():
-            fence = ""
-    if fence:
-        closers.append(fence)
-    opened = text.count("<details>") - text.count("</details>")
-    closers += ["</details>"] * max(opened, 0)
-    return text + ("\n" + "\n".join(closers) if closers else "")
-
-
 def cut_section(text: str, limit: int) -> tuple[str, bool]:
     """``text`` within ``limit`` characters, cut at a line end with a ``✂`` note; (text, whether it was cut)."""
     if len(text) <= limit:
         return text, False
     note_room = 160
     at = text.rfind("\n", 0, max(limit - note_room, 0))
-    kept = _close_open(text[:max(at, 0)])
+    from bot.limits import close_open
+
+    kept = close_open(text[:max(at, 0)])
     return (kept + f"\n\n_{CUT_MARK} {len(text) - at:,} more characters of this section are in the job summary._",
             True)
 
