@@ -181,6 +181,27 @@ def probe_world(tmp_path, wheels):
     return d, results
 
 
+@pytest.fixture(scope="session")
+def bot_repo(tmp_path_factory):
+    from actworld import bot_commit
+    return bot_commit(tmp_path_factory.mktemp("bot"))
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory):
+    from actworld import TEMPLATE_WHEELS, empty_wheel
+    d = tmp_path_factory.mktemp("wheels")
+    for name, version in TEMPLATE_WHEELS:
+        empty_wheel(d, name, version)
+    return d
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    from actworld import session_site
+    return session_site(tmp_path_factory.mktemp("site") / "venv")
+
+
 def _build_pack_lines(run) -> list[str]:
     return [ln for ln in run.log.splitlines() if ln.startswith("[build-pack] ")]
 

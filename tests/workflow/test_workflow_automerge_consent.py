@@ -12,13 +12,31 @@ from __future__ import annotations
 
 import pytest
 
-from actworld import REVIEWERS_CALLER, TEMPLATE, ActWorld
+from actworld import REVIEWERS_CALLER, TEMPLATE, TEMPLATE_WHEELS, ActWorld, bot_commit, empty_wheel, session_site
 from eventworld import PR_BODY
 from webhook_payloads import pull_request_target_event, review_event, synchronize_event
 
 pytestmark = pytest.mark.workflow
 
 BOT_BRANCH = "executorch-pack-bot/executorch"
+
+
+@pytest.fixture(scope="session")
+def bot_repo(tmp_path_factory):
+    return bot_commit(tmp_path_factory.mktemp("bot"))
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wheels")
+    for name, version in TEMPLATE_WHEELS:
+        empty_wheel(d, name, version)
+    return d
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    return session_site(tmp_path_factory.mktemp("site") / "venv")
 
 
 @pytest.fixture
